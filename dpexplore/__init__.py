@@ -1,0 +1,14 @@
+"""dpexplore: teach and explore differentially private data publishing and classification.
+
+The core (used by every method): :mod:`~dpexplore.mechanisms`, :mod:`~dpexplore.budget`,
+:mod:`~dpexplore.domain`, :mod:`~dpexplore.histogram`, :mod:`~dpexplore.audit`,
+:mod:`~dpexplore.datasets`. Methods live in :mod:`~dpexplore.publish`,
+:mod:`~dpexplore.models`, :mod:`~dpexplore.select` and :mod:`~dpexplore.evaluate`.
+"""
+from .budget import BudgetAccountant, BudgetExceededError
+from .domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
+
+__version__ = "0.1.0"
+
+__all__ = ["BudgetAccountant", "BudgetExceededError", "Attribute", "PrivacyLeakWarning", "Schema",
+           "Taxonomy", "__version__"]

@@ -1,0 +1,101 @@
+"""Input checks shared by every public entry point.
+
+Each check raises before any privacy budget is spent and names the offending argument, so the
+message tells the user what to fix. None of them mutates its input.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+RandomState = int | np.random.Generator | None
+
+
+def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float after checking that it is a finite number > 0."""
+    return check_positive(epsilon, name)
+
+
+def check_positive(value: Any, name: str) -> float:
+    """Return ``value`` as a float after checking that it is a finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_random_state(random_state: RandomState) -> np.random.Generator:
+    """Turn ``None``, an int seed or a ``numpy.random.Generator`` into a Generator.
+
+    A Generator is returned as is (so a caller can thread one generator through several calls);
+    global numpy random state is never used.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        "random_state must be None, an int seed or a numpy.random.Generator, "
+        f"got {type(random_state).__name__}"
+    )
+
+
+def check_fraction_weights(weights: Any, name: str = "split") -> np.ndarray:
+    """Check positive finite weights and return them normalised to sum to 1."""
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"{name} must be a non-empty sequence of weights, got {weights!r}")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"{name} must contain finite weights > 0, got {weights!r}")
+    return w / w.sum()
+
+
+def check_frame(X: Any, name: str = "X") -> pd.DataFrame:
+    """Check that ``X`` is a non-empty DataFrame without missing values; return it unchanged."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(X).__name__}")
+    if len(X) == 0:
+        raise ValueError(f"{name} is empty: at least one row is needed")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has no columns")
+    missing = X.columns[X.isna().any(axis=0).to_numpy()]
+    if len(missing):
+        raise ValueError(
+            f"{name} has missing values (NaN) in column(s) {list(missing)}: "
+            "drop or impute them before a private release"
+        )
+    return X
+
+
+def check_target(y: Any, name: str = "y", min_classes: int = 2) -> pd.Series:
+    """Check a label vector: 1-D, no missing values, at least ``min_classes`` classes."""
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError(f"{name} must be one column, got {y.shape[1]}")
+        y = y.iloc[:, 0]
+    s = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y))
+    if s.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional")
+    if len(s) == 0:
+        raise ValueError(f"{name} is empty: at least one row is needed")
+    if s.isna().any():
+        raise ValueError(f"{name} has missing values (NaN): drop those rows first")
+    n_classes = s.nunique()
+    if n_classes < min_classes:
+        raise ValueError(
+            f"{name} has {n_classes} class(es); a classifier needs at least {min_classes}"
+        )
+    return s
+
+
+def check_same_length(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> None:
+    """Raise if ``X`` and ``y`` do not have the same number of rows."""
+    if len(X) != len(y):
+        raise ValueError(f"{names[0]} has {len(X)} rows but {names[1]} has {len(y)}")

@@ -1,0 +1,193 @@
+"""Privacy-budget accounting: every release in dpexplore spends its ε through here.
+
+Sequential composition adds the ε of analyses on the same data; parallel composition charges
+only the largest ε among analyses on disjoint parts of the data (Dwork & Roth §3.5; McSherry
+2009, PINQ). The accountant keeps a tree of *scopes*: the root and every ``branch`` add up the
+cost of what they contain, every ``parallel`` scope costs the maximum of its branches. A spend
+is checked against the total **before** it is recorded, and each ledger row says how much it
+actually increased the total (``charged``), so the ledger always sums to ``spent``.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_epsilon, check_fraction_weights
+
+__all__ = ["BudgetAccountant", "BudgetExceededError"]
+
+_REL_TOL = 1e-9  # floating-point slack: 0.03ε + 0.37ε + 0.6ε must exhaust ε exactly
+
+
+class BudgetExceededError(RuntimeError):
+    """Raised before a spend that would take the total past the accountant's budget."""
+
+
+@dataclass
+class _Scope:
+    name: str
+    parallel: bool
+    parent: "_Scope | None" = None
+    cost: float = 0.0
+    branch_names: set = field(default_factory=set)  # parallel scopes: names of their branches
+
+    def path(self) -> str:
+        names = []
+        node: _Scope | None = self
+        while node is not None and node.parent is not None:
+            names.append(node.name)
+            node = node.parent
+        return "/".join(reversed(names))
+
+
+class BudgetAccountant:
+    """Keeps track of a total privacy budget ε and of what has been spent, and on what.
+
+    >>> acc = BudgetAccountant(1.0)
+    >>> acc.spend(0.03, "record count"); acc.spend(0.37, "grid selection")
+    >>> with acc.parallel("histogram"):          # disjoint cells: charged once
+    ...     for cell in range(3):
+    ...         _ = acc.spend(0.6, f"cell {cell}")
+    >>> round(acc.remaining, 12)
+    0.0
+    """
+
+    def __init__(self, epsilon: float):
+        self.total = check_epsilon(epsilon)
+        self._root = _Scope("", parallel=False)
+        self._stack: list[_Scope] = [self._root]
+        self._rows: list[dict] = []
+
+    # ------------------------------------------------------------------ state
+    @property
+    def spent(self) -> float:
+        """Total ε charged so far (sequential sums, parallel maxima)."""
+        return self._root.cost
+
+    @property
+    def remaining(self) -> float:
+        """ε still available (never negative)."""
+        return max(0.0, self.total - self._root.cost)
+
+    def __repr__(self) -> str:
+        return f"BudgetAccountant(total={self.total:g}, spent={self.spent:g}, remaining={self.remaining:g})"
+
+    # ------------------------------------------------------------------ spending
+    def _fits(self, new_total: float) -> bool:
+        return new_total <= self.total * (1 + _REL_TOL) + 1e-15
+
+    def _new_costs(self, epsilon: float) -> list[tuple[_Scope, float]]:
+        """Costs each scope on the path to the root would have after spending ``epsilon``.
+
+        A sequential scope (the root, a branch) adds up its children; a parallel scope costs the
+        largest of its children. Costs only grow, so the new max is max(old, child's new cost).
+        """
+        scope = self._stack[-1]
+        new = scope.cost + epsilon if not scope.parallel else max(scope.cost, epsilon)
+        updates = [(scope, new)]
+        child, child_old, child_new = scope, scope.cost, new
+        while child.parent is not None:
+            parent = child.parent
+            if parent.parallel:
+                parent_new = max(parent.cost, child_new)
+            else:
+                parent_new = parent.cost + (child_new - child_old)
+            updates.append((parent, parent_new))
+            child, child_old, child_new = parent, parent.cost, parent_new
+        return updates
+
+    def require(self, epsilon: float) -> None:
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` could still be spent here."""
+        epsilon = check_epsilon(epsilon)
+        if not self._fits(self._new_costs(epsilon)[-1][1]):
+            raise BudgetExceededError(
+                f"this step needs ε = {epsilon:g} but only {self.remaining:g} of "
+                f"{self.total:g} remains (spent {self.spent:g})"
+            )
+
+    def spend(self, epsilon: float, label: str) -> float:
+        """Record that ``epsilon`` was spent on ``label``; refuse (before recording) if over budget.
+
+        Returns ``epsilon`` so that it can be used inline: ``laplace(x, epsilon=acc.spend(e, "x"))``.
+        """
+        epsilon = check_epsilon(epsilon)
+        if not isinstance(label, str) or not label:
+            raise ValueError("label must be a non-empty string saying what the ε pays for")
+        before = self._root.cost
+        updates = self._new_costs(epsilon)
+        if not self._fits(updates[-1][1]):
+            raise BudgetExceededError(
+                f"spending ε = {epsilon:g} on {label!r} would exceed the budget: "
+                f"{self.remaining:g} of {self.total:g} remains"
+            )
+        for scope, cost in updates:
+            scope.cost = cost
+        self._rows.append({
+            "label": label,
+            "scope": self._stack[-1].path(),
+            "epsilon": epsilon,
+            "charged": self._root.cost - before,
+        })
+        return epsilon
+
+    # ------------------------------------------------------------------ scopes
+    @contextmanager
+    def parallel(self, label: str) -> Iterator["BudgetAccountant"]:
+        """Scope for analyses on disjoint parts of the data: it costs the max over its branches.
+
+        Inside, open one :meth:`branch` per part (its spends add up), or spend directly (each
+        spend is then a branch of its own).
+        """
+        scope = _Scope(label, parallel=True, parent=self._stack[-1])
+        self._stack.append(scope)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    @contextmanager
+    def branch(self, name: str) -> Iterator["BudgetAccountant"]:
+        """One part of the innermost :meth:`parallel` scope; spends inside it add up."""
+        parent = self._stack[-1]
+        if not parent.parallel:
+            raise RuntimeError("branch() is only valid directly inside parallel()")
+        name = str(name)
+        if name in parent.branch_names:
+            raise ValueError(f"branch {name!r} was already used in this parallel scope")
+        parent.branch_names.add(name)
+        scope = _Scope(name, parallel=False, parent=parent)
+        self._stack.append(scope)
+        try:
+            yield self
+        finally:
+            self._stack.pop()
+
+    # ------------------------------------------------------------------ planning and reports
+    def split(self, weights: Sequence[float], total: float | None = None) -> list[float]:
+        """Amounts of ε proportional to ``weights`` that add up to ``total`` (default: remaining).
+
+        Nothing is spent. The last amount absorbs rounding so the parts sum to ``total`` exactly.
+        """
+        w = check_fraction_weights(weights, "weights")
+        total = self.remaining if total is None else check_epsilon(total, "total")
+        parts = [float(total * x) for x in w]
+        parts[-1] = float(total - sum(parts[:-1]))
+        return parts
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        """One row per spend: label, scope path, ε requested, ε charged to the total."""
+        return pd.DataFrame(self._rows, columns=["label", "scope", "epsilon", "charged"])
+
+    def summary(self) -> pd.DataFrame:
+        """ε charged per top-level item (a scope or a label): the "where did ε go" table."""
+        ledger = self.ledger
+        if ledger.empty:
+            return pd.DataFrame({"item": [], "charged": []})
+        item = np.where(ledger["scope"] == "", ledger["label"], ledger["scope"].str.split("/").str[0])
+        out = ledger.assign(item=item).groupby("item", sort=False)["charged"].sum().reset_index()
+        return out

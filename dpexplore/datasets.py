@@ -1,0 +1,279 @@
+"""Example tables with public schemas: UCI Adult, Adult-Multiclass, German credit, Iris, synthetic.
+
+Every loader returns ``(frame, schema)``: a fresh copy of the table (predictors plus the target
+as its last column) and a :class:`~dpexplore.domain.Schema` whose every attribute carries a
+taxonomy. The data files ship with the package (``datasets/`` in the repository, reached as
+``dpexplore/_datasets``); nothing is downloaded. Sources and licences: ``datasets/README.md``.
+
+The domains (category lists, numeric bounds, class labels) are *declared* in the JSON specs next
+to the data, never read from the rows, so they are public in the DP sense.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import RandomState, check_frame, check_random_state
+from .domain import Attribute, Schema, Taxonomy
+
+__all__ = ["ADULT_COLUMNS", "load_adult", "load_adult_multiclass", "load_german", "load_iris",
+           "make_synthetic", "train_test_split", "data_path"]
+
+ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+                 "hours-per-week", "native-country", "income"]
+ADULT_CLASSES = ("<=50K", ">50K")
+IRIS_COLUMNS = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+
+
+# =========================================================================== files
+def data_path(name: str) -> Any:
+    """Path (or importlib Traversable) of a shipped data file, e.g. ``"adult.data.gz"``.
+
+    Looks in the package data ``dpexplore/_datasets`` (a link to the repository's ``datasets/``
+    that the wheel build copies), then in ``../datasets`` next to the package source (a checkout
+    where the link was not created, e.g. on Windows without symlink support).
+    """
+    resource = importlib.resources.files("dpexplore").joinpath("_datasets", name)
+    if resource.is_file():
+        return resource
+    fallback = Path(__file__).resolve().parent.parent / "datasets" / name
+    if fallback.is_file():
+        return fallback
+    raise FileNotFoundError(f"dpexplore data file {name!r} is missing: reinstall the package "
+                            "(the wheel ships it under dpexplore/_datasets)")
+
+
+@functools.lru_cache(maxsize=None)
+def _spec(name: str) -> dict:
+    """Parsed JSON spec (cached; treated as read-only)."""
+    return json.loads(data_path(name).read_text(encoding="utf-8"))
+
+
+def _read_gzip_csv(name: str, **kwargs: Any) -> pd.DataFrame:
+    with data_path(name).open("rb") as fh:
+        return pd.read_csv(fh, compression="gzip", header=None, **kwargs)
+
+
+# =========================================================================== Adult
+@functools.lru_cache(maxsize=None)
+def _adult_frame() -> pd.DataFrame:
+    """UCI Adult train + test, cleaned as in the literature (45,222 rows). Cached: copy before use."""
+    read = functools.partial(_read_gzip_csv, names=ADULT_COLUMNS, skipinitialspace=True,
+                             na_values=["?"])
+    # adult.test starts with a "|1x3 Cross validator" line and ends its labels with "."
+    frame = pd.concat([read("adult.data.gz"), read("adult.test.gz", skiprows=1)], ignore_index=True)
+    frame = frame.dropna().reset_index(drop=True)  # rows with any "?" (missing value) removed
+    frame["income"] = frame["income"].str.rstrip(".")
+    numeric = _spec("adult_taxonomies.json")["numeric"]
+    frame[numeric] = frame[numeric].astype(np.int64)
+    return frame
+
+
+def _adult_attribute(name: str) -> Attribute:
+    spec = _spec("adult_taxonomies.json")
+    taxonomy = Taxonomy.from_spec(name, spec["taxonomies"][name])
+    if name in spec["numeric"]:
+        lower, upper = taxonomy.bounds  # public range = the root interval of the taxonomy
+        return Attribute.numeric(name, lower, upper, taxonomy, integer=True)
+    return Attribute.categorical(name, taxonomy=taxonomy)
+
+
+def load_adult() -> tuple[pd.DataFrame, Schema]:
+    """UCI Adult (census income): 45,222 rows, 14 predictors, target ``"income"``.
+
+    Train and test files are joined, rows with a missing value ("?") dropped and the test labels'
+    trailing "." removed. Classes: "<=50K" 34,014 (75.22%) and ">50K" 11,208 (24.78%). The
+    taxonomies are the PrivPfC/DiffGen Adult hierarchies (PrivPfC spec §8.2, shapes such as
+    age 1/2/4/8/16, native-country 1/6/19/41); numeric bounds are their root intervals.
+    """
+    frame = _adult_frame().copy()
+    attributes = [_adult_attribute(c) for c in ADULT_COLUMNS[:-1]]
+    return frame, Schema(attributes, "income", ADULT_CLASSES)
+
+
+def load_adult_multiclass() -> tuple[pd.DataFrame, Schema]:
+    """Adult-Multiclass (PrivPfC spec §8.1): target = 3-valued ``"marital-status"``.
+
+    The classes are the depth-2 nodes of the marital-status taxonomy: "Never-married" (14,598),
+    "Married-Partner-present" (Married-civ-spouse + Married-AF-spouse, 21,087) and
+    "Married-Partner-absent" (Divorced, Separated, Widowed, Married-spouse-absent, 9,537).
+    ``income`` becomes a predictor (taxonomy Any → {<=50K, >50K}) in place of marital-status.
+    """
+    frame = _adult_frame().copy()
+    marital = Taxonomy.from_spec("marital-status", _spec("adult_taxonomies.json")["taxonomies"]["marital-status"])
+    predictors = [c for c in ADULT_COLUMNS if c != "marital-status"]  # income last among them
+    frame = frame[predictors].assign(**{"marital-status": marital.generalize(frame["marital-status"], 2)})
+    frame["marital-status"] = frame["marital-status"].astype(str)
+    attributes = [_adult_attribute(c) for c in predictors]
+    return frame, Schema(attributes, "marital-status", marital.labels(2))
+
+
+# =========================================================================== German credit
+@functools.lru_cache(maxsize=None)
+def _german_frame() -> pd.DataFrame:
+    spec = _spec("german_taxonomies.json")
+    raw = _read_gzip_csv("german.data.gz", sep=" ", names=spec["columns"], dtype=str)
+    frame = pd.DataFrame(index=raw.index)
+    for col in spec["columns"]:
+        if col == spec["target"]["name"]:
+            frame[col] = raw[col].map(spec["target"]["codes"]).astype(str)
+        elif spec["attributes"][col]["type"] == "categorical":
+            codes = spec["attributes"][col]["codes"]
+            unknown = set(raw[col]) - set(codes)
+            if unknown:  # the shipped file is fixed: this guards against a corrupted copy
+                raise ValueError(f"german.data: column {col!r} has unknown codes {sorted(unknown)}")
+            frame[col] = raw[col].map(codes).astype(str)
+        else:
+            frame[col] = raw[col].astype(np.int64)
+    return frame
+
+
+def load_german() -> tuple[pd.DataFrame, Schema]:
+    """Statlog German credit: 1,000 applicants, 20 predictors, target ``"credit"`` (good 700 / bad 300).
+
+    Codes such as "A11" are decoded to readable labels; categorical attributes get a semantic
+    grouping where one is obvious (e.g. purpose: car / home / education and training / business /
+    other), numeric ones declared public bounds (duration 0-72 months, credit_amount 0-20,000 DM,
+    age 16-80 years, ordinal counts 0-4) with equal-width nested taxonomies. All of it is in
+    ``datasets/german_taxonomies.json``.
+    """
+    spec = _spec("german_taxonomies.json")
+    attributes = []
+    for name, a in spec["attributes"].items():
+        if a["type"] == "categorical":
+            attributes.append(Attribute.categorical(name, taxonomy=Taxonomy.from_spec(name, a)))
+        else:
+            taxonomy = Taxonomy.equal_width(name, a["lower"], a["upper"], a["fanouts"])
+            attributes.append(Attribute.numeric(name, a["lower"], a["upper"], taxonomy, integer=True))
+    target = spec["target"]
+    schema = Schema(attributes, target["name"], list(target["codes"].values()))
+    frame = _german_frame().copy()
+    return frame[schema.predictors + [schema.target]], schema
+
+
+# =========================================================================== Iris
+IRIS_BOUNDS = (0.0, 8.0)  # centimetres: declared, wider than any iris flower part in the data
+
+
+@functools.lru_cache(maxsize=None)
+def _iris_frame() -> pd.DataFrame:
+    from sklearn.datasets import load_iris as _sk_load_iris  # bundled with scikit-learn, no download
+
+    bunch = _sk_load_iris()
+    frame = pd.DataFrame(bunch.data, columns=IRIS_COLUMNS)
+    frame["species"] = np.asarray(bunch.target_names)[bunch.target].astype(str)
+    return frame
+
+
+def load_iris() -> tuple[pd.DataFrame, Schema]:
+    """Fisher's iris (150 flowers, scikit-learn's bundled copy): 4 lengths in cm + ``"species"``.
+
+    Public bounds [0, 8] cm for every measurement, each with an equal-width taxonomy of
+    0.5 cm leaves (level sizes 1/2/4/8/16).
+    """
+    lower, upper = IRIS_BOUNDS
+    attributes = [Attribute.numeric(c, lower, upper, Taxonomy.equal_width(c, lower, upper, (2, 2, 2, 2)))
+                  for c in IRIS_COLUMNS]
+    return _iris_frame().copy(), Schema(attributes, "species", ("setosa", "versicolor", "virginica"))
+
+
+# =========================================================================== synthetic
+SYNTHETIC_CATEGORIES = ("a", "b", "c", "d")
+
+
+def _check_count(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def make_synthetic(n_samples: int = 10_000, n_numeric: int = 4, n_categorical: int = 4,
+                   n_classes: int = 2, random_state: RandomState = None) -> tuple[pd.DataFrame, Schema]:
+    """A seeded table with a known signal, for experiments where the truth must be known.
+
+    Columns ``num_0 … num_{n_numeric-1}`` (floats in the public range [0, 1], taxonomy 1/2/4/8),
+    ``cat_0 … cat_{n_categorical-1}`` (categories a, b, c, d; taxonomy Any → {a-b, c-d} → leaves)
+    and the target ``"label"`` with classes "0" … "k-1" (k = ``n_classes``, equally frequent).
+
+    The signal: only ``num_0`` and ``cat_0`` depend on the label y.
+
+    * ``num_0`` ~ Normal(mean (y+1)/(k+1), sd 0.5/(k+1)), clipped to [0, 1];
+    * ``cat_0`` is category ``y mod 4`` with probability 0.7, else uniform over a-d;
+    * every other column is independent uniform noise (U[0, 1], or uniform over a-d).
+
+    A classifier should therefore beat the majority rate (1/k) clearly using num_0 and cat_0,
+    and a good feature selector should pick those two.
+    """
+    n = _check_count(n_samples, "n_samples", 2)
+    n_num = _check_count(n_numeric, "n_numeric", 0)
+    n_cat = _check_count(n_categorical, "n_categorical", 0)
+    k = _check_count(n_classes, "n_classes", 2)
+    if n_num + n_cat == 0:
+        raise ValueError("n_numeric + n_categorical must be >= 1: the table needs a predictor")
+    if n < k:
+        raise ValueError(f"n_samples ({n}) must be >= n_classes ({k}) so that every class occurs")
+    rng = check_random_state(random_state)
+    y = rng.permutation(np.arange(n) % k)  # balanced classes, every class present
+    cats = np.asarray(SYNTHETIC_CATEGORIES, dtype=object)
+    columns: dict[str, np.ndarray] = {}
+    attributes = []
+    for j in range(n_num):
+        name = f"num_{j}"
+        if j == 0:
+            x = rng.normal((y + 1) / (k + 1), 0.5 / (k + 1))
+            columns[name] = np.clip(x, 0.0, 1.0)
+        else:
+            columns[name] = rng.uniform(0.0, 1.0, n)
+        attributes.append(Attribute.numeric(name, 0.0, 1.0, Taxonomy.equal_width(name, 0.0, 1.0, (2, 2, 2))))
+    tree = {"Any": {"a-b": ["a", "b"], "c-d": ["c", "d"]}}
+    for j in range(n_cat):
+        name = f"cat_{j}"
+        codes = rng.integers(0, len(cats), n)
+        if j == 0:
+            informative = rng.random(n) < 0.7
+            codes = np.where(informative, y % len(cats), codes)
+        columns[name] = cats[codes]
+        attributes.append(Attribute.categorical(name, taxonomy=Taxonomy.from_spec(name, {"type": "categorical", "tree": tree})))
+    classes = [str(c) for c in range(k)]
+    frame = pd.DataFrame(columns)
+    frame["label"] = np.asarray(classes, dtype=object)[y]
+    for col in frame.columns:  # one string dtype for every categorical column
+        if col.startswith("cat_") or col == "label":
+            frame[col] = frame[col].astype(str)
+    return frame, Schema(attributes, "label", classes)
+
+
+# =========================================================================== splitting
+def train_test_split(frame: pd.DataFrame, schema: Schema, test_size: float | int = 0.2,
+                     random_state: RandomState = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Series]:
+    """Stratified, seeded split of a full table into ``X_train, X_test, y_train, y_test`` (copies).
+
+    ``test_size`` is a fraction in (0, 1) or a number of rows, as in scikit-learn.
+    """
+    from sklearn.model_selection import train_test_split as _sk_split
+
+    check_frame(frame, "frame")
+    if not isinstance(schema, Schema):
+        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the schema's column(s) {missing}")
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating)):
+        raise TypeError(f"test_size must be a fraction or a row count, got {type(test_size).__name__}")
+    if isinstance(test_size, (float, np.floating)) and not 0.0 < test_size < 1.0:
+        raise ValueError(f"test_size must be a fraction in (0, 1) or a row count, got {test_size}")
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(0, 2**32 - 1))  # scikit-learn takes an int seed, not a Generator
+    X, y = frame[schema.predictors], frame[schema.target]
+    X_train, X_test, y_train, y_test = _sk_split(X, y, test_size=test_size, random_state=seed, stratify=y)
+    return X_train.copy(), X_test.copy(), y_train.copy(), y_test.copy()

@@ -1,0 +1,548 @@
+"""The public description of a table: attributes, their domains and their taxonomy trees.
+
+Everything here is *public*: it must be declared by the data holder, not read from the private
+table. Functions that do derive a domain from the data (``Schema.from_frame``) say so with a
+:class:`PrivacyLeakWarning`, because a min, a max or a category list can identify a person.
+
+Taxonomy levels are numbered by depth: 0 is the root (one node, the whole domain) and
+``height - 1`` the leaves. The PrivPfC paper numbers levels from 1 (its level ℓ is our depth
+ℓ-1). Unbalanced trees are padded: a leaf above the deepest level is copied down unchanged, so
+that every level is a partition of the domain (PrivPfC spec §2, [code]).
+"""
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_frame, check_target
+
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Something that should be public was derived from the private data."""
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+# =========================================================================== Taxonomy
+class Taxonomy:
+    """A generalisation hierarchy over one attribute's domain, stored level by level.
+
+    Build one with :meth:`from_spec`, :meth:`flat` or :meth:`equal_width`. Internally each depth
+    keeps ``leaf_to_node(depth)``, the node index of every leaf, so generalising a column of
+    leaf codes to any depth is one array lookup.
+    """
+
+    def __init__(self, name: str, kind: str, leaves: Sequence, labels: Sequence[Sequence[str]],
+                 leaf_to_node: Sequence[np.ndarray], edges: Sequence[np.ndarray] | None = None):
+        if kind not in ("categorical", "numeric"):
+            raise ValueError(f"kind must be 'categorical' or 'numeric', got {kind!r}")
+        self.name = str(name)
+        self.kind = kind
+        self.leaves = tuple(leaves)
+        self._labels = [list(level) for level in labels]
+        self._leaf_to_node = [np.asarray(m, dtype=np.int32) for m in leaf_to_node]
+        self._edges = None if edges is None else [np.asarray(e, dtype=float) for e in edges]
+        self._leaf_index = {v: i for i, v in enumerate(self.leaves)} if kind == "categorical" else None
+        self._check()
+
+    def _check(self) -> None:
+        if len(self._labels) != len(self._leaf_to_node) or not self._labels:
+            raise ValueError(f"taxonomy {self.name!r}: inconsistent levels")
+        if len(self._labels[0]) != 1:
+            raise ValueError(f"taxonomy {self.name!r}: the root level must have exactly one node")
+        if len(set(self.leaves)) != len(self.leaves):
+            raise ValueError(f"taxonomy {self.name!r}: duplicate leaves")
+        for depth, (labels, mapping) in enumerate(zip(self._labels, self._leaf_to_node)):
+            if mapping.shape != (len(self.leaves),) or set(np.unique(mapping)) != set(range(len(labels))):
+                raise ValueError(f"taxonomy {self.name!r}: depth {depth} is not a partition of the leaves")
+        for depth in range(1, self.height):  # each node has exactly one parent (nested partitions)
+            pairs = np.unique(np.stack([self._leaf_to_node[depth], self._leaf_to_node[depth - 1]]), axis=1)
+            if pairs.shape[1] != len(self._labels[depth]):
+                raise ValueError(f"taxonomy {self.name!r}: depth {depth} does not refine depth {depth - 1}")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def height(self) -> int:
+        """Number of levels, root included."""
+        return len(self._labels)
+
+    @property
+    def level_sizes(self) -> tuple[int, ...]:
+        """Number of nodes at each depth, root first."""
+        return tuple(len(level) for level in self._labels)
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.leaves)
+
+    @property
+    def root_label(self) -> str:
+        return self._labels[0][0]
+
+    def __repr__(self) -> str:
+        return f"Taxonomy({self.name!r}, {self.kind}, level_sizes={self.level_sizes})"
+
+    def _check_depth(self, depth: int) -> int:
+        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or not 0 <= depth < self.height:
+            raise ValueError(f"depth for {self.name!r} must be an integer in 0..{self.height - 1}, got {depth!r}")
+        return int(depth)
+
+    def labels(self, depth: int) -> list[str]:
+        """Node labels at ``depth`` (numeric: interval strings such as "(20, 25]")."""
+        return list(self._labels[self._check_depth(depth)])
+
+    def leaf_to_node(self, depth: int) -> np.ndarray:
+        """Index, at ``depth``, of the node that contains each leaf."""
+        return self._leaf_to_node[self._check_depth(depth)].copy()
+
+    def parents(self, depth: int) -> np.ndarray:
+        """Index at ``depth - 1`` of the parent of every node at ``depth`` (depth ≥ 1)."""
+        depth = self._check_depth(depth)
+        if depth == 0:
+            raise ValueError("the root has no parent")
+        out = np.empty(len(self._labels[depth]), dtype=np.int32)
+        out[self._leaf_to_node[depth]] = self._leaf_to_node[depth - 1]
+        return out
+
+    def children(self, depth: int, node: int) -> list[int]:
+        """Indices at ``depth + 1`` of the children of ``node`` (a padded leaf has one child)."""
+        depth = self._check_depth(depth)
+        if depth == self.height - 1:
+            return []
+        return [int(i) for i in np.flatnonzero(self.parents(depth + 1) == node)]
+
+    def leaves_of(self, depth: int, node: int) -> np.ndarray:
+        """Leaf indices under ``node`` at ``depth``."""
+        return np.flatnonzero(self._leaf_to_node[self._check_depth(depth)] == node)
+
+    def intervals(self, depth: int) -> np.ndarray:
+        """Numeric taxonomies: (low, high) of each node at ``depth``, shape (n_nodes, 2)."""
+        if self._edges is None:
+            raise TypeError(f"taxonomy {self.name!r} is categorical: it has no intervals")
+        e = self._edges[self._check_depth(depth)]
+        return np.column_stack([e[:-1], e[1:]])
+
+    def edges(self, depth: int) -> np.ndarray:
+        """Numeric taxonomies: the cut points of ``depth`` (first node closed on both sides)."""
+        if self._edges is None:
+            raise TypeError(f"taxonomy {self.name!r} is categorical: it has no edges")
+        return self._edges[self._check_depth(depth)].copy()
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """Numeric taxonomies: the closed interval covered by the root."""
+        if self._edges is None:
+            raise TypeError(f"taxonomy {self.name!r} is categorical: it has no bounds")
+        return float(self._edges[0][0]), float(self._edges[0][-1])
+
+    # ------------------------------------------------------------------ generalisation
+    def leaf_codes(self, values: Any) -> np.ndarray:
+        """Leaf index of each value; ValueError naming the values outside the domain."""
+        if self.kind == "categorical":
+            arr = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
+            codes = pd.Categorical(arr.ravel(), categories=list(self.leaves)).codes.astype(np.int32)
+            bad = codes < 0
+            if bad.any():
+                unknown = sorted({str(v) for v in arr.ravel()[bad]})[:5]
+                raise ValueError(f"column {self.name!r} has value(s) outside its declared categories: {unknown}")
+            return codes.reshape(np.shape(arr))
+        v = np.asarray(values, dtype=float)
+        lo, hi = self.bounds
+        if np.isnan(v).any():
+            raise ValueError(f"column {self.name!r} has missing values (NaN)")
+        if np.any(v < lo) or np.any(v > hi):
+            raise ValueError(f"column {self.name!r} has values outside its public range [{_fmt(lo)}, {_fmt(hi)}]")
+        leaf_edges = self._edges[-1]
+        return np.clip(np.searchsorted(leaf_edges, v, side="left") - 1, 0, len(leaf_edges) - 2).astype(np.int32)
+
+    def node_codes(self, leaf_codes: Any, depth: int) -> np.ndarray:
+        """Generalise leaf codes to node codes at ``depth`` (vectorised lookup)."""
+        return self._leaf_to_node[self._check_depth(depth)][np.asarray(leaf_codes)]
+
+    def generalize(self, values: Any, depth: int) -> np.ndarray:
+        """Replace each value by the label of the node containing it at ``depth``."""
+        labels = np.asarray(self._labels[self._check_depth(depth)], dtype=object)
+        return labels[self.node_codes(self.leaf_codes(values), depth)]
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_spec(cls, name: str, spec: Mapping[str, Any]) -> "Taxonomy":
+        """Build from a JSON-style spec.
+
+        categorical: ``{"type": "categorical", "tree": {"Any": {"A": null, "B": ["b1", "b2"]}}}``
+        (a list is shorthand for leaves); numeric: ``{"type": "numeric", "levels": [[0, 100],
+        [0, 50, 100], ...]}``, each level's edges a superset of the previous one.
+        """
+        kind = spec.get("type")
+        if kind == "categorical":
+            return cls._from_tree(name, spec["tree"])
+        if kind == "numeric":
+            return cls._from_edges(name, spec["levels"])
+        raise ValueError(f"taxonomy spec for {name!r} needs type 'categorical' or 'numeric', got {kind!r}")
+
+    @classmethod
+    def _from_tree(cls, name: str, tree: Mapping[str, Any]) -> "Taxonomy":
+        if not isinstance(tree, Mapping) or len(tree) != 1:
+            raise ValueError(f"taxonomy tree for {name!r} must have exactly one root")
+        paths: list[list[str]] = []
+
+        def walk(label: str, sub: Any, path: list[str]) -> None:
+            path = path + [str(label)]
+            if sub is None or (isinstance(sub, (list, tuple, Mapping)) and len(sub) == 0):
+                paths.append(path)
+            elif isinstance(sub, Mapping):
+                for child, grand in sub.items():
+                    walk(child, grand, path)
+            elif isinstance(sub, (list, tuple)):
+                for leaf in sub:
+                    paths.append(path + [str(leaf)])
+            else:
+                raise ValueError(f"taxonomy tree for {name!r}: node {label!r} has an invalid subtree")
+
+        (root, sub), = tree.items()
+        walk(root, sub, [])
+        height = max(len(p) for p in paths)
+        padded = [p + [p[-1]] * (height - len(p)) for p in paths]  # copy short leaves down
+        labels, maps = [], []
+        for depth in range(height):
+            ids: dict[tuple, int] = {}
+            level_labels, mapping = [], []
+            for p in padded:
+                key = tuple(p[: depth + 1])
+                if key not in ids:
+                    ids[key] = len(ids)
+                    level_labels.append(p[depth])
+                mapping.append(ids[key])
+            labels.append(level_labels)
+            maps.append(np.array(mapping))
+        leaves = [p[-1] for p in paths]
+        return cls(name, "categorical", leaves, labels, maps)
+
+    @classmethod
+    def _from_edges(cls, name: str, levels: Sequence[Sequence[float]]) -> "Taxonomy":
+        edges = [np.asarray(level, dtype=float) for level in levels]
+        if not edges or len(edges[0]) != 2:
+            raise ValueError(f"numeric taxonomy {name!r}: the first level must be [low, high]")
+        for depth, e in enumerate(edges):
+            if e.ndim != 1 or len(e) < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+                raise ValueError(f"numeric taxonomy {name!r}: level {depth} edges must be finite and increasing")
+            if e[0] != edges[0][0] or e[-1] != edges[0][-1]:
+                raise ValueError(f"numeric taxonomy {name!r}: every level must span the root interval")
+            if depth and not np.all(np.isin(edges[depth - 1], e)):
+                raise ValueError(f"numeric taxonomy {name!r}: level {depth} must keep every edge of level {depth - 1}")
+        leaf_edges = edges[-1]
+        leaf_high = leaf_edges[1:]
+        labels, maps = [], []
+        for e in edges:
+            labels.append([("[" if i == 0 else "(") + f"{_fmt(a)}, {_fmt(b)}]"
+                           for i, (a, b) in enumerate(zip(e[:-1], e[1:]))])
+            maps.append(np.searchsorted(e, leaf_high, side="left") - 1)
+        return cls(name, "numeric", labels[-1], labels, maps, edges=edges)
+
+    @classmethod
+    def flat(cls, name: str, categories: Iterable, root: str = "Any") -> "Taxonomy":
+        """Root plus one leaf per category (height 2): no semantic grouping."""
+        return cls._from_tree(name, {root: [str(c) for c in categories]})
+
+    @classmethod
+    def equal_width(cls, name: str, lower: float, upper: float,
+                    fanouts: Sequence[int] = (2, 2, 2)) -> "Taxonomy":
+        """Nested equal-width intervals over the public range [lower, upper].
+
+        ``fanouts[i]`` is how many children each node at depth i gets; (2, 2, 2) gives level
+        sizes 1/2/4/8.
+        """
+        lower, upper = float(lower), float(upper)
+        if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+            raise ValueError(f"equal_width({name!r}): need finite lower < upper, got {lower}, {upper}")
+        if not fanouts or any(int(f) < 2 for f in fanouts):
+            raise ValueError("fanouts must be integers ≥ 2")
+        levels = [np.array([lower, upper])]
+        for f in fanouts:  # subdivide each parent interval: parent edges stay exactly (nesting)
+            prev = levels[-1]
+            steps = np.arange(int(f)) / int(f)
+            inner = (prev[:-1, None] + np.diff(prev)[:, None] * steps[None, :]).ravel()
+            levels.append(np.append(inner, upper))
+        return cls._from_edges(name, [lv.tolist() for lv in levels])
+
+    def to_spec(self) -> dict:
+        """The JSON-style spec this taxonomy can be rebuilt from."""
+        if self.kind == "numeric":
+            return {"type": "numeric", "levels": [e.tolist() for e in self._edges]}
+
+        def subtree(depth: int, node: int) -> Any:
+            kids = self.children(depth, node)
+            if not kids or (len(kids) == 1 and self._labels[depth + 1][kids[0]] == self._labels[depth][node]
+                            and len(self.leaves_of(depth, node)) == 1 and not self._has_real_children(depth + 1, kids[0])):
+                return None
+            return {self._labels[depth + 1][k]: subtree(depth + 1, k) for k in kids}
+
+        return {"type": "categorical", "tree": {self.root_label: subtree(0, 0)}}
+
+    def _has_real_children(self, depth: int, node: int) -> bool:
+        kids = self.children(depth, node)
+        return len(kids) > 1 or (len(kids) == 1 and self._has_real_children(depth + 1, kids[0]))
+
+
+# =========================================================================== Attribute
+class Attribute:
+    """One predictor and its public domain: a category list, or numeric bounds [lower, upper]."""
+
+    def __init__(self, name: str, kind: str, *, categories: Sequence | None = None,
+                 lower: float | None = None, upper: float | None = None,
+                 taxonomy: Taxonomy | None = None, integer: bool = False):
+        self.name, self.kind = str(name), kind
+        self.categories = None if categories is None else tuple(categories)
+        self.lower = None if lower is None else float(lower)
+        self.upper = None if upper is None else float(upper)
+        self.taxonomy, self.integer = taxonomy, bool(integer)
+
+    @classmethod
+    def categorical(cls, name: str, categories: Sequence | None = None,
+                    taxonomy: Taxonomy | None = None) -> "Attribute":
+        """A categorical attribute; categories default to the taxonomy's leaves."""
+        if categories is None and taxonomy is None:
+            raise ValueError(f"attribute {name!r}: give its public categories or a taxonomy")
+        if taxonomy is not None and taxonomy.kind != "categorical":
+            raise ValueError(f"attribute {name!r}: a categorical attribute needs a categorical taxonomy")
+        categories = list(taxonomy.leaves if categories is None else categories)
+        if len(categories) == 0 or len(set(categories)) != len(categories):
+            raise ValueError(f"attribute {name!r}: categories must be non-empty and distinct")
+        if taxonomy is None:
+            taxonomy = Taxonomy.flat(name, categories)
+        missing = set(map(str, categories)) - set(taxonomy.leaves)
+        if missing:
+            raise ValueError(f"attribute {name!r}: categories {sorted(missing)[:5]} are not leaves of its taxonomy")
+        return cls(name, "categorical", categories=[str(c) for c in categories], taxonomy=taxonomy)
+
+    @classmethod
+    def numeric(cls, name: str, lower: float, upper: float, taxonomy: Taxonomy | None = None,
+                integer: bool = False) -> "Attribute":
+        """A numeric attribute with public bounds; its taxonomy (if any) must cover them."""
+        lower, upper = float(lower), float(upper)
+        if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+            raise ValueError(f"attribute {name!r}: public bounds need finite lower < upper, got [{lower}, {upper}]")
+        if taxonomy is not None:
+            if taxonomy.kind != "numeric":
+                raise ValueError(f"attribute {name!r}: a numeric attribute needs a numeric taxonomy")
+            lo, hi = taxonomy.bounds
+            if lower < lo or upper > hi:
+                raise ValueError(f"attribute {name!r}: bounds [{lower}, {upper}] are outside its taxonomy [{lo}, {hi}]")
+        return cls(name, "numeric", lower=lower, upper=upper, taxonomy=taxonomy, integer=integer)
+
+    def __repr__(self) -> str:
+        dom = f"{len(self.categories)} categories" if self.kind == "categorical" else f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"
+        return f"Attribute({self.name!r}, {self.kind}, {dom})"
+
+    def validate(self, values: Any) -> None:
+        """Raise a ValueError naming this column if a value is missing or outside the domain."""
+        s = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+        if s.isna().any():
+            raise ValueError(f"column {self.name!r} has missing values (NaN)")
+        if self.kind == "categorical":
+            bad = ~s.astype(str).isin(self.categories)
+            if bad.any():
+                raise ValueError(f"column {self.name!r} has value(s) outside its declared categories: "
+                                 f"{sorted(set(s[bad].astype(str)))[:5]}")
+            return
+        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            raise ValueError(f"column {self.name!r} is declared numeric but holds non-numeric values")
+        v = s.to_numpy(dtype=float)
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"column {self.name!r} has infinite values")
+        if np.any(v < self.lower) or np.any(v > self.upper):
+            raise ValueError(f"column {self.name!r} has values outside its public range "
+                             f"[{_fmt(self.lower)}, {_fmt(self.upper)}]; clip them or widen the declared bounds")
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.kind == "categorical":
+            d["categories"] = list(self.categories)
+        else:
+            d.update(lower=self.lower, upper=self.upper, integer=self.integer)
+        if self.taxonomy is not None:
+            d["taxonomy"] = self.taxonomy.to_spec()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Attribute":
+        tax = Taxonomy.from_spec(d["name"], d["taxonomy"]) if d.get("taxonomy") else None
+        if d["kind"] == "categorical":
+            return cls.categorical(d["name"], d.get("categories"), tax)
+        return cls.numeric(d["name"], d["lower"], d["upper"], tax, integer=d.get("integer", False))
+
+
+# =========================================================================== Schema
+class Schema:
+    """The public schema of a classification table: predictors, target column, class labels."""
+
+    def __init__(self, attributes: Sequence[Attribute] | Mapping[str, Attribute], target: str,
+                 classes: Sequence):
+        attrs = list(attributes.values()) if isinstance(attributes, Mapping) else list(attributes)
+        if not attrs:
+            raise ValueError("a schema needs at least one predictor attribute")
+        self.attributes: dict[str, Attribute] = {}
+        for a in attrs:
+            if not isinstance(a, Attribute):
+                raise TypeError(f"attributes must be Attribute objects, got {type(a).__name__}")
+            if a.name in self.attributes or a.name == target:
+                raise ValueError(f"attribute name {a.name!r} is used twice (or is the target)")
+            self.attributes[a.name] = a
+        self.target = str(target)
+        classes = tuple(str(c) for c in classes)
+        if len(classes) < 2 or len(set(classes)) != len(classes):
+            raise ValueError(f"classes must hold at least two distinct labels, got {classes}")
+        self.classes = classes
+
+    def __repr__(self) -> str:
+        return (f"Schema({len(self.attributes)} predictors: {len(self.numeric)} numeric, "
+                f"{len(self.categorical)} categorical; target {self.target!r} with classes {self.classes})")
+
+    def __getitem__(self, name: str) -> Attribute:
+        try:
+            return self.attributes[name]
+        except KeyError:
+            raise KeyError(f"unknown column {name!r}; the schema knows {self.predictors}") from None
+
+    @property
+    def predictors(self) -> list[str]:
+        return list(self.attributes)
+
+    @property
+    def numeric(self) -> list[str]:
+        return [n for n, a in self.attributes.items() if a.kind == "numeric"]
+
+    @property
+    def categorical(self) -> list[str]:
+        return [n for n, a in self.attributes.items() if a.kind == "categorical"]
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    # ------------------------------------------------------------------ checks
+    def check_columns(self, names: Iterable[str], argument: str = "attributes") -> list[str]:
+        """Raise naming any column the schema does not know; return the names as a list."""
+        names = list(names)
+        unknown = [n for n in names if n not in self.attributes]
+        if unknown:
+            raise ValueError(f"{argument}: unknown column(s) {unknown}; the schema knows {self.predictors}")
+        return names
+
+    def validate(self, X: pd.DataFrame, y: Any = None, *, name: str = "X") -> None:
+        """Check columns, missing values, domains and class labels; raise a clear error."""
+        check_frame(X, name)
+        extra = [c for c in X.columns if c not in self.attributes]
+        if extra:
+            hint = f" ({self.target!r} is the target: pass it as y)" if self.target in extra else ""
+            raise ValueError(f"{name} has column(s) the schema does not know: {extra}{hint}")
+        missing = [c for c in self.attributes if c not in X.columns]
+        if missing:
+            raise ValueError(f"{name} lacks the schema's column(s) {missing}")
+        for col in self.attributes:
+            self.attributes[col].validate(X[col])
+        if y is not None:
+            y = check_target(y, "y", min_classes=2)
+            if len(y) != len(X):
+                raise ValueError(f"{name} has {len(X)} rows but y has {len(y)}")
+            unknown = set(y.astype(str)) - set(self.classes)
+            if unknown:
+                raise ValueError(f"y has label(s) {sorted(unknown)[:5]} not among the schema's classes {self.classes}")
+
+    def encode_target(self, y: Any) -> np.ndarray:
+        """Class index (position in ``classes``) of each label."""
+        arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y).astype(str)
+        codes = pd.Categorical(arr, categories=list(self.classes)).codes
+        if np.any(codes < 0):
+            raise ValueError(f"y has label(s) {sorted(set(arr[codes < 0]))[:5]} not among {self.classes}")
+        return codes.astype(np.int64)
+
+    def leaf_codes(self, X: pd.DataFrame, attributes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """Taxonomy leaf code of every value, per predictor."""
+        names = self.predictors if attributes is None else self.check_columns(attributes)
+        out = {}
+        for n in names:
+            tax = self.attributes[n].taxonomy
+            if tax is None:
+                raise ValueError(f"attribute {n!r} has no taxonomy; declare one to generalise it")
+            out[n] = tax.leaf_codes(X[n])
+        return out
+
+    def split(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+        """Split a full table into copies of (predictors, target)."""
+        if self.target not in frame.columns:
+            raise ValueError(f"the frame has no target column {self.target!r}")
+        return frame[self.predictors].copy(), frame[self.target].copy()
+
+    # ------------------------------------------------------------------ derived schemas
+    def subset(self, names: Sequence[str]) -> "Schema":
+        """The same schema restricted to the given predictors (in that order)."""
+        return Schema([self.attributes[n] for n in self.check_columns(names)], self.target, self.classes)
+
+    def with_target(self, target: str, classes: Sequence) -> "Schema":
+        """The same predictors with another target column and class list."""
+        return Schema([a for n, a in self.attributes.items() if n != target], target, classes)
+
+    # ------------------------------------------------------------------ from data (leaks)
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, target: str, *, categorical: Sequence[str] | None = None,
+                   fanouts: Sequence[int] = (2, 2, 2)) -> "Schema":
+        """Infer a schema from the data itself, with a :class:`PrivacyLeakWarning`.
+
+        Bounds become the observed min/max, categories the observed values and classes the
+        observed labels: all of these are read from the private table and are not covered by any
+        ε. Use it to explore, then declare the domain you would have known without the data.
+        """
+        check_frame(frame, "frame")
+        if target not in frame.columns:
+            raise ValueError(f"target {target!r} is not a column of the frame")
+        categorical = set(categorical or [])
+        attrs = []
+        for col in frame.columns:
+            if col == target:
+                continue
+            s = frame[col]
+            if col in categorical or not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+                cats = sorted(map(str, s.astype(str).unique()))
+                attrs.append(Attribute.categorical(col, cats))
+            else:
+                lo, hi = float(s.min()), float(s.max())
+                if lo == hi:
+                    hi = lo + 1.0
+                integer = bool(pd.api.types.is_integer_dtype(s))
+                attrs.append(Attribute.numeric(col, lo, hi, Taxonomy.equal_width(col, lo, hi, fanouts), integer))
+        classes = sorted(map(str, frame[target].astype(str).unique()))
+        warnings.warn(
+            "Schema.from_frame read the domain from the private data: numeric bounds "
+            f"({', '.join(a.name for a in attrs if a.kind == 'numeric') or 'none'}), category lists "
+            f"({', '.join(a.name for a in attrs if a.kind == 'categorical') or 'none'}) and the class labels "
+            "of the target leak information that no ε pays for. Declare public domains instead.",
+            PrivacyLeakWarning, stacklevel=2)
+        return cls(attrs, target, classes)
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict:
+        return {"target": self.target, "classes": list(self.classes),
+                "attributes": [a.to_dict() for a in self.attributes.values()]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
+        return cls([Attribute.from_dict(a) for a in d["attributes"]], d["target"], d["classes"])
+
+    def to_json(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> "Schema":
+        return cls.from_dict(json.loads(Path(path).read_text()))

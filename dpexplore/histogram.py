@@ -1,0 +1,207 @@
+"""Counting records on a grid of taxonomy levels, adding noise, and turning counts into rows.
+
+A *grid* picks one depth per attribute; its cells are the Cartesian product of the nodes at
+those depths (PrivPfC Def. 2–3). Cells are numbered in mixed radix (C order), so counting a
+table on a grid is one ``numpy.bincount`` over ``cell * n_classes + class``.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import mechanisms
+from ._validation import RandomState, check_random_state
+from .domain import Schema
+
+__all__ = ["LevelCodes", "cell_codes", "decode_cells", "class_counts", "sparse_class_counts",
+           "noisy_counts", "synthetic_from_counts"]
+
+
+class LevelCodes:
+    """Per-attribute, per-depth node codes of a table, computed once and reused for every grid.
+
+    Validates ``X`` against ``schema`` on construction (clear errors for unknown columns, NaN,
+    values outside the public domain).
+    """
+
+    def __init__(self, X: pd.DataFrame, schema: Schema, attributes: Sequence[str] | None = None):
+        names = schema.predictors if attributes is None else schema.check_columns(attributes, "attributes")
+        schema.subset(names).validate(X[names] if set(names) <= set(X.columns) else X)
+        self.schema = schema
+        self.attributes: list[str] = list(names)
+        self.n_rows = len(X)
+        leaves = schema.leaf_codes(X, names)
+        self._codes: dict[str, list[np.ndarray]] = {}
+        self.level_sizes: dict[str, tuple[int, ...]] = {}
+        for n in names:
+            tax = schema[n].taxonomy
+            dtype = np.int32
+            self._codes[n] = [tax.node_codes(leaves[n], d).astype(dtype) for d in range(tax.height)]
+            self.level_sizes[n] = tax.level_sizes
+
+    def codes(self, attribute: str, depth: int) -> np.ndarray:
+        """Node code of every row for ``attribute`` generalised to ``depth``."""
+        return self._codes[attribute][depth]
+
+    def _depths(self, grid: Sequence[int] | Mapping[str, int]) -> list[int]:
+        if isinstance(grid, Mapping):
+            unknown = set(grid) - set(self.attributes)
+            if unknown:
+                raise ValueError(f"grid names unknown attribute(s) {sorted(unknown)}")
+            depths = [int(grid.get(a, 0)) for a in self.attributes]
+        else:
+            depths = [int(d) for d in grid]
+            if len(depths) != len(self.attributes):
+                raise ValueError(f"grid needs one depth per attribute ({len(self.attributes)}), got {len(depths)}")
+        for a, d in zip(self.attributes, depths):
+            if not 0 <= d < len(self.level_sizes[a]):
+                raise ValueError(f"depth {d} is out of range for {a!r} (height {len(self.level_sizes[a])})")
+        return depths
+
+    def grid_shape(self, grid: Sequence[int] | Mapping[str, int]) -> tuple[int, ...]:
+        """Number of nodes per attribute at the grid's depths."""
+        return tuple(self.level_sizes[a][d] for a, d in zip(self.attributes, self._depths(grid)))
+
+    def cell_codes(self, grid: Sequence[int] | Mapping[str, int]) -> np.ndarray:
+        """Cell index of every row on ``grid`` (mixed radix, C order)."""
+        depths = self._depths(grid)
+        shape = self.grid_shape(depths)
+        return cell_codes([self._codes[a][d] for a, d in zip(self.attributes, depths)], shape)
+
+
+def cell_codes(level_codes: Sequence[np.ndarray], shape: Sequence[int]) -> np.ndarray:
+    """Combine per-attribute node codes into one cell index (mixed radix, C order)."""
+    if len(level_codes) != len(shape):
+        raise ValueError("need one code array per grid dimension")
+    n = len(level_codes[0]) if level_codes else 0
+    out = np.zeros(n, dtype=np.int64)
+    for codes, size in zip(level_codes, shape):
+        if size > 1:  # depth-0 dimensions (one node) do not change the cell
+            out *= size
+            out += codes
+    return out
+
+
+def decode_cells(cells: Any, shape: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """Per-dimension node codes of cell indices (inverse of :func:`cell_codes`)."""
+    return np.unravel_index(np.asarray(cells, dtype=np.int64), tuple(int(s) for s in shape))
+
+
+MAX_DENSE_ENTRIES = 200_000_000  # (cell, class) entries a dense count array may hold
+
+
+def class_counts(cells: np.ndarray, y_codes: np.ndarray, n_cells: int, n_classes: int) -> np.ndarray:
+    """True counts per (cell, class), shape (n_cells, n_classes), empty cells included.
+
+    One ``numpy.bincount`` over ``cell * n_classes + class``. For grids too large to hold densely
+    use :func:`sparse_class_counts`.
+    """
+    n_cells, n_classes = int(n_cells), int(n_classes)
+    if n_cells * n_classes > MAX_DENSE_ENTRIES:
+        raise ValueError(f"a dense histogram of {n_cells:,} cells × {n_classes} classes is too large; "
+                         "use sparse_class_counts (non-empty cells only)")
+    key = np.asarray(cells, dtype=np.int64) * n_classes + np.asarray(y_codes, dtype=np.int64)
+    return np.bincount(key, minlength=n_cells * n_classes).reshape(n_cells, n_classes)
+
+
+def sparse_class_counts(cells: np.ndarray, y_codes: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of the non-empty cells only: (sorted cell indices, counts of shape (m, n_classes)).
+
+    For grids with more cells than rows (e.g. every attribute at its leaves). Releasing such a
+    histogram privately still needs every cell, empty ones included: see the sparse release in
+    :mod:`dpexplore.publish.projected` (Vinterbo 2012 §2.4).
+    """
+    cells = np.asarray(cells, dtype=np.int64)
+    y = np.asarray(y_codes, dtype=np.int64)
+    unique, inverse = np.unique(cells, return_inverse=True)
+    counts = np.bincount(inverse * int(n_classes) + y, minlength=unique.size * int(n_classes))
+    return unique, counts.reshape(unique.size, int(n_classes))
+
+
+def noisy_counts(counts: Any, *, epsilon: float, mechanism: str = "laplace",
+                 random_state: RandomState = None) -> np.ndarray:
+    """Counts with noise on every entry, empty ones included (never only the non-zero ones).
+
+    Under add/remove-one neighbours the whole (cell × class) count vector has L1 sensitivity 1,
+    so ε-DP needs Laplace(1/ε) (or two-sided geometric with α = e^-ε) on each entry. The caller
+    records ``epsilon`` with its BudgetAccountant.
+    """
+    if mechanism == "laplace":
+        return mechanisms.laplace(np.asarray(counts, dtype=float), epsilon=epsilon, sensitivity=1.0,
+                                  random_state=random_state)
+    if mechanism == "geometric":
+        return mechanisms.geometric(np.asarray(counts, dtype=np.int64), epsilon=epsilon, sensitivity=1,
+                                    random_state=random_state).astype(float)
+    raise ValueError(f"mechanism must be 'laplace' or 'geometric', got {mechanism!r}")
+
+
+def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], schema: Schema,
+                          attributes: Sequence[str] | None = None, *, values: str = "generalized",
+                          rounding: str = "round", random_state: RandomState = None) -> pd.DataFrame:
+    """Rows from a (noisy) histogram: each (cell, class) is repeated by its rounded count.
+
+    Negative noisy counts give no rows (post-processing, PrivPfC spec §5.2). ``values``:
+    "generalized" writes the node label of each cell (attributes at depth 0 get the root label,
+    e.g. "Any"); "sampled" draws a leaf category uniformly under the node, or a number uniformly
+    inside the interval (integers for integer attributes). Columns: predictors + target.
+    """
+    names = schema.predictors if attributes is None else schema.check_columns(attributes)
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.shape[1] != schema.n_classes:
+        raise ValueError(f"counts must have shape (n_cells, {schema.n_classes})")
+    if isinstance(grid, Mapping):
+        depths = [int(grid.get(a, 0)) for a in names]
+    else:
+        depths = [int(d) for d in grid]
+    taxes = [schema[a].taxonomy for a in names]
+    shape = tuple(t.level_sizes[d] for t, d in zip(taxes, depths))
+    if int(np.prod(shape)) != counts.shape[0]:
+        raise ValueError(f"counts has {counts.shape[0]} cells but the grid has {int(np.prod(shape))}")
+    if rounding == "round":
+        reps = np.rint(np.clip(counts, 0, None)).astype(np.int64)
+    elif rounding == "floor":
+        reps = np.floor(np.clip(counts, 0, None)).astype(np.int64)
+    else:
+        raise ValueError(f"rounding must be 'round' or 'floor', got {rounding!r}")
+    flat = reps.ravel()
+    idx = np.repeat(np.arange(flat.size), flat)
+    cells, labels = np.divmod(idx, schema.n_classes)
+    node = decode_cells(cells, shape) if shape else ()
+    rng = check_random_state(random_state)
+    data: dict[str, Any] = {}
+    for a, tax, d, codes in zip(names, taxes, depths, node):
+        if values == "generalized":
+            data[a] = np.asarray(tax.labels(d), dtype=object)[codes]
+        elif values == "sampled":
+            data[a] = _sample_within(schema[a], tax, d, codes, rng)
+        else:
+            raise ValueError(f"values must be 'generalized' or 'sampled', got {values!r}")
+    data[schema.target] = np.asarray(schema.classes, dtype=object)[labels]
+    return pd.DataFrame(data, columns=list(names) + [schema.target])
+
+
+def _sample_within(attr, tax, depth: int, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A raw value drawn uniformly inside each node (a leaf category, or a number in the interval)."""
+    if tax.kind == "numeric":
+        iv = tax.intervals(depth)[codes]
+        lo = np.maximum(iv[:, 0], attr.lower if attr.lower is not None else -np.inf)
+        hi = np.minimum(iv[:, 1], attr.upper if attr.upper is not None else np.inf)
+        if attr.integer:
+            low_int = np.where(iv[:, 0] == tax.bounds[0], np.ceil(lo), np.floor(lo) + 1)
+            high_int = np.floor(hi)
+            high_int = np.maximum(high_int, low_int)
+            return (low_int + np.floor(rng.random(len(codes)) * (high_int - low_int + 1))).astype(np.int64)
+        return rng.uniform(lo, hi)
+    leaf_to_node = tax.leaf_to_node(depth)
+    allowed = set(attr.categories)
+    out = np.empty(len(codes), dtype=object)
+    leaves = np.asarray(tax.leaves, dtype=object)
+    for node in np.unique(codes):
+        members = [i for i in np.flatnonzero(leaf_to_node == node) if leaves[i] in allowed]
+        if not members:
+            members = list(np.flatnonzero(leaf_to_node == node))
+        where = codes == node
+        out[where] = leaves[rng.choice(members, size=int(where.sum()))]
+    return out

@@ -1,0 +1,294 @@
+"""Differentially private logistic regression: output and objective perturbation.
+
+Chaudhuri, Monteleoni & Sarwate (2011), "Differentially private empirical risk minimization"
+(JMLR 12), Algorithms 1 and 2, as used in the thesis's Chapter 4 (spec
+specs/feature-selection-nb-lr.md §5 and traps 11–13). Conventions (spec §5.1):
+
+* labels ±1, loss ℓ(z) = log(1 + e^{−z}) with z = y·θᵀx, |ℓ'| ≤ 1, |ℓ''| ≤ c = 1/4;
+* objective J(θ) = (1/N)·Σ ℓ + (λ/(2N))·‖θ‖², with the **thesis λ = N·Λ** (Λ = Chaudhuri's
+  regulariser of the averaged objective); ``C`` is scikit-learn's convention, λ = 1/C;
+* every row must satisfy ‖x‖₂ ≤ 1: features are mapped to [−1, 1] with **public** bounds (a
+  :class:`~dpexplore.domain.PrivacyLeakWarning` when they are read from the data), then rows are
+  scaled into the unit ball (``row_norm``); an intercept is a constant feature inside that bound
+  and is regularised too.
+
+Output perturbation (Alg. 1, spec §5.2): the minimiser has L2 sensitivity 2/λ; release
+θ* + b with density ∝ exp(−(λε/2)·‖b‖), i.e. ‖b‖ ~ Gamma(D, 2/(λε)), uniform direction.
+
+Objective perturbation (Alg. 2, spec §5.3), in thesis units:
+ε' = ε − log(1 + 2c/λ + c²/λ²); if ε' > 0 then Δ = 0, else NΔ = c/(e^{ε/4} − 1) − λ and ε' = ε/2;
+minimise J(θ) + bᵀθ/N + (Δ/2)‖θ‖² with ‖b‖ ~ Gamma(D, 2/ε'). The exact branch boundary is
+λ* = c/(e^{ε/2} − 1) (4.876 at ε = 0.1), not the thesis's λ > 1/(2ε) nor its Table 4.1: just
+above λ*, ε' ≈ 0 and the noise explodes (the "λ cliff", trap 13). In branch 2 the effective
+regulariser is c/(e^{ε/4} − 1) (9.876 at ε = 0.1).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import RandomState, check_epsilon, check_positive, check_random_state
+from ..domain import PrivacyLeakWarning
+from ..publish.base import prepare_accountant
+from .naive_bayes import _as_matrix, _resolve_bounds
+
+__all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
+           "objective_perturbation_parameters", "objective_branch_boundary",
+           "PrivateLogisticRegression"]
+
+LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (spec §5.1)
+
+
+def l2_noise(dim: int, scale: float, *, size: int | None = None, random_state: RandomState = None) -> np.ndarray:
+    """Draw b ∈ R^dim with density ∝ exp(−‖b‖₂/scale): ‖b‖ ~ Gamma(dim, scale), uniform direction.
+
+    The "Gamma-norm" sampler of Chaudhuri et al. (spec §2.2; exact for the L2 norm only).
+    ``size`` draws several vectors at once (shape (size, dim)).
+    """
+    rng = check_random_state(random_state)
+    n = 1 if size is None else int(size)
+    direction = rng.standard_normal((n, dim))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    out = direction * rng.gamma(shape=dim, scale=scale, size=(n, 1))
+    return out[0] if size is None else out
+
+
+def l1_noise(dim: int, scale: float, *, size: int | None = None, random_state: RandomState = None) -> np.ndarray:
+    """Draw b with density ∝ exp(−‖b‖₁/scale): independent Laplace(scale) coordinates (spec §2.1)."""
+    rng = check_random_state(random_state)
+    shape = (dim,) if size is None else (int(size), dim)
+    return rng.laplace(0.0, scale, size=shape)
+
+
+def output_perturbation_scale(epsilon: float, lam: float) -> float:
+    """Gamma scale 2/(λε) of the output-perturbation noise norm (sensitivity 2/λ, thesis units)."""
+    return 2.0 / (check_positive(lam, "lam") * check_epsilon(epsilon))
+
+
+def objective_branch_boundary(epsilon: float, c: float = LOGISTIC_C) -> float:
+    """λ* = c/(e^{ε/2} − 1): objective perturbation uses Δ = 0 (branch 1) exactly when λ > λ*."""
+    return c / math.expm1(check_epsilon(epsilon) / 2)
+
+
+def objective_perturbation_parameters(epsilon: float, lam: float, c: float = LOGISTIC_C) -> dict:
+    """ε', NΔ, branch, noise-norm scale 2/ε' and effective λ of Chaudhuri et al.'s Algorithm 2.
+
+    In thesis units (λ = N·Λ, so N·Δ is returned and N is not needed). Branch 1: ε' = ε −
+    log(1 + 2c/λ + c²/λ²) > 0, Δ = 0. Branch 2: NΔ = c/(e^{ε/4} − 1) − λ, ε' = ε/2.
+    """
+    epsilon, lam = check_epsilon(epsilon), check_positive(lam, "lam")
+    eps_prime = epsilon - math.log1p(2 * c / lam + (c / lam) ** 2)
+    if eps_prime > 0:
+        n_delta, branch = 0.0, 1
+    else:
+        n_delta, branch, eps_prime = c / math.expm1(epsilon / 4) - lam, 2, epsilon / 2
+    return {"epsilon_prime": eps_prime, "n_delta": n_delta, "branch": branch,
+            "noise_scale": 2.0 / eps_prime, "effective_lambda": lam + n_delta}
+
+
+class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
+    """ε-DP binary logistic regression by output or objective perturbation (Chaudhuri et al. 2011).
+
+    Parameters: ``epsilon``; ``method`` "objective" | "output"; ``lam`` (thesis λ = N·Λ, the
+    precision of a Gaussian prior) or, when ``lam`` is None, λ = 1/``C``; ``bounds`` = public
+    feature ranges (a Schema, a (lower, upper) pair of scalars or arrays, or None = read from the
+    data with a PrivacyLeakWarning); ``row_norm`` "clip" (default: divide by max(1, ‖x‖)), "bound"
+    (divide every row by the public maximum norm √D) or "unit" (divide by ‖x‖) — all per-record
+    maps;
+    ``fit_intercept`` adds a constant feature inside the norm bound.
+
+    Binary only (use scikit-learn's OneVsRestClassifier for more classes, with a budget per
+    class); ``decision_function`` and ``predict_proba`` follow scikit-learn's binary shapes.
+    Fitted: ``classes_``, ``coef_`` (1×D) and ``intercept_`` in the scaled feature space,
+    ``lambda_``, ``noise_norm_``, ``noise_scale_``, ``sensitivity_`` (output) or
+    ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``.
+    """
+
+    def __init__(self, epsilon: float = 1.0, *, method: str = "objective", C: float = 1.0,
+                 lam: float | None = None, bounds: Any = None, row_norm: str = "clip",
+                 fit_intercept: bool = False, tol: float = 1e-10, max_iter: int = 2000,
+                 accountant: Any = None, random_state: RandomState = None):
+        self.epsilon = epsilon
+        self.method = method
+        self.C = C
+        self.lam = lam
+        self.bounds = bounds
+        self.row_norm = row_norm
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False   # binary (Chaudhuri et al.); use OneVsRestClassifier
+        return tags
+
+    # ------------------------------------------------------------------ preprocessing
+    def _transform_rows(self, X: np.ndarray) -> np.ndarray:
+        """Public map of rows into the unit ball: [−1, 1] per feature, intercept, row scaling."""
+        Z = 2 * (np.clip(X, self.lower_, self.upper_) - self.lower_) / (self.upper_ - self.lower_) - 1
+        if self.fit_intercept:
+            Z = np.hstack([Z, np.ones((Z.shape[0], 1))])
+        if self.row_norm == "bound":
+            return Z / math.sqrt(Z.shape[1])
+        norms = np.linalg.norm(Z, axis=1, keepdims=True)
+        if self.row_norm == "clip":
+            return Z / np.maximum(norms, 1.0)
+        return Z / np.where(norms > 0, norms, 1.0)
+
+    def _check_params(self) -> tuple[float, float]:
+        epsilon = check_epsilon(self.epsilon)
+        if self.method not in ("objective", "output"):
+            raise ValueError(f"method must be 'objective' or 'output', got {self.method!r}")
+        if self.row_norm not in ("bound", "clip", "unit"):
+            raise ValueError(f"row_norm must be 'bound', 'clip' or 'unit', got {self.row_norm!r}")
+        lam = 1.0 / check_positive(self.C, "C") if self.lam is None else check_positive(self.lam, "lam")
+        check_positive(self.tol, "tol")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        return epsilon, lam
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any) -> "PrivateLogisticRegression":
+        """Fit with the chosen perturbation; spends ``epsilon`` once."""
+        epsilon, lam = self._check_params()
+        Xa = _as_matrix(X)
+        ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya.ravel()
+        if ya.ndim != 1 or ya.size != Xa.shape[0]:
+            raise ValueError(f"y must be one label per row of X ({Xa.shape[0]}), got shape {ya.shape}")
+        if pd.isna(ya).any():
+            raise ValueError("y has missing values (NaN): drop those rows first")
+        classes = np.unique(ya)
+        if classes.size < 2:
+            raise ValueError(f"y has {classes.size} class: a classifier needs 2")
+        if classes.size > 2:
+            raise ValueError(f"PrivateLogisticRegression is binary, y has {classes.size} classes: wrap it "
+                             "in sklearn.multiclass.OneVsRestClassifier (and budget each class)")
+        lo, hi, from_data = _resolve_bounds(self.bounds, X, Xa)
+        if from_data:
+            warnings.warn("PrivateLogisticRegression without public bounds: the feature ranges used to "
+                          "scale rows into the unit ball are read from the private data, so the "
+                          "release is not differentially private (spec trap 11)",
+                          PrivacyLeakWarning, stacklevel=2)
+            hi = np.where(hi > lo, hi, lo + 1.0)
+        self.accountant_ = prepare_accountant(epsilon, self.accountant)
+        self._ledger_start = len(self.accountant_.ledger)
+        rng = check_random_state(self.random_state)
+        self.classes_, self.n_features_in_ = classes, Xa.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        self.lower_, self.upper_ = lo, hi
+        Z = self._transform_rows(Xa)
+        self.max_row_norm_ = float(np.max(np.linalg.norm(Z, axis=1)))
+        if self.max_row_norm_ > 1 + 1e-9:   # the theorems need ‖x‖ ≤ 1 (spec §5.1)
+            raise RuntimeError(f"internal error: a scaled row has norm {self.max_row_norm_} > 1")
+        s = np.where(ya == classes[1], 1.0, -1.0)
+        N, D = Z.shape
+        self.lambda_ = lam
+        if self.method == "output":
+            eps = self.accountant_.spend(epsilon, f"logistic regression: output perturbation (λ={lam:g})")
+            theta = self._minimise(Z, s, lam, np.zeros(D))
+            self.sensitivity_ = 2.0 / lam                       # Chaudhuri et al. Cor. 8 (thesis Thm 4.3.1)
+            self.noise_scale_ = output_perturbation_scale(eps, lam)
+            noise = l2_noise(D, self.noise_scale_, random_state=rng)
+            self.theta_nonprivate_norm_ = float(np.linalg.norm(theta))
+            theta = theta + noise
+        else:
+            eps = self.accountant_.spend(epsilon, f"logistic regression: objective perturbation (λ={lam:g})")
+            par = objective_perturbation_parameters(eps, lam)
+            self.epsilon_prime_, self.n_delta_, self.branch_ = par["epsilon_prime"], par["n_delta"], par["branch"]
+            self.noise_scale_ = par["noise_scale"]
+            noise = l2_noise(D, self.noise_scale_, random_state=rng)
+            # argmin Σℓ + ½(λ + NΔ)‖θ‖² + bᵀθ  (= N × the perturbed objective of Alg. 2)
+            theta = self._minimise(Z, s, lam + self.n_delta_, noise)
+        self.noise_norm_ = float(np.linalg.norm(noise))
+        self.theta_ = theta
+        if self.fit_intercept:
+            self.coef_, self.intercept_ = theta[None, :-1], np.array([theta[-1]])
+        else:
+            self.coef_, self.intercept_ = theta[None, :], np.array([0.0])
+        return self
+
+    def _minimise(self, Z: np.ndarray, s: np.ndarray, reg: float, linear: np.ndarray) -> np.ndarray:
+        """argmin_θ Σ log(1 + e^{−s·θᵀz}) + (reg/2)‖θ‖² + linearᵀθ (strongly convex; L-BFGS)."""
+        def f(theta):
+            m = s * (Z @ theta)
+            value = np.logaddexp(0.0, -m).sum() + 0.5 * reg * theta @ theta + linear @ theta
+            grad = -(Z.T @ (s * expit(-m))) + reg * theta + linear
+            return value, grad
+
+        res = minimize(f, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
+                       options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15})
+        self.n_iter_ = int(res.nit)
+        return res.x
+
+    # ------------------------------------------------------------------ prediction
+    def _check_X(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "theta_")
+        a = _as_matrix(X)
+        if a.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {a.shape[1]} features, the model was fitted on {self.n_features_in_}")
+        return a
+
+    def transform_rows(self, X: Any) -> np.ndarray:
+        """The rows as the model sees them: public scaling into the unit ball (post-processing)."""
+        return self._transform_rows(self._check_X(X))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """θᵀx on the scaled rows; > 0 predicts ``classes_[1]``. Shape (n_samples,)."""
+        return self.transform_rows(X) @ self.theta_
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """[P(classes_[0]), P(classes_[1])] = [1 − σ(θᵀx), σ(θᵀx)]."""
+        p = expit(self.decision_function(X))
+        return np.column_stack([1 - p, p])
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        m = self.decision_function(X)
+        return np.column_stack([-np.logaddexp(0, m), -np.logaddexp(0, -m)])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class with the larger posterior (θᵀx > 0 → ``classes_[1]``)."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    @property
+    def ledger_(self) -> pd.DataFrame:
+        """The spends of the last fit."""
+        if not hasattr(self, "accountant_"):
+            raise AttributeError("ledger_ is available after fit()")
+        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
+
+
+def make_gaussian_toy(n_samples: int, n_features: int, *, margin: float = 4.0,
+                      random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The thesis's toy data (spec §6, App. A.7): N(0, I_D) vs N(a·1, I_D), a = √(4/D)·Φ⁻¹(0.9).
+
+    Balanced classes (labels 0/1, alternating before shuffling); the Bayes classifier scores 90%.
+    Returns (X, y, bounds) with public per-feature bounds [−margin, a + margin] (known from the
+    generator, not read from the data; values outside are clipped by the models).
+    """
+    from scipy.stats import norm
+
+    n = int(n_samples)
+    d = int(n_features)
+    if n < 2 or d < 1:
+        raise ValueError("n_samples must be ≥ 2 and n_features ≥ 1")
+    rng = check_random_state(random_state)
+    a = math.sqrt(4.0 / d) * norm.ppf(0.9)
+    y = rng.permutation(np.arange(n) % 2)
+    X = rng.standard_normal((n, d)) + a * y[:, None]
+    return X, y, (np.full(d, -margin), np.full(d, a + margin))

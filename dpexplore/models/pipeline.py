@@ -1,0 +1,103 @@
+"""One ε for the thesis pipeline: private feature selection, then a private classifier.
+
+Spec specs/feature-selection-nb-lr.md §3.6 (option (a)) and trap 10: both steps see the same
+data, so their budgets add up (sequential composition): ε = ε_FS + ε_train, equal split by
+default as in the thesis. The classifier's sensitivity then depends on the k selected features,
+not on the original D (trap 2) — the whole gain of feature selection.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import RandomState, check_epsilon, check_random_state
+from ..publish.base import prepare_accountant
+
+__all__ = ["SelectThenTrain"]
+
+
+class SelectThenTrain(ClassifierMixin, BaseEstimator):
+    """Split ``epsilon`` between a private selector and a private classifier, record both spends.
+
+    ``selector`` and ``model`` are unfitted estimators with ``epsilon``, ``accountant`` and
+    ``random_state`` parameters (e.g. :class:`~dpexplore.select.thesis.PrivateKSubsetSelector`
+    and :class:`~dpexplore.models.naive_bayes.PrivateNaiveBayes`); clones are fitted with
+    ε_FS = ``selection_fraction``·ε and ε_train = the rest, on one shared accountant (the
+    given one or a fresh ``BudgetAccountant(epsilon)``). ``selector=None`` spends everything
+    on training (all features). Fitted: ``selector_``, ``model_``, ``epsilon_selection_``,
+    ``epsilon_training_``, ``accountant_``, ``ledger_``.
+    """
+
+    def __init__(self, selector: Any = None, model: Any = None, *, epsilon: float = 0.1,
+                 selection_fraction: float = 0.5, accountant: Any = None,
+                 random_state: RandomState = None):
+        self.selector = selector
+        self.model = model
+        self.epsilon = epsilon
+        self.selection_fraction = selection_fraction
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> "SelectThenTrain":
+        """Fit selector then model on the selected columns (same data: ε_FS + ε_train)."""
+        epsilon = check_epsilon(self.epsilon)
+        if self.model is None or not hasattr(self.model, "fit"):
+            raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")
+        f = self.selection_fraction
+        if self.selector is not None and not (isinstance(f, (int, float)) and not isinstance(f, bool)
+                                              and 0 < f < 1):
+            raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
+        accountant = prepare_accountant(epsilon, self.accountant)
+        start = len(accountant.ledger)
+        rng = check_random_state(self.random_state)
+        seeds = rng.integers(0, 2**63 - 1, size=2)
+        if self.selector is None:
+            eps_sel, eps_train = 0.0, epsilon
+        else:
+            eps_sel, eps_train = accountant.split([f, 1 - f], total=epsilon)
+        model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
+                                             random_state=int(seeds[1]))
+        if self.selector is not None:
+            selector = clone(self.selector).set_params(epsilon=eps_sel, accountant=accountant,
+                                                       random_state=int(seeds[0]))
+            selector.fit(X, y)
+            X = selector.transform(X)
+            self.selector_ = selector
+        else:
+            self.selector_ = None
+        self.model_ = model.fit(X, y)
+        self.classes_ = self.model_.classes_
+        self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
+        self.accountant_, self._ledger_start = accountant, start
+        return self
+
+    def _reduce(self, X: Any) -> Any:
+        check_is_fitted(self, "model_")
+        return X if self.selector_ is None else self.selector_.transform(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        X = self._reduce(X)
+        return self.model_.predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        X = self._reduce(X)
+        return self.model_.predict_proba(X)
+
+    def get_support(self, indices: bool = False) -> np.ndarray:
+        """The selector's support (all features when there is no selector)."""
+        check_is_fitted(self, "model_")
+        if self.selector_ is None:
+            n = self.model_.n_features_in_
+            return np.arange(n) if indices else np.ones(n, dtype=bool)
+        return self.selector_.get_support(indices=indices)
+
+    @property
+    def ledger_(self) -> pd.DataFrame:
+        """Both spends (selection, then training) of the last fit."""
+        if not hasattr(self, "accountant_"):
+            raise AttributeError("ledger_ is available after fit()")
+        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)

@@ -1,0 +1,150 @@
+"""Pictures for DiffMulti and DiffGen (notebook 03): partitions of a plane, the partition tree,
+the split-point mechanism and accuracy curves. Pure functions of tidy data; no privacy here."""
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import altair as alt
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+__all__ = ["partition_chart", "partition_comparison", "tree_figure", "split_density_chart",
+           "accuracy_chart"]
+
+
+def partition_chart(rects: pd.DataFrame, x: str, y: str, *, title: str = "",
+                    points: pd.DataFrame | None = None, width: int = 320, height: int = 280,
+                    x_ticks: Sequence[str] | None = None, y_ticks: Sequence[str] | None = None) -> alt.Chart:
+    """Leaf regions as rectangles coloured by their (noisy) majority class (paper Fig. 3).
+
+    ``rects``: columns x0, x1, y0, y1, majority, count, label_x, label_y (one row per region,
+    e.g. ``release.rectangles(x, y)``). ``points``: optional raw records (columns x, y, class)
+    drawn on top as small dots. ``x_ticks``/``y_ticks``: names of categorical axis positions.
+    """
+    data = rects.assign(count=rects["count"].round(1))
+    xs = alt.Scale(domain=[float(rects["x0"].min()), float(rects["x1"].max())], nice=False, zero=False)
+    ys = alt.Scale(domain=[float(rects["y0"].min()), float(rects["y1"].max())], nice=False, zero=False)
+    base = alt.Chart(data).mark_rect(stroke="white", strokeWidth=0.6).encode(
+        x=alt.X("x0:Q", title=x, scale=xs, axis=_axis(x_ticks)), x2="x1:Q",
+        y=alt.Y("y0:Q", title=y, scale=ys, axis=_axis(y_ticks)), y2="y1:Q",
+        color=alt.Color("majority:N", title="noisy majority"),
+        opacity=alt.value(0.75),
+        tooltip=[alt.Tooltip("label_x:N", title=x), alt.Tooltip("label_y:N", title=y),
+                 alt.Tooltip("majority:N"), alt.Tooltip("count:Q", title="noisy count")],
+    ).properties(width=width, height=height, title=title)
+    if points is None or points.empty:
+        return base
+    dots = alt.Chart(points).mark_circle(size=8, opacity=0.5).encode(
+        x=alt.X("x:Q", scale=xs), y=alt.Y("y:Q", scale=ys),
+        color=alt.Color("class:N", title="noisy majority"))
+    return base + dots
+
+
+def _axis(ticks: Sequence[str] | None) -> alt.Axis:
+    """Categorical axes: leaf names at the centres of their unit-wide positions."""
+    if ticks is None:
+        return alt.Axis()
+    names = json.dumps([str(t) for t in ticks])
+    return alt.Axis(values=[i + 0.5 for i in range(len(ticks))], labelExpr=f"{names}[floor(datum.value)]",
+                    labelFontSize=8)
+
+
+def partition_comparison(multi: pd.DataFrame, grid: pd.DataFrame, x: str, y: str, *,
+                         titles: tuple[str, str] = ("DiffMulti (multidimensional)", "DiffGen (single-dimensional)"),
+                         **kwargs) -> alt.HConcatChart:
+    """DiffMulti's partition next to DiffGen's grid on the same plane (paper Fig. 3 b/c)."""
+    return alt.hconcat(partition_chart(multi, x, y, title=titles[0], **kwargs),
+                       partition_chart(grid, x, y, title=titles[1], **kwargs)).resolve_scale(color="shared")
+
+
+def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, figsize: tuple[float, float] = (12, 4.5)) -> plt.Figure:
+    """The first levels of a partition tree (paper Fig. 4): each box shows the value a node
+    specialized to, its noisy size (as measured by its parent) and its budget h'.
+
+    ``tree``: columns node, parent, depth, h, noisy_size, region (``DiffMulti.tree_``).
+    Deeper nodes are summarised by "…" under their ancestor.
+    """
+    t = tree[tree["depth"] <= max_depth]
+    kids = {n: list(g["node"]) for n, g in t.groupby("parent")}
+    deeper = set(tree.loc[tree["depth"] == max_depth + 1, "parent"])
+    # leaf order by depth-first traversal gives x positions; parents sit above their children
+    xpos: dict[int, float] = {}
+    counter = [0.0]
+
+    def place(n: int) -> float:
+        ch = kids.get(n, [])
+        if not ch:
+            xpos[n] = counter[0]
+            counter[0] += 1
+        else:
+            xs = [place(c) for c in ch]
+            xpos[n] = (min(xs) + max(xs)) / 2
+        return xpos[n]
+
+    root = int(t.loc[t["parent"] == -1, "node"].iloc[0])
+    place(root)
+    width = max(counter[0], 1)
+    # about one inch per box on the widest level, so that the labels do not overlap
+    fig, ax = plt.subplots(figsize=(max(figsize[0], 1.25 * width), figsize[1]))
+    for _, row in t.iterrows():
+        n = int(row["node"])
+        x, yv = xpos[n], -row["depth"]
+        if row["parent"] in xpos:
+            ax.plot([xpos[int(row["parent"])], x], [yv + 1, yv], color="0.6", lw=0.8, zorder=1)
+        size = "" if np.isnan(row["noisy_size"]) else f"\n≈{row['noisy_size']:.0f} rec."
+        region = str(row["region"]).replace(": ", ":\n", 1)     # attribute above value: narrower boxes
+        text = f"{region}{size}\nh'={int(row['h'])}"
+        ax.text(x, yv, text, ha="center", va="center", fontsize=7,
+                bbox=dict(boxstyle="round", fc="#eef3fb" if row["children"] else "#fdf1e6", ec="0.5"),
+                zorder=2)
+        if n in deeper:
+            ax.text(x, yv - 0.45, "…", ha="center", fontsize=9, color="0.4")
+    ax.set_xlim(-1, width)
+    ax.set_ylim(-max_depth - 0.75, 0.6)
+    ax.axis("off")
+    ax.set_title("Partition tree, first levels (blue: split further, orange: leaf region)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def split_density_chart(edges: Sequence[float], probabilities: Sequence[float], *,
+                        split: float | None = None, title: str = "", attribute: str = "value") -> alt.Chart:
+    """Piecewise-constant density of the private split point (Eq. 12): each piece's probability
+    divided by its length, with an optional drawn split point marked."""
+    e = np.asarray(edges, dtype=float)
+    p = np.asarray(probabilities, dtype=float)
+    length = np.diff(e)
+    dens = np.divide(p, length, out=np.zeros_like(p), where=length > 0)
+    df = pd.DataFrame({"lo": e[:-1], "hi": e[1:], "density": dens, "probability": p.round(4)})
+    chart = alt.Chart(df).mark_rect(color="#4c78a8", opacity=0.8).encode(
+        x=alt.X("lo:Q", title=attribute, scale=alt.Scale(zero=False, nice=False)), x2="hi:Q",
+        y=alt.Y("density:Q", title="density of the split point"), y2=alt.datum(0),
+        tooltip=["lo:Q", "hi:Q", "probability:Q"]).properties(width=420, height=180, title=title)
+    if split is not None:
+        chart = chart + alt.Chart(pd.DataFrame({"s": [split]})).mark_rule(color="crimson", strokeWidth=2).encode(x="s:Q")
+    return chart
+
+
+def accuracy_chart(results: pd.DataFrame, *, x: str, baselines: pd.DataFrame | None = None,
+                   log_x: bool = True, title: str = "", width: int = 380, height: int = 240) -> alt.Chart:
+    """Mean accuracy (± one standard deviation band) per method against ``x`` (h or ε).
+
+    ``results``: columns method, ``x``, mean, std. ``baselines``: columns name, accuracy
+    (horizontal rules, e.g. majority class and non-private)."""
+    scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    df = results.assign(lo=results["mean"] - results["std"], hi=results["mean"] + results["std"])
+    enc_x = alt.X(f"{x}:Q", scale=scale, title=x)
+    line = alt.Chart(df).mark_line(point=True).encode(
+        x=enc_x, y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)), color="method:N",
+        tooltip=["method:N", f"{x}:Q", alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("std:Q", format=".3f")])
+    band = alt.Chart(df).mark_area(opacity=0.2).encode(x=enc_x, y="lo:Q", y2="hi:Q", color="method:N")
+    chart = band + line
+    if baselines is not None and not baselines.empty:
+        rules = alt.Chart(baselines).mark_rule(strokeDash=[4, 3]).encode(
+            y="accuracy:Q", color=alt.value("gray"), tooltip=["name:N", alt.Tooltip("accuracy:Q", format=".3f")])
+        labels = alt.Chart(baselines).mark_text(align="left", dx=3, dy=-6, fontSize=10, color="gray").encode(
+            y="accuracy:Q", text="name:N", x=alt.value(2))
+        chart = chart + rules + labels
+    return chart.properties(width=width, height=height, title=title)

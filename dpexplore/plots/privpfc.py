@@ -1,0 +1,174 @@
+"""Charts for PrivPfC (Su et al. 2018). Pure functions: tidy data in, an altair Chart out.
+
+They never compute anything private: feed them the tidy frames of
+:mod:`dpexplore.publish.privpfc` (``sensitivity_curve``, ``win_probability_curve``,
+``candidates_``, ``grid_levels``, ``counts_comparison``) or a results table.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+__all__ = ["sensitivity_chart", "win_probability_chart", "candidates_chart", "selection_chart",
+           "grid_levels_chart", "counts_chart", "error_chart", "errors_bar_chart"]
+
+
+def sensitivity_chart(curve: pd.DataFrame, width: int = 420, height: int = 220) -> alt.Chart:
+    """Δ_gq(ε) against ε on a log axis, with the paper's constant 1.1 (Fig. 2 analogue).
+
+    ``curve``: columns epsilon, sensitivity, constant.
+    """
+    base = alt.Chart(curve).encode(x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε_pert"))
+    exact = base.mark_line().encode(
+        y=alt.Y("sensitivity:Q", scale=alt.Scale(zero=False, domain=[0.99, 1.11]), title="sensitivity Δ of the quality"),
+        tooltip=["epsilon:Q", alt.Tooltip("sensitivity:Q", format=".6f")])
+    const = base.mark_line(strokeDash=[4, 4], color="gray").encode(y="constant:Q")
+    return (exact + const).properties(width=width, height=height,
+                                      title="Lemma 1: exact Δ(ε_pert) (solid) vs the constant 1.1 (dashed)")
+
+
+def win_probability_chart(curve: pd.DataFrame, width: int = 420, height: int = 220) -> alt.Chart:
+    """P[the cell's majority survives the noise] against its count lead, one line per ε."""
+    return alt.Chart(curve).mark_line().encode(
+        x=alt.X("gap:Q", title="lead of the majority class (records)"),
+        y=alt.Y("probability:Q", scale=alt.Scale(domain=[0.5, 1]), title="P[majority still wins]"),
+        color=alt.Color("epsilon:N", title="ε_pert"),
+        tooltip=["gap:Q", "epsilon:Q", alt.Tooltip("probability:Q", format=".4f")],
+    ).properties(width=width, height=height, title="How Laplace noise blurs a cell's majority (Eq. 10)")
+
+
+def _thin(data: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """Keep the chosen grid, the best grids and an evenly spaced share of the rest (small charts)."""
+    if len(data) <= max_points:
+        return data
+    best = data.nlargest(max_points // 4, "quality").index
+    rest = data.index.difference(best)
+    step = rest[np.linspace(0, len(rest) - 1, max_points - len(best)).astype(int)]
+    keep = best.union(step).union(data.index[data["chosen"]])
+    return data.loc[keep]
+
+
+def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_records: float | None = None,
+                     max_points: int = 1500, width: int = 480, height: int = 280) -> alt.Chart:
+    """Quality of the candidate grids against their number of cells; the chosen grid is ringed.
+
+    ``candidates``: PrivPfC's ``candidates_`` (grid, size, n_refined, quality, probability,
+    chosen). With ``n_records`` the quality is shown as expected accuracy (quality / N). Large
+    pools are thinned to ``max_points`` (the best quarter plus an even sample of the rest).
+    """
+    n_all = len(candidates)
+    data = _thin(candidates[["grid", "size", "n_refined", "quality", "probability", "chosen"]], max_points).copy()
+    y_field, y_title = "quality", "grid quality (expected correct records)"
+    if n_records:
+        data["expected accuracy"] = data["quality"] / n_records
+        y_field, y_title = "expected accuracy", "expected accuracy (quality / N)"
+    tooltip = ["grid:N", "size:Q", "n_refined:Q", alt.Tooltip(f"{y_field}:Q", format=".4f"),
+               alt.Tooltip("probability:Q", format=".3g")]
+    x = alt.X("size:Q", scale=alt.Scale(type="log"), title="cells in the grid")
+    y = alt.Y(f"{y_field}:Q", scale=alt.Scale(zero=False), title=y_title)
+    points = alt.Chart(data).mark_circle(size=14, opacity=0.5).encode(
+        x=x, y=y, color=alt.Color("n_refined:O", title="refined attributes", scale=alt.Scale(scheme="dark2")),
+        tooltip=tooltip)
+    chosen = alt.Chart(data[data["chosen"]]).mark_point(size=220, shape="circle", color="black",
+                                                          strokeWidth=2).encode(x=x, y=y, tooltip=tooltip)
+    layers = [points, chosen]
+    if tau is not None and tau >= 1:
+        layers.append(alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(strokeDash=[4, 4], color="red")
+                      .encode(x="tau:Q"))
+    shown = f"{n_all:,} candidate grids" + (f" ({len(data):,} shown)" if len(data) < n_all else "")
+    return alt.layer(*layers).properties(width=width, height=height,
+                                         title=f"{shown}; chosen one ringed, red line: τ")
+
+
+def selection_chart(candidates: pd.DataFrame, top: int = 12, width: int = 420) -> alt.Chart:
+    """Selection probability of the ``top`` most likely grids (how peaked the EM is)."""
+    data = candidates.nlargest(top, "probability")[["grid", "probability", "chosen", "size"]]
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="selection probability"),
+        y=alt.Y("grid:N", sort="-x", title=None, axis=alt.Axis(labelLimit=360)),
+        color=alt.condition("datum.chosen", alt.value("#d62728"), alt.value("#4c78a8")),
+        tooltip=["grid:N", "size:Q", alt.Tooltip("probability:Q", format=".4f")],
+    ).properties(width=width, title=f"Exponential mechanism: top {len(data)} grids (red: drawn)")
+
+
+def grid_levels_chart(levels: pd.DataFrame, width: int = 300) -> alt.Chart:
+    """The chosen grid drawn on the taxonomies: one row per attribute, one box per level.
+
+    ``levels``: output of ``grid_levels`` (attribute, depth, level, nodes, chosen, refined).
+    """
+    data = levels.copy()
+    data["state"] = data.apply(lambda r: "chosen level" if r["chosen"] and r["refined"]
+                               else ("root (attribute dropped)" if r["chosen"] else "not used"), axis=1)
+    base = alt.Chart(data).encode(
+        x=alt.X("level:O", title="taxonomy level (paper numbering: 1 = root)"),
+        y=alt.Y("attribute:N", sort=list(dict.fromkeys(data["attribute"])), title=None))
+    boxes = base.mark_rect(stroke="white").encode(
+        color=alt.Color("state:N", scale=alt.Scale(domain=["chosen level", "root (attribute dropped)", "not used"],
+                                                   range=["#d62728", "#c7c7c7", "#f2f2f2"]), title=None),
+        tooltip=["attribute:N", "level:O", "depth:O", "nodes:Q"])
+    text = base.mark_text(fontSize=10).encode(text="nodes:Q")
+    return (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per level)")
+
+
+def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) -> alt.Chart:
+    """True vs noisy counts per class for a few cells (NON-PRIVATE diagnostic view)."""
+    return alt.Chart(comparison).mark_bar().encode(
+        x=alt.X("kind:N", title=None, sort=["true", "noisy"]),
+        y=alt.Y("count:Q", title="records"),
+        color=alt.Color("class:N"),
+        xOffset="class:N",
+        tooltip=["cell:N", "class:N", "kind:N", alt.Tooltip("count:Q", format=".1f")],
+    ).properties(width=width, height=height).facet(
+        facet=alt.Facet("cell:N", sort=list(dict.fromkeys(comparison["cell"])),
+                        title="cells of the release (true counts: non-private diagnostic)"),
+        columns=3).resolve_scale(y="independent")
+
+
+def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = None,
+                width: int = 420, height: int = 260) -> alt.Chart:
+    """Test error against ε: median line with an inter-quartile band per method, plus baselines.
+
+    ``results``: columns epsilon, error and optionally method (one row per run).
+    ``baselines``: name -> error, drawn as dashed horizontal lines (e.g. majority, non-private).
+    """
+    data = results.copy()
+    if "method" not in data:
+        data["method"] = "PrivPfC"
+    summary = data.groupby(["method", "epsilon"])["error"].agg(
+        median="median", q25=lambda s: s.quantile(0.25), q75=lambda s: s.quantile(0.75)).reset_index()
+    eps = summary["epsilon"]
+    x = alt.X("epsilon:Q", scale=alt.Scale(type="log", domain=[float(eps.min()), float(eps.max())], nice=False),
+              axis=alt.Axis(values=sorted(eps.unique().tolist())), title="ε (total)")
+    band = alt.Chart(summary).mark_area(opacity=0.25).encode(
+        x=x, y="q25:Q", y2="q75:Q", color=alt.Color("method:N", legend=None))
+    line = alt.Chart(summary).mark_line(point=True).encode(
+        x=x, y=alt.Y("median:Q", title="test error", scale=alt.Scale(zero=False)), color="method:N",
+        tooltip=["method:N", "epsilon:Q", alt.Tooltip("median:Q", format=".4f"),
+                 alt.Tooltip("q25:Q", format=".4f"), alt.Tooltip("q75:Q", format=".4f")])
+    layers = [band, line]
+    if baselines:
+        rules = pd.DataFrame({"baseline": list(baselines), "error": list(baselines.values())})
+        layers.append(alt.Chart(rules).mark_rule(strokeDash=[5, 4]).encode(
+            y="error:Q", color=alt.Color("baseline:N", scale=alt.Scale(range=["#333333", "#8c564b", "#7f7f7f", "#bcbd22"])),
+            tooltip=["baseline:N", alt.Tooltip("error:Q", format=".4f")]))
+    return alt.layer(*layers).resolve_scale(color="independent").properties(
+        width=width, height=height, title="Test error vs ε (median and inter-quartile range)")
+
+
+def errors_bar_chart(errors: Mapping[str, float], baselines: Mapping[str, float] | None = None,
+                     width: int = 320) -> alt.Chart:
+    """Test errors of one release (``errors``: name -> error) next to non-private ``baselines``."""
+    rows = [{"classifier": k, "error": float(v), "kind": "private release"} for k, v in errors.items()]
+    rows += [{"classifier": k, "error": float(v), "kind": "baseline (non-private)"}
+             for k, v in (baselines or {}).items()]
+    data = pd.DataFrame(rows)
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("error:Q", axis=alt.Axis(format="%"), title="test error"),
+        y=alt.Y("classifier:N", sort=None, title=None),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=["private release", "baseline (non-private)"],
+                                                  range=["#4c78a8", "#bab0ac"]), title=None),
+        tooltip=["classifier:N", alt.Tooltip("error:Q", format=".2%")],
+    ).properties(width=width, title="Test error of this release")

@@ -1,0 +1,112 @@
+"""Charts for Vinterbo's projected histograms: pure functions, tidy data in, altair chart out."""
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+__all__ = ["selection_chart", "histogram_chart", "survival_chart", "auc_chart", "budget_chart", "summary_text"]
+
+_STATUS_COLORS = alt.Scale(domain=["kept", "kept, empty in truth", "dropped", "empty, dropped"],
+                           range=["#4c78a8", "#e45756", "#bab0ac", "#eeeeee"])
+
+
+def selection_chart(selection: pd.DataFrame, width: int = 160) -> alt.Chart:
+    """PRIVATEKD step by step: each candidate's selection probability, the pick highlighted.
+
+    ``selection``: columns step, attribute, gain, probability, chosen (``ProjectedHistogram.selection_``).
+    """
+    data = selection.assign(picked=np.where(selection["chosen"], "picked", "not picked"),
+                            gain=selection["gain"].round(2), probability=selection["probability"].round(4))
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P(pick)"),
+        y=alt.Y("attribute:N", sort="-x", title=None),
+        color=alt.Color("picked:N", scale=alt.Scale(domain=["picked", "not picked"], range=["#f58518", "#9ecae9"]),
+                        title=None),
+        tooltip=["step", "attribute", "gain", "probability"],
+    ).properties(width=width, height=alt.Step(14)).facet(
+        column=alt.Column("step:O", title="greedy step")).resolve_scale(y="independent")
+
+
+def histogram_chart(table: pd.DataFrame, tau: float, width: int = 620) -> alt.LayerChart:
+    """True counts (grey ticks) and released noisy counts (bars) of every cell, τ as a red rule.
+
+    ``table``: columns cell, class, true_count, noisy_count (NaN if dropped), status.
+    """
+    data = table.assign(key=table["cell"] + " · " + table["class"].astype(str),
+                        shown=table["noisy_count"].fillna(0.0))
+    base = alt.Chart(data).encode(x=alt.X("key:N", sort=None, title="cell · class",
+                                          axis=alt.Axis(labels=len(data) <= 60, labelAngle=-60)))
+    bars = base.mark_bar(opacity=0.85).encode(
+        y=alt.Y("shown:Q", title="count"),
+        color=alt.Color("status:N", scale=_STATUS_COLORS, title="cell"),
+        tooltip=["cell", "class", "true_count", alt.Tooltip("noisy_count:Q", format=".1f"), "status"])
+    ticks = base.mark_tick(color="black", thickness=2, size=8).encode(y="true_count:Q")
+    rule = alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(color="red", strokeDash=[6, 3]).encode(y="tau:Q")
+    text = alt.Chart(pd.DataFrame({"tau": [tau], "label": [f"τ = {tau:.2f}"]})).mark_text(
+        align="left", dy=-6, color="red").encode(y="tau:Q", x=alt.value(4), text="label:N")
+    return (bars + ticks + rule + text).properties(width=width, height=260)
+
+
+def survival_chart(table: pd.DataFrame, floor: float | None = None, width: int = 420) -> alt.LayerChart:
+    """P(a cell with true count z survives the threshold) against z (eq. 5), one line per ε_h,
+    with τ marked and the ε-independent floor for empty cells.
+
+    ``table``: columns z, probability, epsilon_h, tau.
+    """
+    lines = alt.Chart(table).mark_line(point=True).encode(
+        x=alt.X("z:Q", title="true count z of the cell"),
+        y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P(cell kept)"),
+        color=alt.Color("epsilon_h:N", title="ε_h"),
+        tooltip=["z", alt.Tooltip("probability:Q", format=".4f"), "epsilon_h"])
+    taus = alt.Chart(table.drop_duplicates("epsilon_h")).mark_rule(strokeDash=[4, 3]).encode(
+        x="tau:Q", color="epsilon_h:N")
+    layers = [lines, taus]
+    if floor is not None:
+        layers.append(alt.Chart(pd.DataFrame({"floor": [floor]})).mark_rule(color="gray").encode(y="floor:Q"))
+    return alt.layer(*layers).properties(width=width, height=260)
+
+
+def auc_chart(sweep: pd.DataFrame, width: int = 260) -> alt.Chart:
+    """Median CV AUC against the swept parameter, one line per method, one panel per dataset
+    (Fig. 2 of the paper), with the interquartile range as a band."""
+    g = sweep.groupby(["dataset", "parameter", "value", "method"])["auc"]
+    data = pd.concat({"median": g.median(), "q25": g.quantile(0.25), "q75": g.quantile(0.75)}, axis=1).reset_index()
+    param = data["parameter"].iloc[0] if len(data) else "value"
+    scale = alt.Scale(type="log") if param == "epsilon" else alt.Scale(zero=False)
+    base = alt.Chart(data).encode(x=alt.X("value:Q", scale=scale, title=param),
+                                  color=alt.Color("method:N", title=None))
+    band = base.mark_area(opacity=0.15).encode(y="q25:Q", y2="q75:Q")
+    line = base.mark_line(point=True).encode(
+        y=alt.Y("median:Q", title="median AUC", scale=alt.Scale(zero=False)),
+        tooltip=["method", "value", alt.Tooltip("median:Q", format=".3f")])
+    return alt.layer(band, line, data=data).properties(width=width, height=220).facet(
+        column=alt.Column("dataset:N", title=None)).resolve_scale(y="independent")
+
+
+def budget_chart(split: dict[str, float], k: int) -> alt.Chart:
+    """Where ε went: the noisy record count, the k greedy steps and the histogram."""
+    rows = [{"part": "record count", "epsilon": split.get("record count", 0.0)}]
+    rows += [{"part": f"selection step {t}", "epsilon": split.get("selection", 0.0) / max(k, 1)}
+             for t in range(1, k + 1)] if split.get("selection", 0.0) > 0 else []
+    rows.append({"part": "histogram", "epsilon": split["histogram"]})
+    data = pd.DataFrame([r for r in rows if r["epsilon"] > 0])
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("sum(epsilon):Q", title="ε"), color=alt.Color("part:N", sort=None, title=None),
+        order=alt.Order("index:Q"), tooltip=["part", alt.Tooltip("epsilon:Q", format=".4f")],
+    ).transform_window(index="row_number()").properties(width=420, height=40)
+
+
+def summary_text(model: Any) -> str:
+    """One paragraph of the released numbers of a fitted ProjectedHistogram."""
+    h = model.histogram_
+    split = model.epsilon_split_
+    return (f"k = {model.k_}, γ = {model.gamma_:.3f}, {model.n_bins_} bins per numeric attribute; "
+            f"ε: count {split['record count']:.3f}, selection {split['selection']:.3f}, "
+            f"histogram {split['histogram']:.3f}\n"
+            f"selected (in order): {', '.join(model.selected_)}\n"
+            f"τ = {model.threshold_:.2f}, Laplace scale {model.noise_scale_:.2f}; "
+            f"{len(h)} of {model.n_cells_} cells kept, {int(h['was_empty'].sum())} of them empty in truth; "
+            f"synthetic table: {model.synthetic_size_} rows")

@@ -1,0 +1,166 @@
+"""Charts for private ROC curves and private feature selection (notebook 05).
+
+Pure functions: tidy DataFrames in, altair Charts out. Nothing here computes privacy; the data
+come from :mod:`dpexplore.evaluate.roc` and :mod:`dpexplore.select.stoddard`.
+"""
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+__all__ = ["roc_chart", "auc_error_chart", "threshold_rug_chart", "prefix_sum_chart",
+           "audit_chart", "ptt_split_chart", "selection_accuracy_chart", "selection_quality_chart",
+           "stack_curves"]
+
+
+def stack_curves(curves: dict, true_curve: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Tidy frame (curve, draw, fpr, tpr) from {name: [curve, ...]} and an optional true curve."""
+    parts = []
+    if true_curve is not None:
+        parts.append(true_curve[["fpr", "tpr"]].assign(curve="true ROC (not private)", draw=0))
+    for name, draws in curves.items():
+        for i, c in enumerate(draws):
+            parts.append(c[["fpr", "tpr"]].assign(curve=name, draw=i))
+    return pd.concat(parts, ignore_index=True)
+
+
+def roc_chart(tidy: pd.DataFrame, *, title: str = "True vs private ROC curves",
+              width: int = 360, height: int = 320) -> alt.Chart:
+    """ROC curves from a tidy frame with columns curve, draw, fpr, tpr (see :func:`stack_curves`).
+
+    The true curve is drawn thick and black; each private draw is a thin coloured line, so the
+    spread of the draws shows the noise.
+    """
+    data = tidy.assign(key=tidy["curve"].astype(str) + " #" + tidy["draw"].astype(str),
+                       order=tidy.groupby(["curve", "draw"]).cumcount())
+    is_true = alt.datum.curve == "true ROC (not private)"
+    base = alt.Chart(data).encode(
+        x=alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1])),
+        order="order:Q", detail="key:N")
+    private = base.transform_filter(~is_true).mark_line(opacity=0.55, strokeWidth=1.3).encode(
+        color=alt.Color("curve:N", title=None))
+    true = base.transform_filter(is_true).mark_line(color="black", strokeWidth=2.5)
+    diagonal = alt.Chart(pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})).mark_line(
+        color="lightgray", strokeDash=[4, 4]).encode(x="fpr:Q", y="tpr:Q")
+    return (diagonal + private + true).properties(title=title, width=width, height=height)
+
+
+def auc_error_chart(errors: pd.DataFrame, *, title: str = "AUC error against ε",
+                    width: int = 420, height: int = 280) -> alt.Chart:
+    """Median |ΔAUC| with an interquartile band per method against ε (log axes).
+
+    ``errors``: tidy rows (method, epsilon, error), one per repetition.
+    """
+    summary = (errors.groupby(["method", "epsilon"])["error"]
+               .quantile([0.25, 0.5, 0.75]).unstack().reset_index()
+               .rename(columns={0.25: "q25", 0.5: "median", 0.75: "q75"}))
+    x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="total ε")
+    color = alt.Color("method:N", title=None)
+    band = alt.Chart(summary).mark_area(opacity=0.18).encode(
+        x=x, y=alt.Y("q25:Q", title="|AUC error| (median, IQR)"), y2="q75:Q", color=color)
+    line = alt.Chart(summary).mark_line(point=True).encode(
+        x=x, y="median:Q", color=color,
+        tooltip=["method", "epsilon", alt.Tooltip("median:Q", format=".3f")])
+    return (band + line).properties(title=title, width=width, height=height)
+
+
+def threshold_rug_chart(scores: np.ndarray, thresholds: pd.DataFrame, *, bins: int = 40,
+                        title: str = "Where the thresholds fall (scores shown non-privately)",
+                        width: int = 420, height: int = 200) -> alt.Chart:
+    """Histogram of the scores with each strategy's thresholds as a rug below it.
+
+    ``thresholds``: rows (strategy, threshold). The histogram itself is not private: it is here
+    to teach why skewed scores favour data-dependent thresholds.
+    """
+    counts, edges = np.histogram(np.asarray(scores, dtype=float), bins=bins)
+    hist = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": counts})
+    bars = alt.Chart(hist).mark_rect(color="#bbb").encode(
+        x=alt.X("left:Q", title="score"), x2="right:Q", y=alt.Y("count:Q", title="records"))
+    rug = alt.Chart(thresholds).mark_tick(thickness=1.2, size=14).encode(
+        x="threshold:Q", y=alt.Y("strategy:N", title=None), color=alt.Color("strategy:N", legend=None))
+    return alt.vconcat(bars.properties(width=width, height=height),
+                       rug.properties(width=width), title=title)
+
+
+def prefix_sum_chart(sums: pd.DataFrame, *, title: str = "Noisy prefix sums before and after isotonic regression",
+                     width: int = 420, height: int = 240) -> alt.Chart:
+    """Step plot of prefix sums against the bin index; ``sums`` rows (bin, value, series)."""
+    return alt.Chart(sums).mark_line(interpolate="step-after").encode(
+        x=alt.X("bin:Q", title="bin (from the highest threshold down)"),
+        y=alt.Y("value:Q", title="positives with score above the threshold"),
+        color=alt.Color("series:N", title=None),
+    ).properties(title=title, width=width, height=height)
+
+
+def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs the claimed ε",
+                width: int = 360, height: int = 200) -> alt.Chart:
+    """Bars of each selector's audited lower bound on ε, with the claimed ε as a red rule.
+
+    ``table``: the output of :func:`dpexplore.select.stoddard.audit_selectors`.
+    """
+    data = table.assign(verdict=np.where(table["violates"], "claim refuted", "consistent with claim"))
+    bars = alt.Chart(data).mark_bar().encode(
+        y=alt.Y("selector:N", sort=None, title=None),
+        x=alt.X("epsilon_lower:Q", title="lower confidence bound on the privacy loss ε"),
+        color=alt.Color("verdict:N", scale=alt.Scale(domain=["claim refuted", "consistent with claim"],
+                                                     range=["#d62728", "#2ca02c"]), title=None),
+        tooltip=["selector", alt.Tooltip("epsilon_lower:Q", format=".2f"),
+                 alt.Tooltip("epsilon_hat:Q", format=".2f")])
+    claimed = alt.Chart(data.head(1)).mark_rule(color="black", strokeDash=[4, 3]).encode(
+        x="claimed_epsilon:Q")
+    return (bars + claimed).properties(title=title, width=width, height=height)
+
+
+def ptt_split_chart(frequencies: pd.DataFrame, *, title: str = "PTT output frequencies on neighbours",
+                    width: int = 300, height: int = 200) -> alt.Chart:
+    """Grouped bars of each output pattern's frequency on D and D'; rows (output, dataset, frequency)."""
+    return alt.Chart(frequencies).mark_bar().encode(
+        x=alt.X("dataset:N", title=None), y=alt.Y("frequency:Q", title="frequency"),
+        color=alt.Color("dataset:N", title=None), column=alt.Column("output:N", title="output"),
+        tooltip=["output", "dataset", alt.Tooltip("frequency:Q", format=".3f")],
+    ).properties(title=title, width=width // 4, height=height)
+
+
+def selection_accuracy_chart(results: pd.DataFrame, references: pd.DataFrame | None = None, *,
+                             title: str = "Test accuracy after feature selection",
+                             width: int = 420, height: int = 260) -> alt.Chart:
+    """Accuracy against ε per selection method (median over repetitions), with reference rules.
+
+    ``results``: rows (method, epsilon, accuracy); ``references``: rows (reference, accuracy),
+    e.g. "all features (not private)" and "majority class".
+    """
+    summary = results.groupby(["method", "epsilon"], as_index=False)["accuracy"].median()
+    chart = alt.Chart(summary).mark_line(point=True).encode(
+        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε for feature selection"),
+        y=alt.Y("accuracy:Q", scale=alt.Scale(zero=False), title="test accuracy (median)"),
+        color=alt.Color("method:N", title=None))
+    if references is not None and len(references):
+        rules = alt.Chart(references).mark_rule(strokeDash=[5, 3]).encode(
+            y="accuracy:Q", color=alt.value("gray"), tooltip=["reference", "accuracy"])
+        labels = alt.Chart(references).mark_text(align="left", dx=4, dy=-6, color="gray").encode(
+            y="accuracy:Q", x=alt.value(0), text="reference:N")
+        chart = chart + rules + labels
+    return chart.properties(title=title, width=width, height=height)
+
+
+def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is the private selection to F_τ?",
+                            width: int = 420, height: int = 260) -> alt.Chart:
+    """F1 of the selected set against the exact F_τ as τ varies (Stoddard et al. Fig. 3 style).
+
+    ``quality``: rows (method, tau, f1, n_exact), one per repetition; median per (method, τ) is
+    drawn, and a method whose name contains "NOT DP" is dashed.
+    """
+    summary = quality.groupby(["method", "tau"], as_index=False).agg(
+        f1=("f1", "median"), n_exact=("n_exact", "first"))
+    summary["sound"] = ~summary["method"].str.contains("NOT DP")
+    return alt.Chart(summary).mark_line(point=True).encode(
+        x=alt.X("tau:Q", title="τ (total count, records)"),
+        y=alt.Y("f1:Q", title="F1 against the exact F_τ (median)", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("method:N", title=None),
+        strokeDash=alt.StrokeDash("sound:N", legend=None,
+                                  scale=alt.Scale(domain=[True, False], range=[[1, 0], [6, 3]])),
+        tooltip=["method", "tau", alt.Tooltip("f1:Q", format=".2f"),
+                 alt.Tooltip("n_exact:Q", title="|F_τ|")],
+    ).properties(title=title, width=width, height=height)

@@ -1,0 +1,726 @@
+"""Differentially private projected histograms (Vinterbo, ECML PKDD 2012).
+
+Three steps (spec ``projected-histograms.md`` §2.8):
+
+1. discretise numeric predictors into ``s`` equal-width bins over their PUBLIC bounds (§2.5);
+2. choose ``k`` predictors with PRIVATEKD, a greedy exponential mechanism on the submodular
+   discernibility score F (Alg. 1, eq. 9, Thm 1), spending ε_p = (1-γ)·ε;
+3. publish the thresholded Laplace histogram of the projection on those k predictors plus the
+   label over the FULL public domain (PH, eqs. 3-4, Prop. 1), spending ε_h = γ·ε, built sparsely
+   (§2.4) with the same distribution as the dense construction.
+
+The release is then post-processed: a synthetic table with ⌈h̃ - ½⌉ copies of each kept cell,
+and an ordinary (multinomial) logistic regression fitted on it (§2.8 steps 9-11).
+
+Neighbour models (spec §1, §2.1, trap 3). The package's convention is add/remove-one
+neighbours (unbounded DP). Under it the (cell × class) count vector has L1 sensitivity 1, so
+the histogram noise is Laplace(1/ε_h); the record count n is then private, so a small share of
+ε buys a noisy n̂ used wherever the paper uses n (bins, heuristics, τ). The paper uses
+substitution neighbours (bounded DP): n is public and one replaced record moves two cells, so
+the noise is Laplace(2/ε_h). Both are offered (``neighbours=``); the discernibility score has
+sensitivity < 2 under both (proof of Thm 1, and the bound in :func:`score_sensitivity`).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+from .. import mechanisms
+from .._validation import RandomState, check_epsilon, check_positive, check_random_state, \
+    check_same_length, check_target
+from ..budget import BudgetAccountant
+from ..domain import Schema
+from .base import Release, prepare_accountant
+
+__all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
+           "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
+           "private_kd", "mda", "estimate_k", "estimate_gamma", "bin_masses", "threshold",
+           "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
+           "SparseHistogram", "EmptySyntheticWarning"]
+
+NEIGHBOURS = ("add/remove", "substitution")
+MAX_DOMAIN = 2 ** 63 - 1          # mixed-radix codes must fit an int64 (spec trap 7)
+_DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
+_HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
+
+
+class EmptySyntheticWarning(UserWarning):
+    """The synthetic table has fewer than two classes: the classifier falls back to its prior."""
+
+
+def _noise_sensitivity(neighbours: str) -> float:
+    """L1 sensitivity of the full count vector: 1 (add/remove) or 2 (substitution, spec §2.1)."""
+    if neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
+    return 1.0 if neighbours == "add/remove" else 2.0
+
+
+# ============================================================================ discretisation §2.5
+def bandwidth(n: float, d: int) -> float:
+    """Lei's bandwidth bw(n, d) = (ln n / n)^(1/(d+1)) (spec §2.5)."""
+    if n <= 1:
+        raise ValueError(f"n must be > 1, got {n}")
+    return (math.log(n) / n) ** (1.0 / (d + 1))
+
+
+def bin_count(n: float, d: int, minimum: int = 2) -> int:
+    """s = ⌈1/bw(n, d) - ½⌉ equal-width bins, clamped to ≥ ``minimum`` (spec §2.5, trap 12)."""
+    return max(int(minimum), int(math.ceil(1.0 / bandwidth(n, d) - 0.5)))
+
+
+def discretise(values: Any, lower: float, upper: float, n_bins: int) -> np.ndarray:
+    """Bin index min(⌊u·s⌋, s-1) of u = (x - lo)/(hi - lo) clipped to [0, 1]; lo, hi PUBLIC."""
+    u = np.clip((np.asarray(values, dtype=float) - lower) / (upper - lower), 0.0, 1.0)
+    return np.minimum(np.floor(u * n_bins), n_bins - 1).astype(np.int64)
+
+
+def bin_midpoints(lower: float, upper: float, n_bins: int) -> np.ndarray:
+    """Midpoint lo + (b + ½)/s·(hi - lo) of each bin (the paper's reverse mapping)."""
+    return lower + (np.arange(n_bins) + 0.5) / n_bins * (upper - lower)
+
+
+# ============================================================================ discernibility §2.6
+def _blocks(codes: np.ndarray, columns: Sequence[int], sizes: Sequence[int]) -> np.ndarray:
+    """Partition of the records by their pattern on ``columns`` (compact block ids)."""
+    block = np.zeros(codes.shape[0], dtype=np.int64)
+    for c in columns:
+        block = block * int(sizes[c]) + codes[:, c]
+        block = np.unique(block, return_inverse=True)[1].astype(np.int64)
+    return block
+
+
+def _score_from_blocks(block: np.ndarray, y: np.ndarray, n_classes: int, pi_f: float) -> float:
+    """F = (|π(f)| - Σ_b(|b|² - Σ_v c_bv²)) / n (the partition formula, spec §2.6)."""
+    n = block.size
+    n_blocks = int(block.max()) + 1 if n else 0
+    c = np.bincount(block * n_classes + y, minlength=n_blocks * n_classes).reshape(n_blocks, n_classes)
+    size = c.sum(axis=1).astype(float)
+    undiscerned = float(np.sum(size ** 2) - np.sum(c.astype(float) ** 2))
+    return (pi_f - undiscerned) / n
+
+
+def _pi_f(y: np.ndarray, n_classes: int) -> float:
+    """|π(f)| = n² - Σ_v n_v²: ordered pairs with different labels."""
+    nv = np.bincount(y, minlength=n_classes).astype(float)
+    return float(y.size) ** 2 - float(np.sum(nv ** 2))
+
+
+def _check_codes(codes: Any, y: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.ndim == 1:
+        codes = codes[:, None]
+    y = np.asarray(y, dtype=np.int64)
+    if codes.ndim != 2 or y.ndim != 1 or codes.shape[0] != y.size or y.size == 0:
+        raise ValueError("codes must be an (n, p) integer array and y n class codes, n > 0")
+    if codes.min(initial=0) < 0 or y.min() < 0:
+        raise ValueError("codes and y must be non-negative integers")
+    return codes, y, int(y.max()) + 1
+
+
+def discernibility(codes: Any, y: Any, subset: Sequence[int]) -> float:
+    """F(S) = |π(S) ∩ π(f)| / n over ordered pairs (Vinterbo eq. 9), via partition refinement."""
+    codes, y, q = _check_codes(codes, y)
+    sizes = codes.max(axis=0) + 1
+    return _score_from_blocks(_blocks(codes, list(subset), sizes), y, q, _pi_f(y, q))
+
+
+def discernibility_brute_force(codes: Any, y: Any, subset: Sequence[int]) -> float:
+    """F(S) by counting every ordered pair (x, y) with f(x) ≠ f(y) and x_S ≠ y_S (tests, O(n²))."""
+    codes, y, _ = _check_codes(codes, y)
+    sub = codes[:, list(subset)]
+    differ_s = np.any(sub[:, None, :] != sub[None, :, :], axis=2) if len(subset) else \
+        np.zeros((y.size, y.size), dtype=bool)
+    differ_f = y[:, None] != y[None, :]
+    return float(np.sum(differ_s & differ_f)) / y.size
+
+
+def candidate_scores(codes: Any, y: Any, selected: Sequence[int]) -> np.ndarray:
+    """F(S ∪ {a}) for every predictor a (NaN for those already in S); gains differ by F(S) only."""
+    codes, y, q = _check_codes(codes, y)
+    sizes = codes.max(axis=0) + 1
+    pi_f = _pi_f(y, q)
+    base = _blocks(codes, list(selected), sizes)
+    out = np.full(codes.shape[1], np.nan)
+    for a in range(codes.shape[1]):
+        if a in selected:
+            continue
+        out[a] = _score_from_blocks(np.unique(base * int(sizes[a]) + codes[:, a], return_inverse=True)[1],
+                                    y, q, pi_f)
+    return out
+
+
+def score_sensitivity(neighbours: str = "add/remove") -> float:
+    """Δ(F) = 2 (proof of Thm 1).
+
+    Substitution: F_i moves by ≤ 1 and each other F_j by ≤ 1/n, so |ΔF| ≤ 2(n-1)/n < 2.
+    Add/remove: with N = n·F pairs and c ≤ n new discerning partners of the added record,
+    F' - F = (2cn - N)/(n(n+1)) ∈ (-1, 2). Either way 2 is a valid bound.
+    """
+    _noise_sensitivity(neighbours)
+    return 2.0
+
+
+def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[str] | None = None,
+               accountant: BudgetAccountant | None = None, random_state: RandomState = None
+               ) -> tuple[list[int], pd.DataFrame]:
+    """PRIVATEKD (Alg. 1): k greedy picks, each by the exponential mechanism on F(S ∪ {a}).
+
+    Each pick spends ε/k with utility sensitivity 2, i.e. P(a) ∝ exp((ε/k)·g(a)/4) = exp(ε'·g(a))
+    with ε' = ε/(4k) (Corollary 1); using F(S ∪ {a}) instead of the gain g(a) gives the same
+    probabilities (eq. 13). Returns the picks in order and a table of every step's candidates
+    with their gains and selection probabilities (computed from the private data: a diagnostic,
+    not part of the release).
+    """
+    codes, y, _ = _check_codes(codes, y)
+    p = codes.shape[1]
+    k = int(k)
+    if not 1 <= k <= p:
+        raise ValueError(f"k must be between 1 and the number of predictors ({p}), got {k}")
+    epsilon = check_epsilon(epsilon)
+    names = [str(i) for i in range(p)] if names is None else list(names)
+    rng = check_random_state(random_state)
+    step_eps = epsilon / k
+    selected: list[int] = []
+    rows = []
+    current = discernibility(codes, y, [])
+    for t in range(1, k + 1):
+        scores = candidate_scores(codes, y, selected)
+        cand = [a for a in range(p) if a not in selected]
+        if accountant is not None:
+            accountant.spend(step_eps, f"selection step {t}")
+        pick, probs = mechanisms.exponential(scores[cand], epsilon=step_eps, sensitivity=2.0,
+                                             random_state=rng, return_probabilities=True)
+        for a, pr in zip(cand, probs):
+            rows.append({"step": t, "attribute": names[a], "gain": scores[a] - current,
+                         "score": scores[a], "probability": float(pr), "chosen": a == cand[pick]})
+        selected.append(cand[pick])
+        current = scores[cand[pick]]
+    return selected, pd.DataFrame(rows)
+
+
+def mda(codes: Any, y: Any, sigma: float = 0.1) -> list[int]:
+    """Non-private greedy minimal discerning attributes: add argmax gain until F(S) ≥ (1-σ)F(A) (§2.9)."""
+    codes, y, _ = _check_codes(codes, y)
+    target = (1.0 - sigma) * discernibility(codes, y, range(codes.shape[1]))
+    selected: list[int] = []
+    current = discernibility(codes, y, [])
+    while current < target - 1e-12 and len(selected) < codes.shape[1]:
+        scores = candidate_scores(codes, y, selected)
+        a = int(np.nanargmax(scores))
+        selected.append(a)
+        current = scores[a]
+    return selected
+
+
+# ============================================================================ heuristics §2.9-2.10
+def _simulated_codes(n: int, d: int, n_bins: int, rng: np.random.Generator) -> np.ndarray:
+    """d N(0,1) columns, min-max scaled into [0, 1] (allowed: synthetic data), cut into s bins."""
+    x = rng.standard_normal((n, d))
+    lo, hi = x.min(axis=0), x.max(axis=0)
+    u = (x - lo) / np.where(hi > lo, hi - lo, 1.0)
+    return np.minimum(np.floor(u * n_bins), n_bins - 1).astype(np.int64)
+
+
+def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1,
+               seed: int = _HEURISTIC_SEED) -> int:
+    """k = |MDA(f, D', σ)| on simulated data of the public size: labels uniform on q classes,
+    d predictors N(0,1) independent of the label, s bins (§2.9). Costs no privacy."""
+    n, d = max(int(round(n)), 2), int(d)
+    if d <= 1:
+        return max(d, 1)
+    rng = np.random.default_rng(seed)
+    y = rng.integers(n_classes, size=n)
+    return max(1, len(mda(_simulated_codes(n, d, n_bins, rng), y, sigma)))
+
+
+def bin_masses(n_bins: int, n_samples: int = 100_000, seed: int = _HEURISTIC_SEED) -> np.ndarray:
+    """p_i: share of N(0,1) draws, min-max scaled into [0, 1], in each of s equal bins (§2.10)."""
+    codes = _simulated_codes(int(n_samples), 1, int(n_bins), np.random.default_rng(seed))[:, 0]
+    return np.bincount(codes, minlength=n_bins) / codes.size
+
+
+def estimate_gamma(n: float, d: int, n_classes: int, k: int, n_bins: int, *, A: float = 0.5,
+                   B: float = 0.5, loss: float = 0.05, p: float = 0.9, sensitivity: float = 2.0,
+                   n_samples: int = 100_000, seed: int = _HEURISTIC_SEED) -> dict[str, float]:
+    """γ = ε_h*/(ε_h* + ε_p*) (eq. 11) from public quantities only.
+
+    ε_p* = 2qBk²·ln(d-1)/(l·n·(q-1)); ε_h* makes a cell of the typical size z = p_x·n/q survive
+    with probability ≥ p: max((A ln n - Δ ln(1/(2p)))/z, (A ln n - Δ ln(2-2p))/z) with
+    p_x = (Σ p_i²)^k; Δ = 2 is the paper's Laplace(2/ε) noise, Δ = 1 the add/remove one.
+    ``d`` is the number of predictors (the paper's d-1). γ is clipped to [0.01, 1].
+    """
+    q, k, d = int(n_classes), int(k), int(d)
+    if d <= 1 or k >= d:           # nothing to select (trap 10, 16)
+        return {"gamma": 1.0, "epsilon_p_star": 0.0, "epsilon_h_star": math.inf, "z": math.nan}
+    px = float(np.sum(bin_masses(n_bins, n_samples, seed) ** 2)) ** k
+    z = px * n / q
+    eps_p = 2.0 * q * B * k ** 2 * math.log(d) / (loss * n * (q - 1))
+    a_ln_n = A * math.log(n)
+    eps_h = max((a_ln_n - sensitivity * math.log(1.0 / (2.0 * p))) / z,
+                (a_ln_n - sensitivity * math.log(2.0 - 2.0 * p)) / z)
+    gamma = float(np.clip(eps_h / (eps_h + eps_p), 0.01, 1.0)) if eps_h > 0 else 0.01
+    return {"gamma": gamma, "epsilon_p_star": eps_p, "epsilon_h_star": eps_h, "z": z}
+
+
+# ============================================================================ thresholded histogram §2.2-2.4
+def threshold(n: float, epsilon: float, A: float = 0.5) -> float:
+    """τ = A·ln(n)/ε_h (Lei's threshold, PH line 1; natural log, histogram share of ε)."""
+    return A * math.log(n) / check_epsilon(epsilon)
+
+
+def survival_probability(z: Any, n: float, epsilon: float, A: float = 0.5, sensitivity: float = 2.0) -> Any:
+    """P(cell with true count z is kept) = P(L > τ - z), L ~ Laplace(Δ/ε_h) (eq. 5).
+
+    With Δ = 2: ½e^{εz/2}/n^{A/2} below τ, 1 - ½n^{A/2}/e^{εz/2} above; an empty cell survives
+    with probability 1/(2n^{A/Δ}), independent of ε.
+    """
+    tau = threshold(n, epsilon, A)
+    t = tau - np.asarray(z, dtype=float)
+    return mechanisms.laplace_tail(t if np.ndim(z) else float(t), epsilon=epsilon, sensitivity=sensitivity)
+
+
+def expected_support(true_counts: Any, n_cells: int, n: float, epsilon: float, A: float = 0.5,
+                     sensitivity: float = 2.0) -> float:
+    """E|S| = Σ_j |h⁻¹(j)|·P(L > τ - j) (eq. 6): non-empty counts given, the rest are empty cells."""
+    counts = np.asarray(true_counts, dtype=float).ravel()
+    counts = counts[counts > 0]
+    empty = int(n_cells) - counts.size
+    return float(np.sum(survival_probability(counts, n, epsilon, A, sensitivity))
+                 + empty * survival_probability(0.0, n, epsilon, A, sensitivity))
+
+
+def perturb_dense(counts: Any, *, epsilon: float, tau: float, sensitivity: float = 2.0,
+                  random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray]:
+    """PH over an explicit array of every cell: ĥ = h + Laplace(Δ/ε), keep ĥ > τ (strict).
+
+    Returns (codes of the kept cells, their noisy values). The reference for :func:`perturb_sparse`.
+    """
+    counts = np.asarray(counts, dtype=float).ravel()
+    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
+    keep = np.flatnonzero(noisy > tau)
+    return keep.astype(np.int64), noisy[keep]
+
+
+def _sample_empty(m: int, occupied: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` distinct codes drawn uniformly from [0, m) minus ``occupied`` (sorted)."""
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    if m <= _DENSE_COMPLEMENT:
+        free = np.setdiff1d(np.arange(m, dtype=np.int64), occupied, assume_unique=True)
+        return rng.choice(free, size=count, replace=False)
+    # Sequential rejection: distinct valid codes in order of first appearance form a uniform
+    # random sample without replacement; keep the first ``count``.
+    chosen = np.zeros(0, dtype=np.int64)
+    while chosen.size < count:
+        need = count - chosen.size
+        draw = rng.integers(0, m, size=int(need * 1.1) + 16, dtype=np.int64)
+        allc = np.concatenate([chosen, draw])
+        _, first = np.unique(allc, return_index=True)
+        allc = allc[np.sort(first)]
+        chosen = allc[~np.isin(allc, occupied)]
+    return chosen[:count]
+
+
+def perturb_sparse(codes: Any, counts: Any, n_cells: int, *, epsilon: float, tau: float,
+                   sensitivity: float = 2.0, random_state: RandomState = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """PH_SPARSE (spec §2.4): the same distribution as :func:`perturb_dense` without enumerating V.
+
+    Non-empty cells get Laplace noise and the strict threshold; the number of empty cells that
+    survive is q̂ ~ Binomial(m - n', P(L > τ)), their positions are uniform without replacement
+    among the empty cells, and their values τ + Exponential(Δ/ε) (Laplace conditioned on > τ ≥ 0,
+    by memorylessness). Returns (kept codes sorted, values, True where the cell was empty).
+    """
+    codes = np.asarray(codes, dtype=np.int64).ravel()
+    counts = np.asarray(counts, dtype=float).ravel()
+    if codes.size != counts.size:
+        raise ValueError("codes and counts must have the same length")
+    m = int(n_cells)
+    if np.unique(codes).size != codes.size or (codes.size and (codes.min() < 0 or codes.max() >= m)):
+        raise ValueError("codes must be distinct cell indices in [0, n_cells)")
+    if tau < 0:
+        raise ValueError("tau must be >= 0 for the conditioned-tail sampler")
+    rng = check_random_state(random_state)
+    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=rng)
+    keep = noisy > tau
+    p0 = float(mechanisms.laplace_tail(tau, epsilon=epsilon, sensitivity=sensitivity))
+    n_empty = m - codes.size
+    q_hat = int(rng.binomial(n_empty, p0)) if n_empty > 0 else 0
+    spurious = _sample_empty(m, np.sort(codes), q_hat, rng)
+    spurious_values = tau + rng.exponential(sensitivity / epsilon, size=q_hat)
+    all_codes = np.concatenate([codes[keep], spurious])
+    values = np.concatenate([noisy[keep], spurious_values])
+    empty = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(q_hat, dtype=bool)])
+    order = np.argsort(all_codes, kind="stable")
+    return all_codes[order], values[order], empty[order]
+
+
+class SparseHistogram:
+    """A released histogram stored sparsely: kept cells, their noisy counts, the public shape."""
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray, shape: Sequence[int]):
+        self.codes = np.asarray(codes, dtype=np.int64)
+        self.values = np.asarray(values, dtype=float)
+        self.shape = tuple(int(s) for s in shape)
+
+    @property
+    def n_cells(self) -> int:
+        return int(np.prod(self.shape, dtype=object))
+
+    def rounded(self) -> np.ndarray:
+        """⌈h̃ - ½⌉: copies of each kept cell in the synthetic table (halves round down)."""
+        return np.ceil(self.values - 0.5).astype(np.int64)
+
+    def decode(self) -> tuple[np.ndarray, ...]:
+        """Per-dimension indices of the kept cells (mixed radix, C order; the label is last)."""
+        return np.unravel_index(self.codes, self.shape)
+
+
+# ============================================================================ the estimator
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_fraction(value: Any, name: str, *, closed_high: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a number in (0, 1{']' if closed_high else ')'}, got {value!r}")
+    ok = 0 < value <= 1 if closed_high else 0 < value < 1
+    if not ok:
+        raise ValueError(f"{name} must be in (0, 1{']' if closed_high else ')'}, got {value!r}")
+    return float(value)
+
+
+class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
+    """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
+
+    Parameters
+    ----------
+    epsilon : total budget ε (pure ε-DP).
+    k : number of predictors to keep (the label is added); None = the paper's heuristic,
+        |MDA| on simulated data with slack ``sigma`` (§2.9).
+    gamma : share of ε for the histogram, ε_h = γ·ε and ε_p = (1-γ)·ε for the selection; None =
+        the paper's heuristic (eq. 11, §2.10) with target survival probability ``p``.
+    A : threshold constant, τ = A·ln(n)/ε_h (the paper uses ½).
+    neighbours : "add/remove" (package default) or "substitution" (the paper).
+        *add/remove*: histogram noise Laplace(1/ε_h) (count vector has L1 sensitivity 1); n is
+        private, so ``count_share``·ε buys n̂ = n + Laplace(1/ε_n), used for bins, heuristics and τ;
+        the rest is split by γ. *substitution*: n is public, noise Laplace(2/ε_h) (one changed
+        record moves two cells), exactly the paper. The selection's score has sensitivity 2 in
+        both models, so each of the k picks spends ε_p/k (ε' = ε_p/(4k), Corollary 1).
+    n_bins : "literal" (s from bw(n, d-1) over all predictors, the paper read literally),
+        "projected" (bw(n, k)) or an integer ≥ 2; the rules are clamped to ≥ 2 (spec §2.5).
+    sigma, p, B, loss : constants of the k and γ heuristics (0.1, 0.9, ½, 0.05).
+    count_share : share of ε for n̂ under add/remove (ignored under substitution).
+    test_values : "raw" (numeric test values scaled with the public bounds, default) or
+        "midpoint" (snapped to their bin's midpoint) for predict (spec §2.8 step 11).
+    C : inverse L2 strength of the logistic regression on the synthetic table (trap 20).
+    random_state, accountant : randomness source; where ε is spent.
+
+    Fitted (released, DP): ``selected_`` (pick order), ``histogram_`` (kept cells: levels, class,
+    noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
+    ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``, and
+    the fitted ``model_`` (post-processing). Diagnostics read from the private data, NOT part of
+    the release: ``selection_`` (every step's candidates, gains and probabilities) and the
+    ``was_empty`` column of ``histogram_`` (the kept cell had true count 0).
+    """
+
+    method = "ProjectedHistogram"
+
+    def __init__(self, epsilon: float, k: int | None = None, gamma: float | None = None, A: float = 0.5,
+                 random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
+                 neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
+                 p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
+                 test_values: str = "raw", C: float = 1.0):
+        self.epsilon = epsilon
+        self.k = k
+        self.gamma = gamma
+        self.A = A
+        self.random_state = random_state
+        self.accountant = accountant
+        self.neighbours = neighbours
+        self.n_bins = n_bins
+        self.sigma = sigma
+        self.p = p
+        self.B = B
+        self.loss = loss
+        self.count_share = count_share
+        self.test_values = test_values
+        self.C = C
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self) -> None:
+        check_epsilon(self.epsilon)
+        if self.k is not None:
+            _check_int(self.k, "k", 1)
+        if self.gamma is not None:
+            _check_fraction(self.gamma, "gamma")
+        check_positive(self.A, "A")
+        _noise_sensitivity(self.neighbours)
+        if isinstance(self.n_bins, str):
+            if self.n_bins not in ("literal", "projected"):
+                raise ValueError(f"n_bins must be 'literal', 'projected' or an integer >= 2, got {self.n_bins!r}")
+        else:
+            _check_int(self.n_bins, "n_bins", 2)
+        _check_fraction(self.sigma, "sigma", closed_high=False)
+        _check_fraction(self.p, "p", closed_high=False)
+        check_positive(self.B, "B")
+        _check_fraction(self.loss, "loss", closed_high=False)
+        _check_fraction(self.count_share, "count_share", closed_high=False)
+        if self.test_values not in ("raw", "midpoint"):
+            raise ValueError(f"test_values must be 'raw' or 'midpoint', got {self.test_values!r}")
+        check_positive(self.C, "C")
+        check_random_state(self.random_state)
+
+    @staticmethod
+    def _schema_for(X: pd.DataFrame, y: pd.Series, schema: Schema | None) -> Schema:
+        if schema is not None:
+            if not isinstance(schema, Schema):
+                raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+            return schema
+        target = y.name if isinstance(y.name, str) and y.name not in X.columns else "target"
+        return Schema.from_frame(X.assign(**{target: np.asarray(y)}), target)  # PrivacyLeakWarning
+
+    def _codes(self, X: pd.DataFrame, names: Sequence[str], n_bins: int) -> tuple[np.ndarray, list[int]]:
+        """Bin / category index of every value, with the public domain size of each attribute."""
+        schema = self.schema_
+        cols, sizes = [], []
+        for a in names:
+            attr = schema[a]
+            if attr.kind == "numeric":
+                cols.append(discretise(X[a].to_numpy(), attr.lower, attr.upper, n_bins))
+                sizes.append(n_bins)
+            else:
+                cats = list(attr.categories)
+                cols.append(pd.Categorical(X[a], categories=cats).codes.astype(np.int64))
+                sizes.append(len(cats))
+        return np.column_stack(cols).astype(np.int64), sizes
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "ProjectedHistogram":
+        """Select k predictors privately and release their thresholded histogram (spends ε)."""
+        self._check_params()
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        if len(X) == 0:
+            raise ValueError("X is empty")
+        y = check_target(y, "y")
+        check_same_length(X, y)
+        schema = self._schema_for(X, y, schema)
+        schema.validate(X, y)
+        predictors = schema.predictors
+        acc = prepare_accountant(self.epsilon, self.accountant)
+        rng = check_random_state(self.random_state)
+        self.schema_, self.accountant_ = schema, acc
+        self._ledger_start = len(acc.ledger)
+        self.classes_ = np.asarray(schema.classes, dtype=object)
+        eps = float(self.epsilon)
+        q, d = schema.n_classes, len(predictors)
+        delta = _noise_sensitivity(self.neighbours)
+
+        # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
+        if self.neighbours == "add/remove":
+            eps_n = self.count_share * eps
+            n_hat = len(X) + float(mechanisms.laplace(0.0, epsilon=acc.spend(eps_n, "record count"),
+                                                      sensitivity=1.0, random_state=rng))
+            n_hat = max(n_hat, 2.0)
+        else:
+            eps_n, n_hat = 0.0, float(len(X))
+        rest = eps - eps_n
+
+        # bins (§2.5) and the heuristics for k (§2.9) and γ (§2.10): public quantities only
+        s_literal = bin_count(n_hat, d)
+        k = min(int(self.k), d) if self.k is not None else min(estimate_k(n_hat, d, q, s_literal, self.sigma), d)
+        if isinstance(self.n_bins, str):
+            s = s_literal if self.n_bins == "literal" else bin_count(n_hat, k)
+        else:
+            s = int(self.n_bins)
+        if k >= d:
+            gamma_info = {"gamma": 1.0, "epsilon_p_star": 0.0, "epsilon_h_star": math.inf, "z": math.nan}
+            gamma = 1.0                                # nothing to select: all to the histogram
+        elif self.gamma is not None:
+            gamma_info, gamma = None, float(self.gamma)
+        else:
+            gamma_info = estimate_gamma(n_hat, d, q, k, s, A=self.A, B=self.B, loss=self.loss, p=self.p,
+                                        sensitivity=delta)
+            gamma = gamma_info["gamma"]
+        codes, sizes = self._codes(X, predictors, s)
+        y_codes = schema.encode_target(y).astype(np.int64)
+
+        # PRIVATEKD with ε_p = (1-γ)·ε (Alg. 1, Corollary 1)
+        eps_p = (1.0 - gamma) * rest
+        if k >= d:
+            picks, self.selection_ = list(range(d)), pd.DataFrame(
+                columns=["step", "attribute", "gain", "score", "probability", "chosen"])
+        elif eps_p <= 0:                               # γ = 1: the exponential mechanism at ε = 0
+            picks = [int(a) for a in rng.choice(d, size=k, replace=False)]   # is a uniform draw, free
+            self.selection_ = pd.DataFrame(
+                [{"step": t + 1, "attribute": predictors[a], "gain": np.nan, "score": np.nan,
+                  "probability": 1.0 / (d - t), "chosen": a == picks[t]}
+                 for t in range(k) for a in range(d) if a not in picks[:t]])
+        else:
+            picks, self.selection_ = private_kd(codes, y_codes, k, eps_p, names=predictors, accountant=acc,
+                                                random_state=rng)
+        eps_p = eps_p if k < d else 0.0
+        eps_h = rest - eps_p
+
+        # PH over the full public domain of the projection + label (§2.2, §2.4)
+        shape = [sizes[a] for a in picks] + [q]
+        m = math.prod(shape)
+        if m > MAX_DOMAIN:
+            raise ValueError(f"the projected domain has {m} cells, more than an int64 code can index; "
+                             "choose a smaller k or fewer bins")
+        cell = np.zeros(len(X), dtype=np.int64)
+        for a in picks:
+            cell = cell * sizes[a] + codes[:, a]
+        cell = cell * q + y_codes
+        true_codes, true_counts = np.unique(cell, return_counts=True)
+        tau = threshold(n_hat, eps_h, self.A)
+        kept, values, was_empty = perturb_sparse(
+            true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
+            sensitivity=delta, random_state=rng)
+
+        self.k_, self.gamma_, self.n_bins_, self.n_hat_ = k, gamma, s, n_hat
+        self.gamma_heuristic_ = gamma_info
+        self.selected_ = [predictors[a] for a in picks]
+        self.attribute_sizes_ = {predictors[a]: sizes[a] for a in picks}
+        self.threshold_ = tau
+        self.noise_scale_ = delta / eps_h
+        self.epsilon_split_ = {"record count": eps_n, "selection": eps_p, "histogram": eps_h}
+        self.n_cells_ = m
+        self.counts_ = SparseHistogram(kept, values, shape)
+        self.histogram_ = self._histogram_frame(was_empty)
+        self._fit_model()
+        self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    # ------------------------------------------------------------------ release
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "counts_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
+
+    def _level_labels(self, a: str) -> np.ndarray:
+        attr = self.schema_[a]
+        if attr.kind == "numeric":
+            edges = np.linspace(attr.lower, attr.upper, self.n_bins_ + 1)
+            return np.asarray([f"[{lo:g}, {hi:g}{']' if i == self.n_bins_ - 1 else ')'}"
+                               for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))], dtype=object)
+        return np.asarray(list(attr.categories), dtype=object)
+
+    def _histogram_frame(self, was_empty: np.ndarray) -> pd.DataFrame:
+        idx = self.counts_.decode()
+        data = {a: self._level_labels(a)[i] for a, i in zip(self.selected_, idx[:-1])}
+        data[self.schema_.target] = self.classes_[idx[-1]]
+        data["noisy_count"] = self.counts_.values
+        data["copies"] = self.counts_.rounded()
+        data["was_empty"] = was_empty
+        return pd.DataFrame(data)
+
+    def _values(self, a: str, index: np.ndarray) -> np.ndarray:
+        """Numeric bin index → bin midpoint (original units); categorical index → the category."""
+        attr = self.schema_[a]
+        if attr.kind == "numeric":
+            return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
+        return np.asarray(list(attr.categories), dtype=object)[index]
+
+    def synthetic(self, random_state: RandomState = None) -> pd.DataFrame:
+        """D̃: every kept cell repeated ⌈h̃ - ½⌉ times (§2.2); numeric bins become midpoints.
+
+        Columns: the selected predictors and the target (the release says nothing about the
+        others). The rows are deterministic; ``random_state`` only shuffles their order.
+        """
+        self._check_fitted()
+        reps = np.clip(self.counts_.rounded(), 0, None)
+        idx = [np.repeat(i, reps) for i in self.counts_.decode()]
+        data = {a: self._values(a, i) for a, i in zip(self.selected_, idx[:-1])}
+        data[self.schema_.target] = self.classes_[idx[-1]]
+        frame = pd.DataFrame(data, columns=list(self.selected_) + [self.schema_.target])
+        if random_state is not None:
+            frame = frame.iloc[check_random_state(random_state).permutation(len(frame))].reset_index(drop=True)
+        return frame
+
+    def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
+        """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot
+        over the FULL public category list (trap 20)."""
+        blocks = []
+        for a, i in zip(self.selected_, index):
+            attr = self.schema_[a]
+            if attr.kind == "numeric":
+                blocks.append(np.asarray(i, dtype=float)[:, None])
+            else:
+                blocks.append(np.eye(len(attr.categories))[np.asarray(i, dtype=np.int64)])
+        return np.hstack(blocks) if blocks else np.zeros((len(index[0]) if index else 0, 0))
+
+    def _fit_model(self) -> None:
+        """Logistic regression on D̃ as weighted unique rows (the same objective as the repeated rows)."""
+        reps = np.clip(self.counts_.rounded(), 0, None)
+        idx = self.counts_.decode()
+        pos = reps > 0
+        index = []
+        for a, i in zip(self.selected_, idx[:-1]):
+            if self.schema_[a].kind == "numeric":
+                index.append(((np.asarray(i) + 0.5) / self.n_bins_)[pos])
+            else:
+                index.append(np.asarray(i)[pos])
+        labels, weights = idx[-1][pos], reps[pos].astype(float)
+        present = np.unique(labels)
+        self.synthetic_size_ = int(weights.sum())
+        q = len(self.classes_)
+        if present.size < 2:
+            prior = np.bincount(labels, weights=weights, minlength=q)
+            self.prior_ = prior / prior.sum() if prior.sum() > 0 else np.full(q, 1.0 / q)
+            self.model_ = None
+            self.fallback_ = True
+            warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {present.size} class(es): "
+                          "predicting the class shares of the release (AUC 0.5)", EmptySyntheticWarning,
+                          stacklevel=3)
+            return
+        self.fallback_ = False
+        self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
+        self.model_.fit(self._design(index), labels, sample_weight=weights)
+
+    def _test_index(self, X: pd.DataFrame) -> list[np.ndarray]:
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        missing = [a for a in self.selected_ if a not in X.columns]
+        if missing:
+            raise ValueError(f"X lacks the selected column(s) {missing}")
+        self.schema_.subset(self.selected_).validate(X[self.selected_])
+        out = []
+        for a in self.selected_:
+            attr = self.schema_[a]
+            if attr.kind == "numeric":
+                u = np.clip((X[a].to_numpy(dtype=float) - attr.lower) / (attr.upper - attr.lower), 0.0, 1.0)
+                if self.test_values == "midpoint":
+                    u = (discretise(X[a].to_numpy(), attr.lower, attr.upper, self.n_bins_) + 0.5) / self.n_bins_
+                out.append(u)
+            else:
+                out.append(pd.Categorical(X[a], categories=list(attr.categories)).codes.astype(np.int64))
+        return out
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class probabilities (columns follow ``classes_``) from the LR fitted on D̃."""
+        self._check_fitted()
+        index = self._test_index(X)
+        if self.model_ is None:
+            return np.tile(self.prior_, (len(X), 1))
+        proba = np.zeros((len(X), len(self.classes_)))
+        proba[:, self.model_.classes_] = self.model_.predict_proba(self._design(index))
+        return proba
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """The most probable class of each row."""
+        self._check_fitted()
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

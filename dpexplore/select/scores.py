@@ -1,0 +1,98 @@
+"""Feature scores for binary features and a binary label, with their sensitivities.
+
+One implementation serves both papers that use them:
+Stoddard, Chen & Machanavajjhala (2014) §3.1–3.2: total count TC (eq. 2), difference count DC
+(eq. 3), purity index PI (eq. 4) and information gain IG (eqs. 5–6);
+the thesis (specs/feature-selection-nb-lr.md §4.4) uses PI as its count-based score q(X_j), and
+mutual information (= IG) with the sensitivity ΔI(N) of Zhang et al. (2014).
+
+Under add/remove-one neighbours, TC/DC/PI scores move by at most 1 each (a record touches one of
+the four counts of a feature). How many scores move at once (the L1 sensitivity of the whole
+vector) depends on the score: see the private-roc spec §2 table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["binary_class_counts", "total_count", "difference_count", "purity_index",
+           "information_gain", "mutual_information_sensitivity"]
+
+
+def _binary_matrix(X: Any, name: str = "X") -> np.ndarray:
+    a = np.asarray(X)
+    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array of 0/1 features")
+    if a.dtype == bool:
+        return a.astype(np.int64)
+    if not np.isin(a, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
+    return a.astype(np.int64)
+
+
+def _binary_labels(y: Any, n: int) -> np.ndarray:
+    a = np.asarray(y).ravel()
+    if a.size != n:
+        raise ValueError(f"y has {a.size} labels but X has {n} rows")
+    if not np.isin(a, (0, 1)).all():
+        raise ValueError("y must be binary 0/1 labels for these scores")
+    return a.astype(np.int64)
+
+
+def binary_class_counts(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n11, n10, n01, n00): per feature, records with F=f and L=l (first index f, second l)."""
+    Xb = _binary_matrix(X)
+    yb = _binary_labels(y, Xb.shape[0])
+    n1 = np.bincount(yb, minlength=2)
+    n11 = Xb[yb == 1].sum(axis=0)
+    n10 = Xb[yb == 0].sum(axis=0)
+    return n11, n10, n1[1] - n11, n1[0] - n10
+
+
+def total_count(X: Any, y: Any = None) -> np.ndarray:
+    """TC (Stoddard eq. 2): number of records with the feature on. Each score has sensitivity 1."""
+    return _binary_matrix(X).sum(axis=0).astype(float)
+
+
+def difference_count(X: Any, y: Any) -> np.ndarray:
+    """DC (Stoddard eq. 3): |n_{F=1∧L=1} − n_{F=1∧L=0}|. Each score has sensitivity 1."""
+    n11, n10, _, _ = binary_class_counts(X, y)
+    return np.abs(n11 - n10).astype(float)
+
+
+def purity_index(X: Any, y: Any) -> np.ndarray:
+    """PI (Stoddard eq. 4) = the thesis's count score (§3.5.4, raw counts).
+
+    max(|n_{F=1∧L=1} − n_{F=1∧L=0}|, |n_{F=0∧L=1} − n_{F=0∧L=0}|). Each score has sensitivity 1,
+    but one record moves every feature's score (its F=0 counts change too).
+    """
+    n11, n10, n01, n00 = binary_class_counts(X, y)
+    return np.maximum(np.abs(n11 - n10), np.abs(n01 - n00)).astype(float)
+
+
+def information_gain(X: Any, y: Any, base: float = np.e) -> np.ndarray:
+    """IG = mutual information I(F; L) of each binary feature with the label (Stoddard eqs. 5–6).
+
+    In nats by default (the paper writes ln); ``base=2`` gives bits as in the thesis.
+    """
+    n11, n10, n01, n00 = (c.astype(float) for c in binary_class_counts(X, y))
+    n = n11 + n10 + n01 + n00
+    joint = np.stack([n00, n01, n10, n11]) / n            # P(F=f, L=l), rows (f, l) = 00, 01, 10, 11
+    pf = np.stack([(n00 + n01), (n00 + n01), (n10 + n11), (n10 + n11)]) / n
+    pl = np.stack([(n00 + n10), (n01 + n11), (n00 + n10), (n01 + n11)]) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(joint > 0, joint * np.log(joint / (pf * pl)), 0.0)
+    return np.maximum(terms.sum(axis=0), 0.0) / np.log(base)
+
+
+def mutual_information_sensitivity(n: int, base: float = 2) -> float:
+    """ΔI(N) = (1/N)·log N + ((N−1)/N)·log(N/(N−1)) (thesis Table 3.2, Zhang et al. 2014).
+
+    Sensitivity of the mutual information of a binary feature and a binary label on N records
+    under add/remove-one; e.g. ΔI(100) = 0.0808 bits. N must be public (or a noisy estimate).
+    """
+    n = float(n)
+    if not np.isfinite(n) or n < 2:
+        raise ValueError(f"n must be a number of records ≥ 2, got {n}")
+    return float((np.log(n) / n + (n - 1) / n * np.log(n / (n - 1))) / np.log(base))

@@ -1,0 +1,670 @@
+"""Private feature selection from Stoddard, Chen & Machanavajjhala (2014), with its flaws exposed.
+
+Spec: specs/private-roc-and-selection.md §2–§3 and §9. Features are binary (0/1), the label is
+binary, neighbours add or remove one record. The scores and their per-score sensitivities come
+from :mod:`dpexplore.select.scores`.
+
+Sound selectors (scikit-learn transformers: ``fit`` / ``transform`` / ``get_support``):
+
+* :class:`ScorePerturbationSelector` — SP (§3.2): Laplace of scale S(Q)·Δ(Q)/ε on every score,
+  then a threshold τ or the top k.
+* :class:`ExponentialTopKSelector` — the exponential mechanism over k-subsets, one shot
+  (:func:`dpexplore.mechanisms.exponential_subset`) or by peeling (k rounds at ε/k) (§9.1 iii).
+* :class:`SparseVectorSelector` — the sparse vector technique with a cutoff c (Lyu, Su & Li 2017,
+  Alg. 1; §9.1 ii).
+
+Kept as labelled demonstrations because they are **not** differentially private (§9.1–9.2):
+
+* :class:`PrivateThresholdTesting` — Alg. 2 as printed: a noisy threshold compared with exact
+  scores. :func:`ptt_counterexample` gives two neighbouring datasets on which one output has
+  probability 0 on one side and ≈ 0.39 on the other, so no finite ε holds.
+* :class:`ClusterSelection` — Alg. 1 with private k-means; exact membership leaks the same way
+  (on the same pair, F1 and F2 are one point in D and can never be separated; in D' they can).
+
+:func:`audit_selectors` runs :func:`dpexplore.audit.privacy_loss` on that pair for every
+selector above (the shipped code itself): PTT and Cluster Selection exceed their claimed ε, the
+sound selectors stay within it. :func:`selection_quality` scores a selection against the exact
+F_τ (precision, recall, F1; §3.1).
+
+The sparsity bound s is enforced, not assumed (§9.6): ``max_ones`` caps every row at s ones by
+keeping a uniform random subset of them (:func:`cap_row_ones`) before any score is computed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .._validation import RandomState, check_epsilon, check_random_state
+from ..audit import privacy_loss
+from ..budget import BudgetAccountant
+from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
+from ..publish.base import prepare_accountant
+from .scores import (difference_count, information_gain, mutual_information_sensitivity,
+                     purity_index, total_count)
+
+__all__ = [
+    "NotDifferentiallyPrivateWarning", "SCORES", "cap_row_ones", "score_sensitivity",
+    "exponential_top_k", "sparse_vector", "private_threshold_testing", "ptt_counterexample",
+    "ptt_pattern_probability", "audit_selectors",
+    "ScorePerturbationSelector", "ExponentialTopKSelector", "SparseVectorSelector",
+    "PrivateThresholdTesting", "ClusterSelection", "binarize_leaves", "svt_split",
+    "selection_quality",
+]
+
+SCORES: dict[str, Callable] = {"TC": total_count, "DC": difference_count, "PI": purity_index,
+                               "IG": information_gain}
+
+
+class NotDifferentiallyPrivateWarning(UserWarning):
+    """The algorithm is shown in the paper as private but is not (kept for teaching only)."""
+
+
+_NOT_DP = ("{name} is NOT differentially private (spec §9.1–9.2): its output can have "
+           "probability 0 on a dataset and > 0 on a neighbour. Use it only as a demonstration.")
+
+
+# =========================================================================== helpers
+def cap_row_ones(X: Any, max_ones: int, *, random_state: RandomState = None) -> tuple[np.ndarray, int]:
+    """Keep at most ``max_ones`` ones per row, a uniform random subset of them (§2, §9.6).
+
+    Returns (capped copy, number of rows that were cut). After capping, adding or removing a
+    record changes at most ``max_ones`` TC/DC scores, whatever the raw data look like.
+    """
+    a = _binary(X)
+    s = _positive_int(max_ones, "max_ones")
+    rng = check_random_state(random_state)
+    out = a.copy()
+    ones_per_row = out.sum(axis=1)
+    too_many = np.flatnonzero(ones_per_row > s)
+    for row in too_many:   # only the long rows are touched
+        on = np.flatnonzero(out[row])
+        out[row, rng.choice(on, size=on.size - s, replace=False)] = 0
+    return out, int(too_many.size)
+
+
+def selection_quality(selected: Any, exact: Any) -> dict:
+    """Precision, recall, F1 and Jaccard similarity of a selected set against the exact F_τ (§3.1).
+
+    Both arguments are boolean masks over the features. Conventions for empty sets: precision is
+    1 when nothing is selected, recall is 1 when F_τ is empty, F1 is 0 when both are 0.
+    """
+    a = np.asarray(selected, dtype=bool)
+    b = np.asarray(exact, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("selected and exact must be boolean masks of the same length")
+    both = int(np.sum(a & b))
+    precision = both / a.sum() if a.any() else 1.0
+    recall = both / b.sum() if b.any() else 1.0
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    union = int(np.sum(a | b))
+    return {"precision": float(precision), "recall": float(recall), "f1": float(f1),
+            "jaccard": float(both / union) if union else 1.0}
+
+
+def binarize_leaves(X: pd.DataFrame, schema: Any, attributes: Any = None) -> pd.DataFrame:
+    """0/1 indicator columns ``"attr=leaf"`` for every taxonomy leaf of each attribute.
+
+    Uses only the public schema (the taxonomies' leaves), so it costs no budget; each record has
+    exactly one 1 per attribute, hence at most s = len(attributes) ones (a public bound).
+    """
+    codes = schema.leaf_codes(X, attributes)
+    columns = {}
+    for name, code in codes.items():
+        taxonomy = schema[name].taxonomy
+        for j, label in enumerate(taxonomy.labels(taxonomy.height - 1)):
+            columns[f"{name}={label}"] = (code == j).astype(np.int8)
+    return pd.DataFrame(columns, index=X.index)
+
+
+def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = None,
+                      n_min: int | None = None) -> tuple[float, int]:
+    """(S(Q), Δ(Q)): one score's sensitivity and how many scores one record can move (§2 table).
+
+    TC, DC: (1, s); PI: (1, |F|); IG: (ΔI(n_min) in nats, |F|), with ``n_min`` a *public lower
+    bound* on the number of records: the mutual-information sensitivity shrinks with n, so the
+    bound must use the smallest possible n (the paper's "O(log n)" is for the count-scaled form).
+    ``max_ones=None`` means no cap, i.e. s = |F| (always valid).
+    """
+    score = _check_score(score)
+    n_features = _positive_int(n_features, "n_features")
+    s = n_features if max_ones is None else min(_positive_int(max_ones, "max_ones"), n_features)
+    if score in ("TC", "DC"):
+        return 1.0, s
+    if score == "PI":
+        return 1.0, n_features
+    if n_min is None:
+        raise ValueError("score='IG' needs n_min, a public lower bound on the number of records")
+    return mutual_information_sensitivity(_positive_int(n_min, "n_min"), base=math.e), n_features
+
+
+def _check_score(score: Any) -> str:
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {sorted(SCORES)}, got {score!r}")
+    return score
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _binary(X: Any, name: str = "X") -> np.ndarray:
+    a = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
+    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D table of 0/1 features")
+    if a.dtype == bool:
+        return a.astype(np.int64)
+    if a.dtype == object or not np.isin(a, (0, 1)).all():
+        raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
+    return a.astype(np.int64)
+
+
+def _check_scores(scores: Any) -> np.ndarray:
+    q = np.asarray(scores, dtype=float)
+    if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
+        raise ValueError("scores must be a non-empty 1-D array of finite numbers")
+    return q
+
+
+# =========================================================================== sound mechanisms
+def exponential_top_k(scores: Any, k: int, *, epsilon: float, score_sensitivity: float = 1.0,
+                      n_changed: int | None = None, method: str = "one_shot",
+                      random_state: RandomState = None) -> np.ndarray:
+    """ε-DP top-k by the exponential mechanism (spec §9.1 iii); the caller spends ``epsilon``.
+
+    ``one_shot``: one draw over all k-subsets with U(S) = Σ_{F∈S} Q(F), whose sensitivity is
+    S(Q)·min(k, Δ(Q)) (``n_changed`` = Δ(Q); None = no bound, i.e. k) — via
+    :func:`dpexplore.mechanisms.exponential_subset`. ``peeling``: k rounds, each the exponential
+    mechanism with sensitivity S(Q) at ε/k on the features not yet chosen. Returns sorted indices.
+    """
+    q = _check_scores(scores)
+    k = _positive_int(k, "k")
+    if k > q.size:
+        raise ValueError(f"k must be at most the number of features ({q.size}), got {k}")
+    epsilon = check_epsilon(epsilon)
+    rng = check_random_state(random_state)
+    if method == "one_shot":
+        changed = k if n_changed is None else min(k, _positive_int(n_changed, "n_changed"))
+        return exponential_subset(q, k, epsilon=epsilon, sensitivity=score_sensitivity * changed,
+                                  random_state=rng)
+    if method != "peeling":
+        raise ValueError(f"method must be 'one_shot' or 'peeling', got {method!r}")
+    utilities = q.copy()
+    chosen = []
+    for _ in range(k):
+        i = exponential(utilities, epsilon=epsilon / k, sensitivity=score_sensitivity,
+                        random_state=rng)
+        chosen.append(i)
+        utilities[i] = -np.inf                  # never picked again
+    return np.array(sorted(chosen), dtype=int)
+
+
+def svt_split(cutoff: int) -> tuple[float, float]:
+    """Lyu et al.'s suggested split ε1 : ε2 = 1 : (2c)^{2/3}, as fractions of ε."""
+    r = (2.0 * _positive_int(cutoff, "cutoff")) ** (2.0 / 3.0)
+    return 1.0 / (1.0 + r), r / (1.0 + r)
+
+
+def sparse_vector(scores: Any, threshold: float, *, epsilon: float, cutoff: int,
+                  sensitivity: float = 1.0, monotone: bool = False,
+                  threshold_fraction: float | None = None,
+                  random_state: RandomState = None) -> np.ndarray:
+    """Sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1; spec §9.1 ii).
+
+    ρ ~ Lap(Δ/ε1); for each query in order, ν_i ~ Lap(2cΔ/ε2) (cΔ/ε2 for monotone queries such
+    as TC); answer ⊤ when Q_i + ν_i ≥ τ + ρ and stop after c ⊤'s. ε = ε1 + ε2 with ε1 =
+    ``threshold_fraction``·ε (default 1/(1 + (2c)^{2/3})). Returns the indices answered ⊤.
+    The caller spends ``epsilon``.
+    """
+    q = _check_scores(scores)
+    epsilon = check_epsilon(epsilon)
+    c = _positive_int(cutoff, "cutoff")
+    frac = svt_split(c)[0] if threshold_fraction is None else float(threshold_fraction)
+    if not 0 < frac < 1:
+        raise ValueError(f"threshold_fraction must be in (0, 1), got {threshold_fraction!r}")
+    rng = check_random_state(random_state)
+    eps1, eps2 = frac * epsilon, (1 - frac) * epsilon
+    rho = laplace(0.0, epsilon=eps1, sensitivity=sensitivity, random_state=rng)
+    query_sens = (1 if monotone else 2) * c * sensitivity
+    above = []
+    for i, value in enumerate(q):
+        if value + laplace(0.0, epsilon=eps2, sensitivity=query_sens, random_state=rng) >= threshold + rho:
+            above.append(i)
+            if len(above) == c:
+                break
+    return np.array(above, dtype=int)
+
+
+# =========================================================================== flawed mechanisms
+def private_threshold_testing(scores: Any, threshold: float, *, epsilon: float, sigma: float = 1.0,
+                              random_state: RandomState = None) -> np.ndarray:
+    """Alg. 2 (PTT) as printed: τ̃ = τ + Lap(σ/ε), return v[i] = [Q_i ≥ τ̃]. **NOT DP.**
+
+    The paper claims 2σε-DP (Thm 2), or σε-DP for monotone TC (Cor. 3.4). Both are false: the
+    output reveals the exact order of the scores; see :func:`ptt_counterexample` (§9.1).
+    Spends nothing, since there is no guarantee to account for.
+    """
+    warnings.warn(_NOT_DP.format(name="Private Threshold Testing"),
+                  NotDifferentiallyPrivateWarning, stacklevel=2)
+    q = _check_scores(scores)
+    noisy_tau = threshold + laplace(0.0, epsilon=epsilon, sensitivity=sigma,
+                                    random_state=random_state)
+    return q >= noisy_tau
+
+
+def ptt_pattern_probability(scores: Any, threshold: float, pattern: Any, *, epsilon: float,
+                            sigma: float = 1.0) -> float:
+    """Exact P[PTT outputs ``pattern``] = P(max_{v=0} Q < τ̃ ≤ min_{v=1} Q) (§9.1)."""
+    q = _check_scores(scores)
+    v = np.asarray(pattern, dtype=bool)
+    if v.shape != q.shape:
+        raise ValueError("pattern must have one entry per score")
+    top = q[v].min() if v.any() else np.inf          # τ̃ ≤ every selected score
+    bottom = q[~v].max() if (~v).any() else -np.inf  # τ̃ > every rejected score
+    if top <= bottom:
+        return 0.0
+    cdf = lambda t: 1.0 if t == np.inf else (0.0 if t == -np.inf else  # noqa: E731
+                                             laplace_cdf(t - threshold, epsilon=epsilon, sensitivity=sigma))
+    return float(cdf(top) - cdf(bottom))
+
+
+def ptt_counterexample() -> dict:
+    """Two neighbouring datasets on which PTT is not DP for any ε (spec §9.1).
+
+    D: five records with F1 = F2 = 1 (label 1), so TC = (5, 5). D' = D plus one record with
+    F1 = 1, F2 = 0 (label 0), so TC' = (6, 5). With τ = 5.5 and noise scale b = σ/ε = 1 (ε = 1),
+    the output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D (probability 0) and 5 < τ̃ ≤ 6 on D'
+    (probability 1 − e^{−1/2} ≈ 0.393): an infinite likelihood ratio. The labels only matter
+    for Cluster Selection, whose feature points are (n_{F=1∧L=0}, n_{F=1∧L=1}): F1 and F2 are the
+    same point (0, 5) in D, so exact nearest-centre membership can never separate them, while in
+    D' they are (1, 5) and (0, 5) and a Voronoi boundary can fall between them (§9.2 b).
+    """
+    X = pd.DataFrame({"F1": [1] * 5, "F2": [1] * 5})
+    X_neighbour = pd.concat([X, pd.DataFrame({"F1": [1], "F2": [0]})], ignore_index=True)
+    y = pd.Series([1] * 5, name="label")
+    y_neighbour = pd.concat([y, pd.Series([0], name="label")], ignore_index=True)
+    pattern = (True, False)
+    tau, eps = 5.5, 1.0
+    return {
+        "X": X, "X_neighbour": X_neighbour, "y": y, "y_neighbour": y_neighbour,
+        "threshold": tau, "epsilon": eps, "sigma": 1.0, "pattern": pattern,
+        "p": ptt_pattern_probability(total_count(X), tau, pattern, epsilon=eps),
+        "p_neighbour": ptt_pattern_probability(total_count(X_neighbour), tau, pattern, epsilon=eps),
+    }
+
+
+def _pattern_code(mask: Any) -> int:
+    """A selected-set mask → one integer (bit d set = feature d selected), the audit's event."""
+    return int(np.sum(np.asarray(mask, dtype=np.int64) << np.arange(np.size(mask))))
+
+
+def audit_selectors(*, epsilon: float = 1.0, n_samples: int = 20_000, cluster: bool = True,
+                    random_state: RandomState = None) -> pd.DataFrame:
+    """Audit PTT, Cluster Selection and the sound selectors on :func:`ptt_counterexample`.
+
+    Every selector is the shipped function or estimator itself (no re-implementation), run
+    ``n_samples`` times on D and on D' (TC scores, τ = 5.5, rows capped at s = 2 ones) through
+    :func:`dpexplore.audit.privacy_loss`; the output event is the selected set. Returns one row
+    per selector: the ε it claims (PTT: σε = ε by the paper's Cor. 3.4 for the monotone TC with
+    τ̃ = τ + Lap(1/ε); the others: ε), the audit's point estimate over events seen on both sides,
+    its lower confidence bound on the true loss (large when an output seen often on one side
+    never occurs on the other), and ``violates`` = the bound exceeds the claim. ``cluster=False``
+    skips Cluster Selection (the slowest: one k-means per run).
+    """
+    epsilon = check_epsilon(epsilon)
+    rng = check_random_state(random_state)
+    ex = ptt_counterexample()
+    tau = ex["threshold"]
+    max_ones = 2    # rows of D and D' have at most 2 ones: Δ(TC) = 2 for score perturbation
+    labels = {id(ex["X"]): ex["y"], id(ex["X_neighbour"]): ex["y_neighbour"]}
+
+    def ptt(X, g):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            return _pattern_code(private_threshold_testing(total_count(X), tau, epsilon=epsilon,
+                                                           random_state=g))
+
+    def cluster_selection(X, g):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            selector = ClusterSelection(threshold=tau, epsilon=epsilon, score="TC", max_ones=max_ones,
+                                        n_max=10, random_state=g)
+            return _pattern_code(selector.fit(X, labels[id(X)]).get_support())
+
+    def sp(X, g):   # ScorePerturbationSelector's release: TC + Lap(s/ε), then > τ
+        noisy = laplace(total_count(X), epsilon=epsilon, sensitivity=float(max_ones), random_state=g)
+        return _pattern_code(noisy > tau)
+
+    def svt(X, g):
+        chosen = sparse_vector(total_count(X), tau, epsilon=epsilon, cutoff=1, monotone=True,
+                               random_state=g)
+        return _pattern_code(np.isin(np.arange(2), chosen))
+
+    def em_one_shot(X, g):
+        return int(exponential_top_k(total_count(X), 1, epsilon=epsilon, method="one_shot",
+                                     random_state=g)[0])
+
+    def em_peeling(X, g):
+        return int(exponential_top_k(total_count(X), 1, epsilon=epsilon, method="peeling",
+                                     random_state=g)[0])
+
+    selectors = [("PTT (Alg. 2, as printed)", ptt, False)]
+    if cluster:
+        selectors.append(("Cluster Selection (Alg. 1)", cluster_selection, False))
+    selectors += [("score perturbation", sp, True), ("sparse vector, cutoff 1", svt, True),
+                  ("EM top-1 (one shot)", em_one_shot, True), ("EM top-1 (peeling)", em_peeling, True)]
+    rows = []
+    for name, mech, is_dp in selectors:
+        result = privacy_loss(mech, ex["X"], ex["X_neighbour"], n_samples=n_samples,
+                              random_state=rng)
+        rows.append({"selector": name, "claimed_epsilon": epsilon, "sound": is_dp,
+                     "epsilon_hat": result.epsilon_hat, "epsilon_lower": result.epsilon_lower,
+                     "violates": result.violates(epsilon)})
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== transformers
+class _BinarySelector(TransformerMixin, BaseEstimator):
+    """Shared plumbing: validation, row capping, scores, get_support/transform."""
+
+    def _prepare(self, X: Any, y: Any, *, needs_labels: bool = True):
+        Xb = _binary(X)
+        score = _check_score(self.score)
+        if y is None:
+            if needs_labels and score != "TC":
+                raise ValueError(f"score={score!r} needs the labels y")
+            yb = np.zeros(Xb.shape[0], dtype=np.int64)
+        else:
+            ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y).ravel()
+            if ya.size != Xb.shape[0]:
+                raise ValueError(f"X has {Xb.shape[0]} rows but y has {ya.size}")
+            if pd.isna(ya).any():
+                raise ValueError("y has missing values (NaN): drop those rows first")
+            classes = np.unique(ya)
+            if classes.size != 2 and score != "TC":
+                raise ValueError(f"y must have exactly two classes, got {classes.size}")
+            yb = (ya == classes[-1]).astype(np.int64)
+        self.n_features_in_ = Xb.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        return Xb, yb, score
+
+    def _scores(self, Xb: np.ndarray, yb: np.ndarray, score: str, rng: np.random.Generator):
+        """Cap rows (TC/DC only need it), then compute the scores."""
+        self.n_rows_capped_ = 0
+        n_min = getattr(self, "n_min", None)
+        if score == "IG" and n_min is not None and Xb.shape[0] < n_min:
+            # the IG sensitivity ΔI(n_min) only holds for at least n_min records
+            raise ValueError(f"n_min={n_min} is larger than the number of records: the IG "
+                             "sensitivity would be understated; pass a true lower bound")
+        if self.max_ones is not None and score in ("TC", "DC"):
+            Xb, self.n_rows_capped_ = cap_row_ones(Xb, self.max_ones, random_state=rng)
+        return Xb, (SCORES[score](Xb, yb) if score != "TC" else total_count(Xb))
+
+    def _set_support(self, indices: np.ndarray) -> None:
+        support = np.zeros(self.n_features_in_, dtype=bool)
+        support[np.asarray(indices, dtype=int)] = True
+        self.support_ = support
+
+    def get_support(self, indices: bool = False) -> np.ndarray:
+        """Boolean mask of the selected features (or their indices)."""
+        if not hasattr(self, "support_"):
+            raise AttributeError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
+        return np.flatnonzero(self.support_) if indices else self.support_.copy()
+
+    def transform(self, X: Any) -> Any:
+        """Keep the selected columns (a DataFrame stays a DataFrame). Post-processing only."""
+        support = self.get_support()
+        if isinstance(X, pd.DataFrame):
+            if X.shape[1] != support.size:
+                raise ValueError(f"X has {X.shape[1]} columns, the selector was fitted on {support.size}")
+            return X.loc[:, support]
+        a = np.asarray(X)
+        if a.ndim != 2 or a.shape[1] != support.size:
+            raise ValueError(f"X must have {support.size} columns")
+        return a[:, support]
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
+        return np.asarray(names, dtype=object)[self.get_support()]
+
+    @property
+    def ledger_(self) -> pd.DataFrame:
+        """The spends of the last fit."""
+        if not hasattr(self, "accountant_"):
+            raise AttributeError("ledger_ is available after fit()")
+        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
+
+    def _start(self, epsilon: float) -> np.random.Generator:
+        self.accountant_ = prepare_accountant(epsilon, self.accountant)
+        self._ledger_start = len(self.accountant_.ledger)
+        return check_random_state(self.random_state)
+
+
+class ScorePerturbationSelector(_BinarySelector):
+    """Score perturbation, SP (Stoddard et al. 2014, §3.2): ε-DP feature selection.
+
+    Adds Lap(S(Q)·Δ(Q)/ε) to every feature's score (TC, DC: Δ = s, enforced by capping rows at
+    ``max_ones`` ones; PI, IG: Δ = |F|), then keeps the features whose noisy score exceeds
+    ``threshold`` (public, in score units) or the ``k`` highest noisy scores (give exactly one).
+    Fitted: ``support_``, ``noisy_scores_``, ``noise_scale_``, ``n_rows_capped_``, ``ledger_``.
+    """
+
+    def __init__(self, *, epsilon: float = 0.5, score: str = "TC", threshold: float | None = None,
+                 k: int | None = None, max_ones: int | None = None, n_min: int | None = None,
+                 random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.epsilon = epsilon
+        self.score = score
+        self.threshold = threshold
+        self.k = k
+        self.max_ones = max_ones
+        self.n_min = n_min
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def fit(self, X: Any, y: Any = None) -> "ScorePerturbationSelector":
+        Xb, yb, score = self._prepare(X, y)
+        if (self.threshold is None) == (self.k is None):
+            raise ValueError("give exactly one of threshold (τ) or k (top-k)")
+        if self.k is not None and not 1 <= _positive_int(self.k, "k") <= Xb.shape[1]:
+            raise ValueError(f"k must be at most the number of features ({Xb.shape[1]})")
+        if self.threshold is not None and not np.isfinite(float(self.threshold)):
+            raise ValueError("threshold must be a finite number")
+        per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
+                                               max_ones=self.max_ones, n_min=self.n_min)
+        epsilon = check_epsilon(self.epsilon)
+        rng = self._start(epsilon)
+        _, q = self._scores(Xb, yb, score, rng)
+        self.noise_scale_ = per_score * changed / epsilon           # S(Q)·Δ(Q)/ε
+        self.accountant_.spend(epsilon, f"feature selection: score perturbation ({score})")
+        self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=per_score * changed,
+                                     random_state=rng)
+        if self.threshold is not None:
+            self._set_support(np.flatnonzero(self.noisy_scores_ > float(self.threshold)))
+        else:
+            self._set_support(np.argsort(-self.noisy_scores_, kind="stable")[: int(self.k)])
+        return self
+
+
+class ExponentialTopKSelector(_BinarySelector):
+    """ε-DP top-k features by the exponential mechanism (spec §9.1 iii), one shot or peeling.
+
+    ``method="one_shot"`` samples a k-subset with P(S) ∝ exp(ε·Σ_{F∈S}Q(F)/(2·S(Q)·min(k, Δ(Q))))
+    via :func:`dpexplore.mechanisms.exponential_subset`; ``"peeling"`` runs k exponential
+    mechanisms at ε/k with sensitivity S(Q). Fitted: ``support_``, ``n_rows_capped_``, ``ledger_``.
+    """
+
+    def __init__(self, *, k: int = 10, epsilon: float = 0.5, score: str = "TC",
+                 method: str = "one_shot", max_ones: int | None = None, n_min: int | None = None,
+                 random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.k = k
+        self.epsilon = epsilon
+        self.score = score
+        self.method = method
+        self.max_ones = max_ones
+        self.n_min = n_min
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def fit(self, X: Any, y: Any = None) -> "ExponentialTopKSelector":
+        Xb, yb, score = self._prepare(X, y)
+        k = _positive_int(self.k, "k")
+        if k > Xb.shape[1]:
+            raise ValueError(f"k must be at most the number of features ({Xb.shape[1]}), got {k}")
+        if self.method not in ("one_shot", "peeling"):
+            raise ValueError(f"method must be 'one_shot' or 'peeling', got {self.method!r}")
+        per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
+                                               max_ones=self.max_ones, n_min=self.n_min)
+        epsilon = check_epsilon(self.epsilon)
+        rng = self._start(epsilon)
+        _, q = self._scores(Xb, yb, score, rng)
+        self.accountant_.spend(epsilon, f"feature selection: exponential top-{k} "
+                                        f"({self.method.replace('_', ' ')}, {score})")
+        self._set_support(exponential_top_k(q, k, epsilon=epsilon, score_sensitivity=per_score,
+                                            n_changed=changed, method=self.method,
+                                            random_state=rng))
+        return self
+
+
+class SparseVectorSelector(_BinarySelector):
+    """ε-DP selection of the first ``cutoff`` features whose score passes a noisy threshold.
+
+    The sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1), the sound version of
+    what PTT tried to do. Features are tested in column order (public). ``monotone="auto"`` uses
+    the halved query noise for TC, whose scores all move the same way when a record is added.
+    Fitted: ``support_``, ``n_rows_capped_``, ``ledger_``.
+    """
+
+    def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
+                 score: str = "TC", monotone: Any = "auto", threshold_fraction: float | None = None,
+                 max_ones: int | None = None, n_min: int | None = None,
+                 random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.threshold = threshold
+        self.cutoff = cutoff
+        self.epsilon = epsilon
+        self.score = score
+        self.monotone = monotone
+        self.threshold_fraction = threshold_fraction
+        self.max_ones = max_ones
+        self.n_min = n_min
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def fit(self, X: Any, y: Any = None) -> "SparseVectorSelector":
+        Xb, yb, score = self._prepare(X, y)
+        cutoff = _positive_int(self.cutoff, "cutoff")
+        if not np.isfinite(float(self.threshold)):
+            raise ValueError("threshold must be a finite number")
+        monotone = (score == "TC") if self.monotone == "auto" else bool(self.monotone)
+        if monotone and score != "TC":
+            raise ValueError("monotone=True is only valid for TC (the other scores can move both ways)")
+        per_score, _ = score_sensitivity(score, n_features=Xb.shape[1], max_ones=self.max_ones,
+                                         n_min=self.n_min)
+        epsilon = check_epsilon(self.epsilon)
+        rng = self._start(epsilon)
+        _, q = self._scores(Xb, yb, score, rng)
+        frac = svt_split(cutoff)[0] if self.threshold_fraction is None else float(self.threshold_fraction)
+        if not 0 < frac < 1:
+            raise ValueError("threshold_fraction must be in (0, 1)")
+        self.accountant_.spend(frac * epsilon, "feature selection: sparse vector, threshold noise")
+        self.accountant_.spend((1 - frac) * epsilon, "feature selection: sparse vector, query noise")
+        self._set_support(sparse_vector(q, float(self.threshold), epsilon=epsilon, cutoff=cutoff,
+                                        sensitivity=per_score, monotone=monotone,
+                                        threshold_fraction=frac, random_state=rng))
+        return self
+
+
+class PrivateThresholdTesting(_BinarySelector):
+    """PTT (Stoddard et al. 2014, Alg. 2) exactly as printed. **NOT differentially private.**
+
+    Keeps the features whose exact score is ≥ τ + Lap(σ/ε). The paper's Theorem 2 is false
+    (spec §9.1): see :func:`ptt_counterexample` and :func:`audit_selectors`. Fitting emits a
+    :class:`NotDifferentiallyPrivateWarning` and spends no budget. Fitted: ``support_``.
+    """
+
+    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
+                 sigma: float = 1.0, max_ones: int | None = None, random_state: RandomState = None):
+        self.threshold = threshold
+        self.epsilon = epsilon
+        self.score = score
+        self.sigma = sigma
+        self.max_ones = max_ones
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None) -> "PrivateThresholdTesting":
+        Xb, yb, score = self._prepare(X, y)
+        epsilon = check_epsilon(self.epsilon)
+        rng = check_random_state(self.random_state)
+        _, q = self._scores(Xb, yb, score, rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            mask = private_threshold_testing(q, float(self.threshold), epsilon=epsilon,
+                                             sigma=self.sigma, random_state=rng)
+        warnings.warn(_NOT_DP.format(name="PrivateThresholdTesting"),
+                      NotDifferentiallyPrivateWarning, stacklevel=2)
+        self.support_ = mask
+        return self
+
+
+class ClusterSelection(_BinarySelector):
+    """Cluster Selection (Stoddard et al. 2014, Alg. 1) as described. **NOT differentially private.**
+
+    Each feature is the point (n_{F=1∧L=0}, n_{F=1∧L=1}); ``rounds`` rounds of SuLQ-style k-means
+    with noisy cluster sizes (Lap, sensitivity 1) and noisy coordinate sums (Lap, sensitivity s =
+    ``max_ones``), half of ε/rounds each, centres initialised uniformly in [0, n_max]²; a cluster
+    is kept whole when score(centre) ≥ τ (TC: x + y, DC: |y − x|). Two flaws (spec §9.2): the
+    sensitivities ignore points switching cluster, and the final exact nearest-centre membership
+    leaks like PTT. Emits a :class:`NotDifferentiallyPrivateWarning`; spends no budget.
+    """
+
+    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
+                 rounds: int = 5, centers: int = 8, max_ones: int | None = 10,
+                 n_max: int | None = None, random_state: RandomState = None):
+        self.threshold = threshold
+        self.epsilon = epsilon
+        self.score = score
+        self.rounds = rounds
+        self.centers = centers
+        self.max_ones = max_ones
+        self.n_max = n_max
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None) -> "ClusterSelection":
+        Xb, yb, score = self._prepare(X, y)
+        if score not in ("TC", "DC"):
+            raise ValueError("ClusterSelection supports score='TC' or 'DC' (as in the paper)")
+        epsilon = check_epsilon(self.epsilon)
+        rounds = _positive_int(self.rounds, "rounds")
+        k = _positive_int(self.centers, "centers")
+        rng = check_random_state(self.random_state)
+        s = Xb.shape[1] if self.max_ones is None else min(_positive_int(self.max_ones, "max_ones"),
+                                                          Xb.shape[1])
+        Xb, _ = self._scores(Xb, yb, score, rng)                   # rows capped at s ones
+        points = np.column_stack([Xb[yb == 0].sum(axis=0), Xb[yb == 1].sum(axis=0)]).astype(float)
+        n_max = Xb.shape[0] if self.n_max is None else _positive_int(self.n_max, "n_max")
+        centres = rng.uniform(0, n_max, size=(k, 2))
+        eps_half = epsilon / rounds / 2
+        for _ in range(rounds):
+            label = np.argmin(((points[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+            size = np.bincount(label, minlength=k) + rng.laplace(0, 1 / eps_half, size=k)
+            sums = np.zeros((k, 2))
+            np.add.at(sums, label, points)
+            sums += rng.laplace(0, s / eps_half, size=(k, 2))
+            ok = size > 0                                          # keep old centre otherwise
+            centres[ok] = sums[ok] / size[ok, None]
+        label = np.argmin(((points[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+        centre_score = centres.sum(axis=1) if score == "TC" else np.abs(centres[:, 1] - centres[:, 0])
+        self.centres_ = centres
+        self.support_ = centre_score[label] >= float(self.threshold)
+        warnings.warn(_NOT_DP.format(name="ClusterSelection"), NotDifferentiallyPrivateWarning,
+                      stacklevel=2)
+        return self

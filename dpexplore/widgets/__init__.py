@@ -1,0 +1,1 @@
+"""dpexplore.widgets"""

@@ -1,0 +1,176 @@
+"""Interactive explorers for the thesis notebook: private feature selection + DP-NB, and DP-LR noise.
+
+Thin wrappers: sliders → library calls (:mod:`dpexplore.select.thesis`,
+:mod:`dpexplore.models.naive_bayes`, :mod:`dpexplore.models.logistic`) → charts from
+:mod:`dpexplore.plots.thesis`. Everything that does not depend on a slider (binary matrices,
+exact scores, baselines, the sensitivity ΔI) is computed once when the explorer is built.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from ..budget import BudgetAccountant
+from ..mechanisms import exponential_subset, exponential_subset_inclusion
+from ..models.logistic import (l1_noise, l2_noise, objective_branch_boundary, objective_perturbation_parameters,
+                               output_perturbation_scale)
+from ..models.naive_bayes import PrivateNaiveBayes
+from ..plots.thesis import lambda_noise_chart, noise_cloud_chart, selection_probability_chart, stability_chart
+from ..select.scores import information_gain, mutual_information_sensitivity, purity_index
+
+__all__ = ["FeatureSelectionNBExplorer", "LogisticNoiseExplorer"]
+
+
+def _show(output: widgets.Output, chart: Any) -> None:
+    """Replace an Output widget's content by ``chart`` (state update, no output capture)."""
+    try:
+        output.outputs = ()
+        output.append_display_data(chart)
+    except Exception:   # no IPython shell (plain Python): fall back to capturing
+        with output:
+            output.clear_output(wait=True)
+            display(chart)
+
+_STYLE = {"description_width": "170px"}
+_LAYOUT = widgets.Layout(width="480px")
+
+
+class FeatureSelectionNBExplorer:
+    """Slide ε, k, the selection share of ε, the score and the clamp quantile (spec §9).
+
+    Shows, for the current settings: the exact selection probability of every feature against
+    its true score, the features chosen in this draw, how often each is chosen over
+    ``repeats`` draws, and the test accuracy of DP-NB trained on the chosen features, next to the
+    majority and non-private baselines. ``X``s are 0/1 DataFrames, ``y``s binary labels;
+    ``n_min`` is the public lower bound on N used for the MI sensitivity.
+    """
+
+    def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
+                 n_min: int, repeats: int = 50, random_state: int = 0):
+        from sklearn.naive_bayes import BernoulliNB
+
+        self.names = np.asarray(X_train.columns, dtype=object)
+        self.Xtr, self.Xte = X_train.to_numpy(dtype=np.int64), X_test.to_numpy(dtype=np.int64)
+        classes = np.unique(np.asarray(y_train))
+        self.ytr = (np.asarray(y_train) == classes[1]).astype(int)
+        self.yte = (np.asarray(y_test) == classes[1]).astype(int)
+        self.repeats = repeats
+        self.rng = np.random.default_rng(random_state)
+        # ε-independent, computed once
+        self.scores = {"count": purity_index(self.Xtr, self.ytr),
+                       "mi": information_gain(self.Xtr, self.ytr, base=2)}
+        self.score_sensitivity = {"count": 1.0, "mi": mutual_information_sensitivity(n_min, base=2)}
+        self.majority = float(max(self.yte.mean(), 1 - self.yte.mean()))
+        self.nonprivate = float(BernoulliNB(alpha=1.0).fit(self.Xtr, self.ytr).score(self.Xte, self.yte))
+
+        self.epsilon = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=1, step=0.1,
+                                              description="total ε", style=_STYLE, layout=_LAYOUT)
+        self.k = widgets.IntSlider(value=10, min=1, max=min(40, self.Xtr.shape[1]), description="k (features)",
+                                   style=_STYLE, layout=_LAYOUT)
+        self.split = widgets.FloatSlider(value=0.5, min=0.1, max=0.9, step=0.05, description="share of ε for selection",
+                                         style=_STYLE, layout=_LAYOUT)
+        self.score = widgets.ToggleButtons(options=[("count score", "count"), ("mutual information", "mi")],
+                                           value="count", description="score", style=_STYLE)
+        self.clamp = widgets.FloatSlider(value=0.65, min=0.5, max=0.99, step=0.01, description="NB clamp quantile",
+                                         style=_STYLE, layout=_LAYOUT)
+        self.redraw = widgets.Button(description="new random draw")
+        self.summary = widgets.HTML()
+        self.output = widgets.Output()
+        controls = [self.epsilon, self.k, self.split, self.score, self.clamp]
+        for control in controls:
+            control.observe(self.update, names="value")
+        self.redraw.on_click(lambda _: self.update())
+        self.widget = widgets.VBox(controls + [self.redraw, self.summary, self.output])
+        self.update()
+
+    def state(self) -> dict:
+        """One private run at the current settings (a fresh accountant); returns its pieces."""
+        eps, k, score = self.epsilon.value, self.k.value, self.score.value
+        acc = BudgetAccountant(eps)
+        e_sel, e_nb = acc.split([self.split.value, 1 - self.split.value])
+        q, dq = self.scores[score], self.score_sensitivity[score]
+        e_sel = acc.spend(e_sel, f"k-subset selection ({score})")
+        probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=k * dq)
+        chosen = exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
+        nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc,
+                               random_state=self.rng).fit(self.Xtr[:, chosen], self.ytr)
+        accuracy = float(nb.score(self.Xte[:, chosen], self.yte))
+        draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
+                 for _ in range(self.repeats)]   # post-processing-free re-draws, for the stability view only
+        freq = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
+        return {"q": q, "probability": probability, "chosen": chosen, "accuracy": accuracy,
+                "frequency": freq, "ledger": acc.ledger, "nb": nb}
+
+    def update(self, change: Any = None) -> None:
+        """Redraw: one selection + one DP-NB fit, the exact probabilities and a stability view."""
+        s = self.state()
+        mask = np.zeros(s["q"].size, dtype=bool)
+        mask[s["chosen"]] = True
+        table = pd.DataFrame({"feature": self.names, "score": s["q"], "probability": s["probability"],
+                              "chosen": mask})
+        top = np.argsort(-(s["probability"] + s["frequency"]))[:20]
+        freq = pd.DataFrame({"feature": self.names[top], "frequency": s["frequency"][top],
+                             "probability": s["probability"][top]})
+        nb = s["nb"]
+        self.summary.value = (
+            f"chosen: <b>{', '.join(self.names[s['chosen']])}</b><br>"
+            f"DP-NB test accuracy <b>{s['accuracy']:.3f}</b> · majority {self.majority:.3f} · "
+            f"non-private NB (all features) {self.nonprivate:.3f}<br>"
+            f"NB noise scale k/ε = {nb.noise_scale_:.4g}, clamp at {nb.clamp_threshold_:.4g} "
+            f"({100 * nb.clamped_fraction_:.0f}% of counts clamped) · ε spent: "
+            + ", ".join(f"{r.label} {r.charged:.4g}" for r in s["ledger"].itertuples()))
+        score_title = "count score q" if self.score.value == "count" else "mutual information (bits)"
+        chart = (selection_probability_chart(table, score_title=score_title)
+                 & stability_chart(freq, title=f"Top features: frequency over {self.repeats} draws (bars) "
+                                               "vs exact probability (ticks)"))
+        _show(self.output, chart)
+
+
+class LogisticNoiseExplorer:
+    """Slide ε and λ: the noise of output vs objective perturbation and its 2-D shape (spec §5, §2.2)."""
+
+    def __init__(self, *, n_points: int = 1500, random_state: int = 0):
+        self.n_points = n_points
+        self.rng = np.random.default_rng(random_state)
+        self.lams = 10.0 ** np.linspace(-3, 5, 161)
+        self.epsilon = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=1, step=0.1, description="ε",
+                                              style=_STYLE, layout=_LAYOUT)
+        self.lam = widgets.FloatLogSlider(value=10.0, base=10, min=-3, max=5, step=0.05, description="λ",
+                                          style=_STYLE, layout=_LAYOUT)
+        self.summary = widgets.HTML()
+        self.output = widgets.Output()
+        for control in (self.epsilon, self.lam):
+            control.observe(self.update, names="value")
+        self.widget = widgets.VBox([self.epsilon, self.lam, self.summary, self.output])
+        self.update()
+
+    def curves(self, epsilon: float) -> pd.DataFrame:
+        """Noise-norm scales against λ for both methods at ``epsilon`` (formulas only, no data)."""
+        rows = []
+        for lam in self.lams:
+            rows.append({"lam": lam, "method": "output (2/(λε))",
+                         "noise_scale": output_perturbation_scale(epsilon, lam)})
+            p = objective_perturbation_parameters(epsilon, lam)
+            rows.append({"lam": lam, "method": "objective (2/ε′, divided by the effective λ)",
+                         "noise_scale": p["noise_scale"] / p["effective_lambda"]})
+        return pd.DataFrame(rows)
+
+    def update(self, change: Any = None) -> None:
+        eps, lam = self.epsilon.value, self.lam.value
+        p = objective_perturbation_parameters(eps, lam)
+        out_scale = output_perturbation_scale(eps, lam)
+        l2 = l2_noise(2, out_scale, size=self.n_points, random_state=self.rng)
+        l1 = l1_noise(2, out_scale, size=self.n_points, random_state=self.rng)
+        cloud = pd.concat([pd.DataFrame({"x": l1[:, 0], "y": l1[:, 1], "norm": "L1: Laplace per coordinate"}),
+                           pd.DataFrame({"x": l2[:, 0], "y": l2[:, 1], "norm": "L2: Gamma norm, uniform direction"})])
+        boundary = objective_branch_boundary(eps)
+        self.summary.value = (f"objective perturbation: branch {p['branch']}, ε′ = {p['epsilon_prime']:.4g}, "
+                              f"‖b‖ scale 2/ε′ = {p['noise_scale']:.4g}, effective λ = {p['effective_lambda']:.4g} · "
+                              f"λ* = {boundary:.4g} · output perturbation: ‖b‖ scale 2/(λε) = {out_scale:.4g}")
+        chart = lambda_noise_chart(self.curves(eps), boundary) & noise_cloud_chart(
+            cloud, title=f"Output-perturbation noise at ε = {eps:g}, λ = {lam:.3g} (scale {out_scale:.3g})")
+        _show(self.output, chart)

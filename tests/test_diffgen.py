@@ -1,0 +1,146 @@
+"""DiffGen baseline (Mohammed et al. 2011): global specializations, budget, grid release."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.domain import Attribute, Schema, Taxonomy
+from dpexplore.publish import diffgen as diffgen_module
+from dpexplore.publish.diffgen import DiffGen
+
+COLOUR = Taxonomy.from_spec("colour", {"type": "categorical", "tree": {"Any": {
+    "warm": ["red", "orange", "yellow"], "cold": ["blue", "green"]}}})
+
+
+def toy_data(n: int = 2000, seed: int = 0):
+    """The class is mostly (x > 60) xor (colour is warm); z is noise."""
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute.numeric("x", 0, 100, integer=True),
+                     Attribute.numeric("z", 0.0, 1.0),
+                     Attribute.categorical("colour", taxonomy=COLOUR)], "label", ["a", "b"])
+    X = pd.DataFrame({"x": rng.integers(0, 101, n), "z": rng.random(n),
+                      "colour": rng.choice(["red", "orange", "yellow", "blue", "green"], n)})
+    warm = X["colour"].isin(["red", "orange", "yellow"]).to_numpy()
+    signal = (X["x"].to_numpy() > 60) ^ warm
+    y = pd.Series(np.where(signal ^ (rng.random(n) < 0.05), "b", "a"), name="label")
+    return X, y, schema
+
+
+def test_epsilon_prime_and_ledger():
+    X, y, schema = toy_data()
+    m = DiffGen(0.8, steps=4, random_state=0).fit(X, y, schema)
+    assert m.epsilon_prime_ == pytest.approx(0.8 / (2 * (2 + 2 * 4)))      # |A_num| = 2, h = 4
+    ledger = m.ledger_
+    assert ledger["charged"].sum() == pytest.approx(0.8)
+    # specialization: |A_num| initial split points + one choice per step + ≤ one (parallel) split per step
+    assert m.partitioning_epsilon_ <= 0.4 + 1e-12
+    assert (ledger["label"].str.endswith("specialization")).sum() == len(m.history_) == 4
+    # the two halves of a split interval are charged once (parallel composition)
+    par = ledger[ledger["scope"].str.contains("split points")]
+    for _, grp in par.groupby("scope"):
+        assert grp["charged"].sum() == pytest.approx(grp["epsilon"].max())
+
+
+def test_grid_is_the_product_of_the_cuts_and_covers_the_domain():
+    X, y, schema = toy_data()
+    m = DiffGen(1.0, steps=5, random_state=1).fit(X, y, schema)
+    shape = m.grid_shape_
+    assert m.n_regions_ == int(np.prod(shape)) == len(m.partitions_)
+    # every value of the public domain falls in exactly one cell, and apply() finds it
+    rng = np.random.default_rng(0)
+    probe = pd.DataFrame({"x": rng.integers(0, 101, 3000), "z": rng.random(3000),
+                          "colour": rng.choice(list(COLOUR.leaves), 3000)})
+    probe.loc[0, ["x", "z"]] = [0, 0.0]
+    probe.loc[1, ["x", "z"]] = [100, 1.0]
+    cell = m.apply(probe)
+    parts = m.partitions_
+    for a in ("x", "z"):
+        r = m._regions[a]
+        v = probe[a].to_numpy(dtype=float)
+        top = r[1][cell] >= (101 if a == "x" else 1.0)
+        assert np.all((v >= r[0][cell]) & ((v < r[1][cell]) | (top & (v <= r[1][cell]))))
+    d, node = m._regions["colour"]
+    leaves = COLOUR.leaf_codes(probe["colour"])
+    assert np.all(np.array([COLOUR.node_codes(leaves[i], int(d[c])) for i, c in enumerate(cell)]) == node[cell])
+    # single-dimensional: each attribute's cut is shared by all cells (a grid, not a tree)
+    assert parts.groupby("colour")["x"].nunique().nunique() == 1
+
+
+def test_large_epsilon_picks_the_best_specialization_first():
+    X, y, schema = toy_data()
+    m = DiffGen(1e5, steps=1, random_state=0).fit(X, y, schema)
+    # Max of 'colour' (warm/cold) vs x split at 60: both informative only jointly; z is noise.
+    assert m.history_.loc[0, "attribute"] in ("x", "colour")
+    m = DiffGen(1e5, steps=3, random_state=0).fit(X, y, schema)
+    assert set(m.history_["attribute"]) >= {"x", "colour"}
+    assert m.score(X, y) > 0.85
+
+
+def test_steps_zero_and_exhausted_candidates():
+    X, y, schema = toy_data(300)
+    m = DiffGen(1.0, steps=0, random_state=0).fit(X, y, schema)
+    assert m.n_regions_ == 1 and m.ledger_["charged"].sum() == pytest.approx(1.0)
+    # only a two-level categorical attribute: at most 1 + 2 specializations exist
+    Xc = X[["colour"]]
+    m = DiffGen(1.0, steps=10, random_state=0).fit(Xc, y, schema)
+    assert len(m.history_) == 3 and m.n_regions_ == 5
+    assert m.ledger_["charged"].sum() == pytest.approx(1.0)           # unused ε' reused by the counts
+    m = DiffGen(1.0, steps=10, reuse_budget=False, random_state=0).fit(Xc, y, schema)
+    assert m.ledger_["charged"].sum() < 1.0
+
+
+def test_max_cells_caps_the_grid_without_reading_the_data():
+    X, y, schema = toy_data(500)
+    m = DiffGen(1.0, steps=12, max_cells=40, random_state=0).fit(X, y, schema)
+    assert m.n_regions_ * 2 <= 40
+
+
+def test_synthetic_and_shared_split_code():
+    X, y, schema = toy_data(500)
+    m = DiffGen(1.0, steps=4, random_state=3).fit(X, y, schema)
+    syn = m.synthetic(random_state=0)
+    schema.validate(syn[schema.predictors], syn["label"])
+    assert len(syn) == m.released_counts().sum()
+    # one piece of code per idea: DiffGen draws its split points with DiffMulti's mechanism
+    from dpexplore.publish import diffmulti
+    assert diffgen_module.private_split_point is diffmulti.private_split_point
+
+
+def test_sklearn_contract_and_no_mutation():
+    X, y, schema = toy_data(300)
+    X0, y0 = X.copy(), y.copy()
+    m = DiffGen(0.5, steps=3, random_state=0)
+    assert clone(m).get_params() == m.get_params()
+    m.fit(X, y, schema)
+    m.predict(X)
+    pd.testing.assert_frame_equal(X, X0)
+    pd.testing.assert_series_equal(y, y0)
+
+
+@pytest.mark.parametrize("params,err,match", [
+    ({"epsilon": 0}, ValueError, "epsilon"), ({"epsilon": float("nan")}, ValueError, "epsilon"),
+    ({"steps": -1}, ValueError, "steps"), ({"steps": 2.5}, TypeError, "steps"),
+    ({"utility": "gain"}, ValueError, "utility"), ({"utility": "dm"}, ValueError, "n_max"),
+])
+def test_bad_parameters(params, err, match):
+    X, y, schema = toy_data(100)
+    acc = BudgetAccountant(2.0)
+    with pytest.raises(err, match=match):
+        DiffGen(**{"epsilon": 1.0, **params}, accountant=acc).fit(X, y, schema)
+    assert acc.ledger.empty
+
+
+def test_bad_data_and_budget():
+    X, y, schema = toy_data(100)
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="class"):
+        DiffGen(1.0, accountant=acc).fit(X, pd.Series(["a"] * 100), schema)
+    with pytest.raises(ValueError, match="does not know"):
+        DiffGen(1.0, accountant=acc).fit(X.assign(w=1), y, schema)
+    acc.spend(0.5, "other")
+    with pytest.raises(BudgetExceededError):
+        DiffGen(0.6, accountant=acc).fit(X, y, schema)
+    assert len(acc.ledger) == 1

@@ -1,0 +1,121 @@
+"""Taxonomies, attributes and schemas: level invariants, domains, clear errors, leak warnings."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
+
+WORKCLASS = {"type": "categorical", "tree": {"Any": {
+    "Worked": {"Without-pay": None, "With-pay": {
+        "Gov": ["State-gov", "Federal-gov", "Local-gov"], "Private": None,
+        "Self-emp": ["Self-emp-inc", "Self-emp-not-inc"]}},
+    "Never-worked": None}}}
+
+
+def _assert_nested_partitions(tax):
+    for d in range(tax.height):
+        m = tax.leaf_to_node(d)
+        assert set(m) == set(range(tax.level_sizes[d]))          # every node has a leaf: partition
+    for d in range(1, tax.height):
+        parent = tax.parents(d)
+        assert np.array_equal(parent[tax.leaf_to_node(d)], tax.leaf_to_node(d - 1))  # refinement
+    assert tax.level_sizes[0] == 1 and tax.level_sizes[-1] == tax.n_leaves
+    assert list(tax.level_sizes) == sorted(tax.level_sizes)
+
+
+def test_unbalanced_tree_is_padded_into_partitions():
+    tax = Taxonomy.from_spec("workclass", WORKCLASS)
+    assert tax.level_sizes == (1, 2, 3, 5, 8)  # PrivPfC spec §8.2
+    _assert_nested_partitions(tax)
+    # "Never-worked" is a leaf at depth 1, copied down to every lower level
+    assert all("Never-worked" in tax.labels(d) for d in range(1, 5))
+    assert list(tax.generalize(["Private", "State-gov", "Never-worked"], 2)) == ["With-pay", "With-pay", "Never-worked"]
+    assert list(tax.generalize(["Federal-gov"], 3)) == ["Gov"]
+    assert Taxonomy.from_spec("w", tax.to_spec()).level_sizes == tax.level_sizes
+
+
+def test_numeric_taxonomy_intervals_are_right_closed():
+    tax = Taxonomy.from_spec("age", {"type": "numeric", "levels": [[14, 95], [14, 55, 95], [14, 35, 55, 75, 95]]})
+    assert tax.labels(1) == ["[14, 55]", "(55, 95]"]
+    assert list(tax.leaf_codes([14, 35, 35.5, 95])) == [0, 0, 1, 3]
+    assert list(tax.generalize([55, 56], 1)) == ["[14, 55]", "(55, 95]"]
+    assert np.array_equal(tax.intervals(1), [[14, 55], [55, 95]])
+    _assert_nested_partitions(tax)
+    with pytest.raises(ValueError, match="outside its public range"):
+        tax.leaf_codes([13])
+    with pytest.raises(ValueError, match="keep every edge"):
+        Taxonomy.from_spec("bad", {"type": "numeric", "levels": [[0, 10], [0, 5, 10], [0, 4, 10]]})
+
+
+@settings(max_examples=50, deadline=None)
+@given(fanouts=st.lists(st.integers(2, 4), min_size=1, max_size=4),
+       values=st.lists(st.floats(0, 100), min_size=1, max_size=50))
+def test_property_equal_width_generalisation_is_consistent(fanouts, values):
+    tax = Taxonomy.equal_width("x", 0, 100, fanouts)
+    _assert_nested_partitions(tax)
+    leaf = tax.leaf_codes(values)
+    for d in range(tax.height):
+        iv = tax.intervals(d)[tax.node_codes(leaf, d)]
+        v = np.asarray(values)
+        assert np.all(iv[:, 0] <= v) and np.all(v <= iv[:, 1])
+
+
+def test_attribute_validation_names_the_column():
+    age = Attribute.numeric("age", 17, 90)
+    with pytest.raises(ValueError, match="'age'.*outside"):
+        age.validate(pd.Series([20, 91]))
+    with pytest.raises(ValueError, match="'age'.*missing"):
+        age.validate(pd.Series([20, np.nan]))
+    with pytest.raises(ValueError, match="'age'.*non-numeric"):
+        age.validate(pd.Series(["20", "x"]))
+    sex = Attribute.categorical("sex", ["Female", "Male"])
+    with pytest.raises(ValueError, match="'sex'.*outside"):
+        sex.validate(pd.Series(["Male", "Other"]))
+    assert sex.taxonomy.level_sizes == (1, 2)
+    with pytest.raises(ValueError, match="bounds"):
+        Attribute.numeric("x", 5, 5)
+
+
+def _schema():
+    return Schema([Attribute.numeric("age", 0, 100, Taxonomy.equal_width("age", 0, 100, (2, 2))),
+                   Attribute.categorical("sex", ["F", "M"])], "y", ["no", "yes"])
+
+
+def test_schema_validation_errors():
+    schema = _schema()
+    X = pd.DataFrame({"age": [30, 60], "sex": ["F", "M"]})
+    schema.validate(X, pd.Series(["no", "yes"]))
+    with pytest.raises(ValueError, match="does not know.*'zip'"):
+        schema.validate(X.assign(zip=[1, 2]))
+    with pytest.raises(ValueError, match="target: pass it as y"):
+        schema.validate(X.assign(y=["no", "yes"]))
+    with pytest.raises(ValueError, match="lacks"):
+        schema.validate(X[["age"]])
+    with pytest.raises(ValueError, match="empty"):
+        schema.validate(X.iloc[:0])
+    with pytest.raises(ValueError, match="1 class"):
+        schema.validate(X, pd.Series(["no", "no"]))
+    with pytest.raises(ValueError, match="not among"):
+        schema.validate(X, pd.Series(["no", "maybe"]))
+    with pytest.raises(ValueError, match="NaN"):
+        schema.validate(X.assign(age=[np.nan, 3.0]))
+    assert list(schema.encode_target(["yes", "no"])) == [1, 0]
+    with pytest.raises(KeyError, match="unknown column"):
+        schema["zip"]
+
+
+def test_from_frame_warns_about_what_leaked():
+    df = pd.DataFrame({"age": [20, 40, 60], "city": ["a", "b", "a"], "y": ["n", "y", "y"]})
+    with pytest.warns(PrivacyLeakWarning, match="age.*city.*class labels"):
+        schema = Schema.from_frame(df, "y")
+    assert schema["age"].lower == 20 and schema["age"].upper == 60
+    assert schema.classes == ("n", "y")
+
+
+def test_schema_round_trips_through_json(tmp_path):
+    schema = _schema()
+    schema.to_json(tmp_path / "s.json")
+    again = Schema.from_json(tmp_path / "s.json")
+    assert again.predictors == schema.predictors and again.classes == schema.classes
+    assert again["age"].taxonomy.level_sizes == schema["age"].taxonomy.level_sizes

@@ -1,0 +1,186 @@
+"""DP Naive Bayes (thesis Algorithm 1), Gaussian NB, the public Binarizer and the ε-splitting pipeline."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import kstest, laplace as laplace_dist
+from sklearn.naive_bayes import BernoulliNB
+from sklearn.utils import estimator_checks as ec
+
+from dpexplore.budget import BudgetAccountant
+from dpexplore.datasets import load_adult, make_synthetic
+from dpexplore.domain import PrivacyLeakWarning
+from dpexplore.models.naive_bayes import Binarizer, PrivateGaussianNB, PrivateNaiveBayes, laplace_quantile
+from dpexplore.models.pipeline import SelectThenTrain
+from dpexplore.select.thesis import PrivateKSubsetSelector
+
+
+def _binary(n: int = 3000, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    p = np.where(y[:, None] == 1, 0.8, 0.3)
+    return (rng.random((n, d)) < p).astype(int), y
+
+
+def test_thesis_clamp_values():
+    # spec §3.3: 65% quantile of Lap(D/ε): D=600 → 214 at ε=1, 2140 at ε=0.1
+    assert laplace_quantile(0.65, 600 / 1.0) == pytest.approx(214.0, abs=0.1)
+    assert laplace_quantile(0.65, 600 / 0.1) == pytest.approx(2140.0, abs=1)
+    assert laplace_quantile(0.5, 3.0) == 0.0
+    assert laplace_quantile(0.2, 1.0) == pytest.approx(np.log(0.4))
+
+
+def test_noise_scale_is_D_over_epsilon_and_laplace_distributed():
+    # big counts so the clamp at 0 (quantile 0.5) never bites: noisy − true is the raw noise
+    n, d, eps = 40_000, 4, 0.5
+    X = np.ones((n, d), dtype=int)
+    X[: n // 4] = 0
+    X[n // 2: 3 * n // 4] = 0
+    y = np.r_[np.zeros(n // 2), np.ones(n // 2)].astype(int)
+    on = np.array([[X[y == c, j].sum() for j in range(d)] for c in (0, 1)], dtype=float)
+    off = np.array([(y == c).sum() for c in (0, 1)], dtype=float)[:, None] - on
+    rng = np.random.default_rng(0)
+    noise = []
+    for _ in range(300):
+        m = PrivateNaiveBayes(eps, clamp_quantile=0.5, random_state=rng).fit(X, y)
+        assert m.sensitivity_ == d and m.noise_scale_ == pytest.approx(d / eps)
+        noise.append(np.r_[(m.noisy_on_counts_ - on).ravel(), (m.noisy_off_counts_ - off).ravel()])
+    noise = np.concatenate(noise)
+    b = d / eps
+    assert kstest(noise, laplace_dist(scale=b).cdf).pvalue > 1e-4
+    assert abs(noise.var() - 2 * b * b) < 4 * np.sqrt(20 * b ** 4 / noise.size)  # Var of s² ≈ (24−4)b⁴/n
+
+
+def test_clamp_at_quantile_of_noise():
+    # zero true on-counts: a fraction ≈ q of the noisy values falls below the q-quantile and is clamped
+    n, d, eps, q = 200, 50, 1.0, 0.65
+    X = np.zeros((n, d), dtype=int)
+    y = np.r_[np.zeros(n // 2), np.ones(n // 2)].astype(int)
+    m = PrivateNaiveBayes(eps, clamp_quantile=q, random_state=1).fit(X, y)
+    t = -(d / eps) * np.log(2 * (1 - q))
+    assert m.clamp_threshold_ == pytest.approx(t)
+    assert m.noisy_on_counts_.min() >= t and m.noisy_off_counts_.min() >= t
+    frac_on = np.mean(m.noisy_on_counts_ == t)
+    assert abs(frac_on - q) < 4 * np.sqrt(q * (1 - q) / (2 * d))
+    assert np.all((m.theta_ > 0) & (m.theta_ < 1))
+
+
+def test_large_epsilon_recovers_add_one_smoothing():
+    X, y = _binary()
+    m = PrivateNaiveBayes(1e9, random_state=0).fit(X, y)
+    for c in (0, 1):
+        Xc = X[y == c]
+        np.testing.assert_allclose(m.theta_[c], (Xc.sum(0) + 1) / (len(Xc) + 2), rtol=1e-5)
+    counts = np.bincount(y)
+    np.testing.assert_allclose(m.class_prior_, (counts + 1) / (counts.sum() + 2), rtol=1e-5)
+    ref = BernoulliNB(alpha=1.0).fit(X, y)
+    assert np.mean(ref.predict(X) == m.predict(X)) > 0.99
+    proba = m.predict_proba(X[:10])
+    np.testing.assert_allclose(proba.sum(1), 1)
+
+
+def test_nb_bad_input_before_spend():
+    X, y = _binary(n=100)
+    acc = BudgetAccountant(1.0)
+    for kwargs, Xb, yb, match in [
+        ({"epsilon": -1}, X, y, "epsilon"),
+        ({"clamp_quantile": 0.3}, X, y, "clamp_quantile"),
+        ({"pseudo_count": 0}, X, y, "pseudo_count"),
+        ({}, X * 2, y, "0/1"),
+        ({}, np.where(X == 1, np.nan, 0.0), y, "NaN"),
+        ({}, X, np.zeros_like(y), "class"),
+        ({}, X[:0], y[:0], "empty"),
+        ({}, X, y[:-1], "rows"),
+    ]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            PrivateNaiveBayes(**{"epsilon": 0.5, **kwargs}, accountant=acc).fit(Xb, yb)
+    assert acc.ledger.empty
+
+
+def test_gaussian_nb_public_bounds_and_ledger():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    X = rng.normal(0, 1, (n, 3)) + 1.5 * y[:, None]
+    acc = BudgetAccountant(1.0)
+    m = PrivateGaussianNB(1.0, bounds=(-5, 7), accountant=acc, random_state=0).fit(X, y)
+    assert len(m.ledger_) == 3 and acc.spent == pytest.approx(1.0)
+    mean_scaled = 2 * (np.array([X[y == c].mean(0) for c in (0, 1)]) + 5) / 12 - 1
+    np.testing.assert_allclose(m.theta_, mean_scaled, atol=0.05)
+    assert m.score(X, y) > 0.85
+    with pytest.warns(PrivacyLeakWarning):
+        PrivateGaussianNB(1.0, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="bounds"):
+        PrivateGaussianNB(1.0, bounds=(1, 1)).fit(X, y)
+    frame, schema = make_synthetic(500, n_numeric=2, n_categorical=0, random_state=0)
+    Xf, yf = schema.split(frame)
+    g = PrivateGaussianNB(1.0, bounds=schema, random_state=0).fit(Xf, yf)
+    assert g.lower_.tolist() == [schema.attributes[c].lower for c in Xf.columns]
+
+
+def test_binarizer_is_public_one_hot():
+    frame, schema = load_adult()
+    X, _ = schema.split(frame.iloc[:500])
+    b = Binarizer(schema).fit()           # no data needed
+    B = b.transform(X)
+    assert set(np.unique(B.to_numpy())) <= {0, 1}
+    np.testing.assert_array_equal(B.sum(axis=1), len(schema.predictors))   # one 1 per attribute
+    assert list(B.columns) == list(b.get_feature_names_out())
+    cut = Binarizer(schema, columns=["age", "sex"], cut_points={"age": [30, 50]}).fit()
+    assert list(cut.get_feature_names_out()) == ["age=[14, 30)", "age=[30, 50)", "age=[50, 95]",
+                                                "sex=Female", "sex=Male"]
+    Bc = cut.transform(X)
+    np.testing.assert_array_equal(Bc["age=[30, 50)"], ((X["age"] >= 30) & (X["age"] < 50)).astype(int))
+    gen = Binarizer(schema, columns=["native-country"], depths={"native-country": 1}).fit()
+    assert gen.transform(X).shape[1] == 6
+    with pytest.raises(ValueError):
+        Binarizer(schema, columns=["nope"]).fit()
+    with pytest.raises(ValueError):
+        Binarizer(schema, depths={"sex": 5}).fit()
+    with pytest.raises(ValueError, match="outside"):
+        Binarizer(schema, columns=["age"]).fit().transform(X.assign(age=200))
+
+
+def test_pipeline_splits_epsilon_and_uses_k_as_sensitivity():
+    X, y = _binary(n=2000, d=12)
+    acc = BudgetAccountant(0.4)
+    p = SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), epsilon=0.4,
+                        selection_fraction=0.25, accountant=acc, random_state=0).fit(X, y)
+    assert list(p.ledger_["epsilon"]) == pytest.approx([0.1, 0.3])
+    assert acc.spent == pytest.approx(0.4)
+    assert p.model_.sensitivity_ == 3                  # Δ = k selected features, not D = 12
+    assert p.get_support().sum() == 3 and p.predict(X).shape == (2000,)
+    allf = SelectThenTrain(None, PrivateNaiveBayes(), epsilon=0.4, random_state=0).fit(X, y)
+    assert list(allf.ledger_["epsilon"]) == [0.4] and allf.model_.sensitivity_ == 12
+    with pytest.raises(ValueError, match="selection_fraction"):
+        SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), selection_fraction=1.0).fit(X, y)
+
+
+API_CHECKS = [ec.check_parameters_default_constructible, ec.check_get_params_invariance, ec.check_set_params,
+              ec.check_no_attributes_set_in_init, ec.check_estimators_unfitted]
+# data checks that apply to an estimator accepting real-valued features (Gaussian NB)
+DATA_CHECKS = [ec.check_fit2d_predict1d, ec.check_fit_idempotent, ec.check_n_features_in,
+               ec.check_estimators_nan_inf, ec.check_fit_score_takes_y,
+               ec.check_dont_overwrite_parameters, ec.check_dict_unchanged, ec.check_estimators_pickle,
+               ec.check_classifiers_one_label, ec.check_classifier_data_not_an_array,
+               ec.check_methods_subset_invariance, ec.check_methods_sample_order_invariance,
+               ec.check_fit_check_is_fitted, ec.check_estimators_dtypes, ec.check_classifiers_classes]
+
+
+@pytest.mark.parametrize("Est", [PrivateNaiveBayes, PrivateGaussianNB, SelectThenTrain])
+@pytest.mark.parametrize("check", API_CHECKS, ids=lambda c: c.__name__)
+def test_sklearn_api_checks(Est, check):
+    if check is ec.check_estimators_unfitted and Est is SelectThenTrain:
+        est = SelectThenTrain(None, PrivateNaiveBayes())
+    else:
+        est = Est()
+    check(Est.__name__, est)
+
+
+@pytest.mark.parametrize("check", DATA_CHECKS, ids=lambda c: c.__name__)
+def test_sklearn_data_checks_gaussian_nb(check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check("PrivateGaussianNB", PrivateGaussianNB(epsilon=1e6, random_state=0))

@@ -1,0 +1,403 @@
+"""Tests for Vinterbo's projected histograms (dpexplore.publish.projected)."""
+from itertools import combinations, product
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.base import clone
+
+from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.datasets import load_iris, make_synthetic
+from dpexplore.publish import projected as ph
+from dpexplore.publish.projected import ProjectedHistogram
+
+
+# ----------------------------------------------------------------------------- discernibility
+def test_partition_formula_matches_brute_force():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        n, p = rng.integers(2, 30), rng.integers(1, 5)
+        codes = rng.integers(0, 3, size=(n, p))
+        y = rng.integers(0, 3, size=n)
+        for r in range(p + 1):
+            for S in combinations(range(p), r):
+                assert ph.discernibility(codes, y, S) == pytest.approx(ph.discernibility_brute_force(codes, y, S))
+
+
+def test_discernibility_toy_value():
+    # 4 records, labels 0,0,1,1; attribute 0 equals the label, attribute 1 constant
+    codes = np.array([[0, 0], [0, 0], [1, 0], [1, 0]])
+    y = np.array([0, 0, 1, 1])
+    # ordered pairs with different labels: 2·2·2 = 8; attribute 0 discerns all of them; F = 8/4
+    assert ph.discernibility(codes, y, [0]) == pytest.approx(2.0)
+    assert ph.discernibility(codes, y, [1]) == 0.0
+    assert ph.discernibility(codes, y, []) == 0.0
+    np.testing.assert_allclose(ph.candidate_scores(codes, y, []), [2.0, 0.0])
+
+
+def test_score_monotone_and_submodular():
+    rng = np.random.default_rng(2)
+    codes = rng.integers(0, 3, size=(25, 4))
+    y = rng.integers(0, 2, size=25)
+    F = {S: ph.discernibility(codes, y, S) for r in range(5) for S in combinations(range(4), r)}
+    for S, fs in F.items():
+        for T, ft in F.items():
+            if set(S) <= set(T):
+                assert fs <= ft + 1e-12
+                for a in set(range(4)) - set(T):
+                    gain_s = F[tuple(sorted(S + (a,)))] - fs
+                    gain_t = F[tuple(sorted(T + (a,)))] - ft
+                    assert gain_s >= gain_t - 1e-12
+
+
+def _neighbour_changes(codes, y, domain, n_values):
+    """Max |F(D) - F(D')| over all subsets, for substitution and add/remove neighbours."""
+    n, p = codes.shape
+    subsets = [S for r in range(p + 1) for S in combinations(range(p), r)]
+    base = {S: ph.discernibility_brute_force(codes, y, S) for S in subsets}
+    records = list(product(*[range(v) for v in domain]))
+    sub, addrem = 0.0, 0.0
+    for rec in records:
+        for label in range(n_values):
+            new = np.array(rec)[None, :]
+            added_c, added_y = np.vstack([codes, new]), np.append(y, label)
+            for S in subsets:
+                addrem = max(addrem, abs(ph.discernibility_brute_force(added_c, added_y, S) - base[S]))
+            for i in range(n):
+                c2, y2 = codes.copy(), y.copy()
+                c2[i], y2[i] = rec, label
+                for S in subsets:
+                    sub = max(sub, abs(ph.discernibility_brute_force(c2, y2, S) - base[S]))
+        # removals
+    for i in range(n):
+        keep = np.arange(n) != i
+        for S in subsets:
+            addrem = max(addrem, abs(ph.discernibility_brute_force(codes[keep], y[keep], S) - base[S]))
+    return sub, addrem
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sensitivity_bound_by_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = 7
+    codes = rng.integers(0, 2, size=(n, 2))
+    y = rng.integers(0, 2, size=n)
+    sub, addrem = _neighbour_changes(codes, y, (2, 2), 2)
+    assert sub <= 2 * (n - 1) / n + 1e-12              # proof of Thm 1 (ordered pairs: 1/n)
+    assert addrem < 2.0                                  # add/remove bound of score_sensitivity
+    assert ph.score_sensitivity("substitution") == ph.score_sensitivity("add/remove") == 2.0
+
+
+def test_sensitivity_worst_case_reaches_bound():
+    # all records share a label and a pattern; a replaced record differs in both: ΔF = 2(n-1)/n
+    n = 7
+    codes = np.zeros((n, 1), dtype=int)
+    y = np.zeros(n, dtype=int)
+    c2, y2 = codes.copy(), y.copy()
+    c2[0], y2[0] = 1, 1
+    assert ph.discernibility(c2, y2, [0]) - ph.discernibility(codes, y, [0]) == pytest.approx(2 * (n - 1) / n)
+
+
+def test_private_kd_probabilities_and_frequencies():
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(40, 4))
+    y = (codes[:, 0] + rng.integers(0, 2, size=40)) % 2
+    eps, k = 2.0, 2
+    scores = ph.candidate_scores(codes, y, [])
+    expected = np.exp(eps / (4 * k) * (scores - scores.max()))      # exp(ε'·g), ε' = ε_p/(4k)
+    expected /= expected.sum()
+    _, table = ph.private_kd(codes, y, k, eps, random_state=0)
+    np.testing.assert_allclose(table.query("step == 1")["probability"].to_numpy(), expected)
+    picks = [ph.private_kd(codes, y, 1, eps, random_state=s)[0][0] for s in range(3000)]
+    observed = np.bincount(picks, minlength=4)
+    assert stats.chisquare(observed, 3000 * expected).pvalue > 1e-4
+    # ε → ∞ is the greedy selection
+    greedy = ph.mda(codes, y, sigma=1e-9)[:2]
+    assert ph.private_kd(codes, y, 2, 1e6, random_state=1)[0] == greedy
+
+
+# ----------------------------------------------------------------------------- bins and heuristics
+def test_bin_rule_reproduces_spec_table():
+    assert ph.bin_count(135, 4) == 2 and ph.bin_count(40575, 14) == 2
+    assert ph.bin_count(5792, 36, minimum=1) == 1 and ph.bin_count(5792, 36) == 2   # the clamp
+    assert [ph.bin_count(135, k) for k in (1, 2, 3)] == [5, 3, 2]
+    assert [ph.bin_count(40575, k) for k in range(1, 7)] == [62, 16, 8, 5, 4, 3]
+    assert [ph.bin_count(5792, k) for k in (1, 2, 3)] == [26, 9, 5]
+
+
+def test_discretise_uses_public_bounds_and_edges():
+    np.testing.assert_array_equal(ph.discretise([0, 1.9, 2, 7.99, 8, 9], 0, 8, 4), [0, 0, 1, 3, 3, 3])
+    np.testing.assert_allclose(ph.bin_midpoints(0, 8, 4), [1, 3, 5, 7])
+
+
+def test_estimate_k_matches_paper():
+    assert ph.estimate_k(40575, 14, 2, 2) == 4           # "in general k = 4"
+    assert ph.estimate_k(135, 4, 3, 2) == 3              # Iris (spec §2.9)
+
+
+def test_estimate_gamma_formula():
+    n, d, q, k, s = 135, 4, 3, 3, 2
+    g = ph.estimate_gamma(n, d, q, k, s)
+    assert g["epsilon_p_star"] == pytest.approx(20 * q * k ** 2 * np.log(d) / (n * (q - 1)))   # 2.77
+    assert g["epsilon_p_star"] == pytest.approx(2.77, abs=0.01)
+    z = np.sum(ph.bin_masses(s) ** 2) ** k * n / q
+    assert g["epsilon_h_star"] == pytest.approx((0.5 * np.log(n) - 2 * np.log(0.2)) / z)
+    assert g["gamma"] == pytest.approx(g["epsilon_h_star"] / (g["epsilon_h_star"] + g["epsilon_p_star"]))
+    assert 0.2 < g["gamma"] < 0.35                        # spec table: 0.27
+    assert ph.estimate_gamma(n, 1, q, 1, s)["gamma"] == 1.0   # nothing to select
+
+
+# ----------------------------------------------------------------------------- threshold, survival
+@pytest.mark.parametrize("eps,tau,probs", [
+    (1.0, 2.453, [0.147, 0.242, 0.399, 0.860, 0.989, 0.9999]),
+    (0.27, 9.08, [0.147, 0.168, 0.192, 0.288, 0.558, 0.886]),
+])
+def test_threshold_and_survival_match_spec(eps, tau, probs):
+    assert ph.threshold(135, eps, 0.5) == pytest.approx(tau, abs=0.005)
+    got = ph.survival_probability(np.array([0, 1, 2, 5, 10, 20]), 135, eps, 0.5, sensitivity=2.0)
+    np.testing.assert_allclose(got, probs, atol=6e-4)
+
+
+def test_survival_large_n_and_empty_cell_floor():
+    assert ph.threshold(40575, 1.0) == pytest.approx(5.31, abs=0.005)
+    got = ph.survival_probability(np.array([0, 1, 2, 5, 10]), 40575, 1.0, 0.5, sensitivity=2.0)
+    np.testing.assert_allclose(got, [0.035, 0.058, 0.096, 0.429, 0.952], atol=6e-4)
+    for eps in (0.1, 1.0, 10.0):        # ε-independent floor 1/(2 n^{A/Δ})
+        assert ph.survival_probability(0, 135, eps, 0.5, 2.0) == pytest.approx(0.5 * 135 ** -0.25)
+        assert ph.survival_probability(0, 135, eps, 0.5, 1.0) == pytest.approx(0.5 * 135 ** -0.5)
+
+
+def test_survival_against_monte_carlo():
+    rng = np.random.default_rng(4)
+    noise = rng.laplace(0, 2.0, size=400_000)
+    tau = ph.threshold(135, 1.0)
+    for z in (0, 1, 5):
+        p = ph.survival_probability(z, 135, 1.0, 0.5, 2.0)
+        assert abs(np.mean(z + noise > tau) - p) < 4 * np.sqrt(p * (1 - p) / noise.size)
+
+
+# ----------------------------------------------------------------------------- sparse == dense
+def _simulate(builder, reps, m, counts, eps, tau, delta, seed):
+    rng = np.random.default_rng(seed)
+    inclusion = np.zeros(m)
+    sizes, masses, empty_values = [], [], []
+    nz = np.flatnonzero(counts)
+    for _ in range(reps):
+        if builder == "dense":
+            codes, values = ph.perturb_dense(counts, epsilon=eps, tau=tau, sensitivity=delta, random_state=rng)
+            empty = counts[codes] == 0
+        else:
+            codes, values, empty = ph.perturb_sparse(nz, counts[nz], m, epsilon=eps, tau=tau,
+                                                     sensitivity=delta, random_state=rng)
+        inclusion[codes] += 1
+        sizes.append(codes.size)
+        masses.append(values.sum())
+        empty_values.extend(values[empty])
+    return inclusion / reps, np.array(sizes), np.array(masses), np.array(empty_values)
+
+
+@pytest.mark.parametrize("small_complement", [False, True])
+def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement):
+    if small_complement:   # exercise the rejection sampler used for huge domains
+        monkeypatch.setattr(ph, "_DENSE_COMPLEMENT", 0)
+    counts = np.array([0, 0, 5, 1, 0, 0, 12, 0, 2, 0, 0, 0], dtype=float)
+    m, eps, delta, reps = counts.size, 1.0, 2.0, 6000
+    tau = ph.threshold(30, eps)
+    inc_d, size_d, mass_d, emp_d = _simulate("dense", reps, m, counts, eps, tau, delta, 10)
+    inc_s, size_s, mass_s, emp_s = _simulate("sparse", reps, m, counts, eps, tau, delta, 11)
+    exact = ph.survival_probability(counts, 30, eps, 0.5, delta)
+    for inc in (inc_d, inc_s):       # per-cell inclusion rates vs eq. (5), 4 sigma
+        assert np.all(np.abs(inc - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-12)
+    # |S| distributions: two-sample chi-square on the histogram of sizes
+    table = np.array([np.bincount(size_d, minlength=m + 1), np.bincount(size_s, minlength=m + 1)])
+    table = table[:, table.sum(axis=0) > 0]
+    assert stats.chi2_contingency(table).pvalue > 1e-4
+    assert stats.ks_2samp(mass_d, mass_s).pvalue > 1e-4
+    # kept empty cells: τ + Exponential(Δ/ε) in both constructions
+    for values in (emp_d, emp_s):
+        assert stats.kstest(values - tau, "expon", args=(0, delta / eps)).pvalue > 1e-4
+    assert ph.expected_support(counts, m, 30, eps, 0.5, delta) == pytest.approx(exact.sum())
+    assert abs(size_s.mean() - exact.sum()) < 4 * size_s.std() / np.sqrt(reps)
+
+
+def test_sparse_large_domain_is_cheap_and_valid():
+    m = 10 ** 15
+    occupied = np.array([3, 10 ** 12, 10 ** 15 - 1])
+    tau = np.log(0.5 * (m - 3) / 1000)         # P(L > τ) = ½e^{-τ} with Laplace(1): 1000 expected
+    codes, values, empty = ph.perturb_sparse(occupied, [50, 50, 50], m, epsilon=1.0, tau=tau,
+                                             sensitivity=1.0, random_state=0)
+    assert np.unique(codes).size == codes.size and codes.max() < m and np.all(np.diff(codes) > 0)
+    assert np.all(values > tau)
+    assert abs(empty.sum() - 1000) < 4 * np.sqrt(1000)
+    assert not np.isin(codes[empty], occupied).any()
+    with pytest.raises(ValueError, match="distinct"):
+        ph.perturb_sparse([1, 1], [2, 3], 10, epsilon=1.0, tau=1.0)
+
+
+# ----------------------------------------------------------------------------- the estimator
+@pytest.fixture(scope="module")
+def iris():
+    frame, schema = load_iris()
+    X, y = schema.split(frame)
+    return X, y, schema
+
+
+@pytest.mark.parametrize("neighbours", ["add/remove", "substitution"])
+def test_ledger_adds_up_to_epsilon(iris, neighbours):
+    X, y, schema = iris
+    model = ProjectedHistogram(0.8, random_state=0, neighbours=neighbours).fit(X, y, schema)
+    ledger = model.ledger_
+    assert ledger["charged"].sum() == pytest.approx(0.8)
+    assert model.epsilon_spent_ == pytest.approx(0.8)
+    labels = list(ledger["label"])
+    assert labels[-1] == "projected histogram"
+    assert sum(lab.startswith("selection step") for lab in labels) == model.k_
+    assert ("record count" in labels) == (neighbours == "add/remove")
+    split = model.epsilon_split_
+    assert split["selection"] + split["histogram"] + split["record count"] == pytest.approx(0.8)
+    assert split["histogram"] == pytest.approx(model.gamma_ * (0.8 - split["record count"]))
+    delta = 1.0 if neighbours == "add/remove" else 2.0
+    assert model.noise_scale_ == pytest.approx(delta / split["histogram"])
+    assert model.threshold_ == pytest.approx(0.5 * np.log(model.n_hat_) / split["histogram"])
+
+
+def test_fit_outputs_and_classifier(iris):
+    X, y, schema = iris
+    model = ProjectedHistogram(2.0, k=2, gamma=0.5, random_state=1).fit(X, y, schema)
+    assert len(model.selected_) == 2 and set(model.selected_) <= set(schema.predictors)
+    assert model.n_cells_ == model.n_bins_ ** 2 * 3
+    hist = model.histogram_
+    assert np.all(hist["noisy_count"] > model.threshold_)
+    syn = model.synthetic()
+    assert len(syn) == model.synthetic_size_ == hist["copies"].clip(lower=0).sum()
+    assert list(syn.columns) == model.selected_ + ["species"]
+    proba = model.predict_proba(X)
+    assert proba.shape == (150, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(model.predict(X)) <= set(schema.classes)
+    assert 0 <= model.score(X, y) <= 1
+    assert clone(model).get_params()["k"] == 2
+
+
+def test_all_predictors_spends_all_on_histogram(iris):
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, k=10, random_state=0, neighbours="substitution").fit(X, y, schema)
+    assert model.k_ == 4 and model.gamma_ == 1.0
+    assert list(model.ledger_["label"]) == ["projected histogram"]
+
+
+def test_empty_release_falls_back_to_prior(iris):
+    X, y, schema = iris
+    with pytest.warns(ph.EmptySyntheticWarning):
+        model = ProjectedHistogram(0.5, k=1, A=50.0, random_state=0).fit(X, y, schema)
+    assert model.fallback_
+    np.testing.assert_allclose(model.predict_proba(X), 1 / 3)
+
+
+def test_does_not_mutate_and_is_reproducible(iris):
+    X, y, schema = iris
+    X0, y0 = X.copy(), y.copy()
+    a = ProjectedHistogram(1.0, random_state=5).fit(X, y, schema)
+    b = ProjectedHistogram(1.0, random_state=5).fit(X, y, schema)
+    pd.testing.assert_frame_equal(X, X0)
+    pd.testing.assert_series_equal(y, y0)
+    pd.testing.assert_frame_equal(a.histogram_, b.histogram_)
+
+
+def test_categorical_full_domain():
+    frame, schema = make_synthetic(300, n_numeric=1, n_categorical=2, random_state=0)
+    X, y = schema.split(frame)
+    model = ProjectedHistogram(1.0, k=2, gamma=0.9, random_state=0).fit(X, y, schema)
+    sizes = [len(schema[a].categories) if schema[a].kind == "categorical" else model.n_bins_
+             for a in model.selected_]
+    assert model.n_cells_ == int(np.prod(sizes)) * 2
+    assert model.predict_proba(X).shape == (300, 2)
+
+
+@pytest.mark.parametrize("kwargs,err", [
+    ({"epsilon": 0}, ValueError), ({"epsilon": -1}, ValueError), ({"epsilon": float("nan")}, ValueError),
+    ({"k": 0}, ValueError), ({"k": 1.5}, TypeError), ({"gamma": 0}, ValueError), ({"gamma": 1.5}, ValueError),
+    ({"A": 0}, ValueError), ({"neighbours": "swap"}, ValueError), ({"n_bins": 1}, ValueError),
+    ({"n_bins": "sturges"}, ValueError), ({"test_values": "x"}, ValueError),
+])
+def test_bad_parameters_spend_nothing(iris, kwargs, err):
+    X, y, schema = iris
+    acc = BudgetAccountant(5.0)
+    params = {"epsilon": 1.0, **kwargs}
+    with pytest.raises(err):
+        ProjectedHistogram(**params, accountant=acc).fit(X, y, schema)
+    assert acc.spent == 0
+
+
+def test_bad_data_spend_nothing(iris):
+    X, y, schema = iris
+    acc = BudgetAccountant(5.0)
+    model = ProjectedHistogram(1.0, accountant=acc)
+    bad = X.copy()
+    bad.iloc[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        model.fit(bad, y, schema)
+    out = X.copy()
+    out.iloc[0, 0] = 100.0                    # outside the public bounds
+    with pytest.raises(ValueError):
+        model.fit(out, y, schema)
+    with pytest.raises(ValueError):
+        model.fit(X, pd.Series(["setosa"] * 150), schema)      # one class
+    with pytest.raises(ValueError):
+        model.fit(X.iloc[:0], y.iloc[:0], schema)               # empty
+    with pytest.raises(ValueError):
+        model.fit(X.rename(columns={"petal_length": "petal"}), y, schema)   # unknown column
+    with pytest.raises(TypeError):
+        model.fit(X.to_numpy(), y, schema)
+    assert acc.spent == 0
+    with pytest.raises(BudgetExceededError):
+        ProjectedHistogram(1.0, accountant=BudgetAccountant(0.5)).fit(X, y, schema)
+
+
+def test_predict_checks_input(iris):
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, k=2, random_state=0)
+    with pytest.raises(Exception, match="not fitted"):
+        model.predict(X)
+    model.fit(X, y, schema)
+    with pytest.raises(ValueError, match="selected"):
+        model.predict(X.drop(columns=model.selected_[0]))
+
+
+# ----------------------------------------------------------------------------- notebook helpers
+def test_histogram_table_and_charts_agree_with_release(iris):
+    from dpexplore.plots import projected as charts
+    from dpexplore.widgets import projected as explore
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=2).fit(X, y, schema)
+    table = explore.histogram_table(model, X, y)
+    assert len(table) == model.n_cells_ and table["true_count"].sum() == len(X)
+    kept = table["status"].str.startswith("kept")
+    assert kept.sum() == len(model.histogram_)
+    assert (table["status"] == "kept, empty in truth").sum() == model.histogram_["was_empty"].sum()
+    np.testing.assert_allclose(np.sort(table.loc[kept, "noisy_count"]), np.sort(model.histogram_["noisy_count"]))
+    for chart in (charts.histogram_chart(table, model.threshold_), charts.selection_chart(model.selection_),
+                  charts.survival_chart(explore.survival_table(150, [0.5, 1.0]), 0.04)):
+        assert isinstance(chart.to_dict(), dict)
+
+
+def test_auc_helper_binary_and_hand_till():
+    from dpexplore.widgets.projected import auc
+    y = np.array(["a", "b", "a", "b"])
+    assert auc(y, np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]]), ["a", "b"]) == 1.0
+    y3 = np.array(["a", "b", "c", "a", "b", "c"])
+    perfect = np.eye(3)[[0, 1, 2, 0, 1, 2]] * 0.8 + 0.2 / 3
+    assert auc(y3, perfect, ["a", "b", "c"]) == pytest.approx(1.0)
+    assert auc(y3, np.full((6, 3), 1 / 3), ["a", "b", "c"]) == pytest.approx(0.5)
+
+
+def test_gamma_one_selects_uniformly_for_free(iris):
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, k=2, gamma=1.0, random_state=0).fit(X, y, schema)
+    assert list(model.ledger_["label"]) == ["record count", "projected histogram"]
+    assert model.epsilon_spent_ == pytest.approx(1.0)
+    firsts = [ProjectedHistogram(1.0, k=1, gamma=1.0, random_state=s).fit(X, y, schema).selected_[0]
+              for s in range(400)]
+    counts = pd.Series(firsts).value_counts().reindex(schema.predictors, fill_value=0)
+    assert stats.chisquare(counts.to_numpy()).pvalue > 1e-4

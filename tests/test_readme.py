@@ -1,0 +1,27 @@
+"""The README's promises stay true: its example runs and CI runs its test command."""
+import re
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_example_runs_and_spends_what_it_says():
+    block = re.search(r"## A first private release\s+```python\n(.*?)```", README, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    acc, noisy, counts = namespace["acc"], namespace["noisy"], namespace["counts"]
+    assert acc.spent == 1.0 and list(acc.ledger["label"]) == ["histogram"]
+    assert noisy.shape == counts.shape and counts.sum() == 45_222
+    assert not np.array_equal(noisy, counts)
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "test-command" in ci  # .ci/run extracts the block marked in the README
+    block = README.split("<!-- test-command -->", 1)[1]
+    command = re.search(r"```bash\n(.*?)\n```", block, re.S).group(1)
+    assert "pytest" in command and "--nbval-lax" in command and "notebooks" in command
+    assert command.count("\n") == 0  # one command

@@ -1,0 +1,68 @@
+"""which_one_when, the showdown charts and ShowdownExplorer on a hand-made summary."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpexplore.datasets import make_synthetic
+from dpexplore.evaluate.showdown import available_methods, candidate_methods, which_one_when
+from dpexplore.plots.showdown import error_chart, ranking_chart, runtime_chart
+from dpexplore.widgets.showdown import ShowdownExplorer
+
+
+def summary():
+    rows = []
+    for d, offset in (("A", 0.0), ("B", 0.1)):
+        for m, errs, sec in (("fast", (0.30, 0.20), 0.1), ("slow", (0.25, 0.195), 5.0), ("bad", (0.5, 0.45), 1.0)):
+            for e, v in zip((0.1, 1.0), errs):
+                rows.append(dict(dataset=d, method=m, epsilon=e, metric="error", median=v + offset,
+                                 q25=v + offset - 0.01, q75=v + offset + 0.01, mean=v, n=3, seconds=sec))
+        rows.append(dict(dataset=d, method="majority", epsilon=np.inf, metric="error", median=0.4 + offset,
+                         q25=0.4, q75=0.4, mean=0.4, n=3, seconds=0.0))
+        rows.append(dict(dataset=d, method="non-private", epsilon=np.inf, metric="error", median=0.15 + offset,
+                         q25=0.15, q75=0.15, mean=0.15, n=3, seconds=0.5))
+    return pd.DataFrame(rows)
+
+
+def test_which_one_when():
+    v = which_one_when(summary(), tolerance=0.01).set_index(["dataset", "epsilon"])
+    assert v.loc[("A", 0.1), "best"] == "slow" and v.loc[("A", 0.1), "runner_up"] == "fast"
+    assert v.loc[("A", 0.1), "fastest_good"] == "slow"        # fast is 0.05 worse: not within 0.01
+    assert v.loc[("A", 1.0), "best"] == "slow" and v.loc[("A", 1.0), "fastest_good"] == "fast"  # within 0.005
+    assert v.loc[("A", 1.0), "gap_to_nonprivate"] == pytest.approx(0.045)
+    assert v["beats_majority"].all()
+    s = summary()
+    s.loc[(s.method == "slow") & (s.epsilon == 0.1) & (s.dataset == "B"), "q75"] = 0.6
+    v = which_one_when(s).set_index(["dataset", "epsilon"])
+    assert not v.loc[("B", 0.1), "beats_majority"]
+    with pytest.raises(ValueError, match="metric"):
+        which_one_when(summary(), metric="auc")
+
+
+def test_charts_and_explorer():
+    s = summary()
+    for chart in (error_chart(s), runtime_chart(s), ranking_chart(s, 1.0)):
+        spec = chart.to_dict()
+        assert "Infinity" not in str(spec)
+    with pytest.raises(ValueError, match="no results"):
+        ranking_chart(s, 0.5)
+    ex = ShowdownExplorer(s, epsilon=0.1)
+    assert ex.epsilon_ == 0.1
+    ex.epsilon.value = 0.8          # snaps to the nearest swept budget on the log scale
+    assert ex.epsilon_ == 1.0
+    (data,) = ex.chart.to_dict()["datasets"].values()
+    assert {r["epsilon"] for r in data if not r["reference"]} == {1.0}
+
+
+def test_available_methods_excludes_failures():
+    data = make_synthetic(n_samples=400, n_numeric=2, n_categorical=2, n_classes=3, random_state=0)
+
+    def broken(eps, rs):
+        raise RuntimeError("not installed")
+
+    cands = dict(candidate_methods(data[1]))
+    ok, table = available_methods({"PrivPfC": cands["PrivPfC"], "k-subset + NB": cands["k-subset + NB"],
+                                   "broken": broken}, data, n_rows=300)
+    assert list(ok) == ["PrivPfC"]
+    t = table.set_index("method")
+    assert t.loc["broken", "status"] == "excluded" and "not installed" in t.loc["broken", "reason"]
+    assert "two classes" in t.loc["k-subset + NB", "reason"]          # binary scores, 3 classes here

@@ -1,0 +1,307 @@
+"""Tests for dpexplore.select.stoddard: SP, EM top-k, sparse vector, and the broken PTT / Cluster."""
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+
+from dpexplore.audit import privacy_loss
+from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.mechanisms import exponential_probabilities
+from dpexplore.select.scores import difference_count, purity_index, total_count
+from dpexplore.select.stoddard import (
+    ClusterSelection, ExponentialTopKSelector, NotDifferentiallyPrivateWarning,
+    PrivateThresholdTesting, ScorePerturbationSelector, SparseVectorSelector, audit_selectors,
+    cap_row_ones, exponential_top_k, private_threshold_testing, ptt_counterexample,
+    ptt_pattern_probability, score_sensitivity, selection_quality, sparse_vector,
+)
+
+
+def _sparse_data(n=300, d=30, seed=0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(int)
+    rates = np.linspace(0.02, 0.5, d)
+    X = (rng.random((n, d)) < rates).astype(int)
+    X[:, :5] |= (rng.random((n, 5)) < 0.5 * y[:, None]).astype(int)   # informative features
+    return pd.DataFrame(X, columns=[f"w{i}" for i in range(d)]), pd.Series(y, name="label")
+
+
+# --------------------------------------------------------------------------- PTT is broken
+def test_ptt_counterexample_exact_probabilities():
+    ex = ptt_counterexample()
+    assert ex["p"] == 0.0
+    assert ex["p_neighbour"] == pytest.approx(1 - np.exp(-0.5), abs=1e-12)
+    np.testing.assert_array_equal(total_count(ex["X"]), [5, 5])
+    np.testing.assert_array_equal(total_count(ex["X_neighbour"]), [6, 5])
+    assert len(ex["X_neighbour"]) == len(ex["X"]) + 1          # add/remove neighbours
+
+
+def test_ptt_monte_carlo_agrees_with_the_exact_split_probability():
+    ex = ptt_counterexample()
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+        runs = lambda X: np.array([tuple(private_threshold_testing(  # noqa: E731
+            total_count(X), ex["threshold"], epsilon=ex["epsilon"], random_state=rng))
+            for _ in range(20_000)])
+        on_d, on_d2 = runs(ex["X"]), runs(ex["X_neighbour"])
+    split = lambda r: np.mean(r[:, 0] & ~r[:, 1])  # noqa: E731
+    assert split(on_d) == 0.0
+    assert split(on_d2) == pytest.approx(ex["p_neighbour"], abs=0.015)   # > 4 sd
+
+
+def test_audit_flags_ptt_on_the_counterexample():
+    ex = ptt_counterexample()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+        mech = lambda X, g: tuple(private_threshold_testing(  # noqa: E731
+            total_count(X), ex["threshold"], epsilon=ex["epsilon"], random_state=g))
+        res = privacy_loss(mech, ex["X"], ex["X_neighbour"], n_samples=5000, random_state=1)
+    assert res.violates(ex["epsilon"])            # measured loss lower bound > claimed ε
+    assert res.epsilon_lower > 2 * ex["epsilon"]  # even Theorem 2's 2σε is exceeded
+
+
+def test_audit_selectors_flags_ptt_and_cluster_and_passes_the_sound_selectors():
+    table = audit_selectors(epsilon=1.0, n_samples=4000, random_state=2).set_index("selector")
+    flawed = table[~table["sound"]]
+    sound = table[table["sound"]]
+    assert list(flawed.index) == ["PTT (Alg. 2, as printed)", "Cluster Selection (Alg. 1)"]
+    assert flawed["violates"].all()
+    assert table.loc["PTT (Alg. 2, as printed)", "epsilon_lower"] > 3      # even 2σε is refuted
+    assert len(sound) == 4 and not sound["violates"].any()
+    assert (sound["epsilon_lower"] <= 1.0).all()
+
+
+def test_cluster_selection_never_splits_identical_features_but_does_on_the_neighbour():
+    # §9.2 b: F1, F2 are the same point in D (always the same cluster), not in D'
+    ex = ptt_counterexample()
+    rng = np.random.default_rng(12)
+
+    def split_rate(X, y):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            runs = [ClusterSelection(threshold=5.5, epsilon=1.0, max_ones=2, n_max=10,
+                                     random_state=rng).fit(X, y).get_support() for _ in range(1500)]
+        runs = np.array(runs)
+        return np.mean(runs[:, 0] != runs[:, 1])
+
+    assert split_rate(ex["X"], ex["y"]) == 0.0
+    assert split_rate(ex["X_neighbour"], ex["y_neighbour"]) > 0.02   # ≈ 0.06 measured
+
+
+def test_ptt_pattern_probability_general_case():
+    # scores (7, 3, 5), τ = 4: pattern (1, 0, 1) needs 3 < τ̃ ≤ 5
+    p = ptt_pattern_probability([7, 3, 5], 4, [1, 0, 1], epsilon=1.0)
+    assert p == pytest.approx(stats.laplace.cdf(1) - stats.laplace.cdf(-1))
+    assert ptt_pattern_probability([7, 3, 5], 4, [0, 1, 1], epsilon=1.0) == 0.0
+
+
+def test_flawed_selectors_warn_and_spend_nothing():
+    X, y = _sparse_data()
+    with pytest.warns(NotDifferentiallyPrivateWarning):
+        sel = PrivateThresholdTesting(threshold=40, epsilon=0.2, random_state=0).fit(X, y)
+    assert sel.get_support().dtype == bool
+    assert not hasattr(sel, "accountant_")
+    with pytest.warns(NotDifferentiallyPrivateWarning):
+        cl = ClusterSelection(threshold=40, epsilon=0.2, max_ones=10, random_state=0).fit(X, y)
+    assert cl.get_support().shape == (X.shape[1],)
+    assert cl.centres_.shape == (8, 2)
+
+
+# --------------------------------------------------------------------------- sensitivities
+def test_score_sensitivities_by_brute_force_on_tiny_datasets():
+    rng = np.random.default_rng(3)
+    scorers = {"TC": lambda X, y: total_count(X), "DC": difference_count, "PI": purity_index}
+    for _ in range(20):
+        n, d, s = rng.integers(2, 8), rng.integers(2, 6), 2
+        X, _ = cap_row_ones(rng.integers(0, 2, size=(n, d)), s, random_state=rng)
+        y = rng.integers(0, 2, size=n)
+        y[:2] = [0, 1]
+        neighbours = [(np.delete(X, i, 0), np.delete(y, i)) for i in range(n)]
+        for row in itertools.product((0, 1), repeat=d):
+            if sum(row) <= s:
+                for label in (0, 1):
+                    neighbours.append((np.vstack([X, row]), np.append(y, label)))
+        for name, f in scorers.items():
+            S, delta = score_sensitivity(name, n_features=d, max_ones=s)
+            q = f(X, y)
+            for Xn, yn in neighbours:
+                change = np.abs(f(Xn, yn) - q)
+                assert change.max() <= S
+                assert np.count_nonzero(change) <= delta
+
+
+def test_pi_footnote_is_false_under_substitution():
+    # a label flip of an all-zero record moves every PI score (not ≤ 2s)
+    X = np.zeros((5, 3), dtype=int)                  # s = 0 ones per record, so 2s = 0
+    y = np.array([1, 1, 1, 1, 0])
+    y2 = y.copy()
+    y2[3] = 0
+    assert np.all(purity_index(X, y) != purity_index(X, y2))
+
+
+def test_cap_row_ones_caps_uniformly_and_reports():
+    X = np.zeros((4000, 5), dtype=int)
+    X[:, :4] = 1
+    X[:10, 4] = 0
+    capped, n_cut = cap_row_ones(X, 2, random_state=4)
+    assert n_cut == 4000
+    assert np.all(capped.sum(axis=1) == 2)
+    assert np.all(capped <= X)                       # only ones are removed
+    kept = capped[:, :4].mean(axis=0)                # each of the 4 ones kept w.p. 1/2
+    assert np.allclose(kept, 0.5, atol=0.03)
+    untouched, n_cut = cap_row_ones(X, 4, random_state=4)
+    assert n_cut == 0 and np.array_equal(untouched, X)
+
+
+# --------------------------------------------------------------------------- score perturbation
+def test_sp_with_huge_epsilon_returns_the_exact_threshold_set():
+    X, y = _sparse_data()
+    tc = total_count(X)
+    tau = float(np.median(tc))
+    sel = ScorePerturbationSelector(epsilon=1e9, threshold=tau, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(sel.get_support(), tc > tau)
+
+
+def test_sp_noise_is_laplace_with_scale_s_over_epsilon():
+    X, y = _sparse_data(n=200, d=400, seed=5)
+    sel = ScorePerturbationSelector(epsilon=0.5, score="DC", k=10, max_ones=6, random_state=5).fit(X, y)
+    assert sel.noise_scale_ == pytest.approx(6 / 0.5)
+    X_capped, _ = cap_row_ones(X, 6, random_state=np.random.default_rng(5))
+    noise = sel.noisy_scores_ - difference_count(X_capped, y)
+    assert stats.kstest(noise, stats.laplace(scale=12).cdf).pvalue > 0.01
+    assert stats.kstest(noise, stats.laplace(scale=6).cdf).pvalue < 1e-6
+    assert sel.n_rows_capped_ > 0
+
+
+# --------------------------------------------------------------------------- EM top-k
+def test_em_top_k_with_huge_epsilon_finds_the_top_k():
+    q = np.array([3.0, 9, 1, 7, 5, 8])
+    for method in ("one_shot", "peeling"):
+        got = exponential_top_k(q, 3, epsilon=1e6, method=method, random_state=0)
+        np.testing.assert_array_equal(got, [1, 3, 5])
+
+
+def test_em_peeling_first_pick_frequencies_match_the_exponential_mechanism():
+    q = np.array([0.0, 1, 2, 4])
+    rng = np.random.default_rng(6)
+    picks = [exponential_top_k(q, 1, epsilon=1.0, method="peeling", random_state=rng)[0]
+             for _ in range(8000)]
+    observed = np.bincount(picks, minlength=4)
+    expected = exponential_probabilities(q, epsilon=1.0, sensitivity=1.0) * 8000
+    assert stats.chisquare(observed, expected).pvalue > 0.001
+
+
+def test_em_top_k_selector_pipeline_and_ledger():
+    X, y = _sparse_data()
+    acc = BudgetAccountant(1.0)
+    sel = ExponentialTopKSelector(k=5, epsilon=0.4, score="DC", max_ones=8, random_state=0,
+                                  accountant=acc)
+    pipe = Pipeline([("select", sel), ("clf", LogisticRegression())]).fit(X, y)
+    assert pipe.named_steps["select"].get_support().sum() == 5
+    assert acc.spent == pytest.approx(0.4)
+    assert sel.ledger_["charged"].sum() == pytest.approx(0.4)
+    assert list(sel.transform(X).columns) == list(sel.get_feature_names_out())
+    assert pipe.score(X, y) > 0.5
+
+
+# --------------------------------------------------------------------------- sparse vector
+def test_sparse_vector_with_huge_epsilon_returns_the_first_c_above():
+    q = np.array([1.0, 10, 2, 12, 15, 11])
+    got = sparse_vector(q, 5.0, epsilon=1e7, cutoff=2, random_state=0)
+    np.testing.assert_array_equal(got, [1, 3])
+
+
+def test_sparse_vector_selector_ledger_sums_to_epsilon():
+    X, y = _sparse_data()
+    sel = SparseVectorSelector(threshold=60, cutoff=4, epsilon=0.5, random_state=0).fit(X, y)
+    assert sel.ledger_["charged"].sum() == pytest.approx(0.5)
+    assert sel.get_support().sum() <= 4
+    with pytest.raises(ValueError, match="monotone"):
+        SparseVectorSelector(score="DC", monotone=True).fit(X, y)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input_is_rejected_before_spending():
+    X, y = _sparse_data()
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        ScorePerturbationSelector(epsilon=0, k=3, accountant=acc).fit(X, y)
+    with pytest.raises(ValueError, match="exactly one"):
+        ScorePerturbationSelector(k=3, threshold=1.0, accountant=acc).fit(X, y)
+    with pytest.raises(ValueError, match="0/1"):
+        ScorePerturbationSelector(k=3, accountant=acc).fit(X * 2, y)
+    with pytest.raises(ValueError, match="two classes"):
+        ExponentialTopKSelector(k=3, score="DC", accountant=acc).fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="n_min"):
+        ScorePerturbationSelector(k=3, score="IG", accountant=acc).fit(X, y)
+    with pytest.raises(ValueError, match="score"):
+        ExponentialTopKSelector(k=3, score="chi2", accountant=acc).fit(X, y)
+    assert acc.spent == 0 and acc.ledger.empty
+    small = BudgetAccountant(0.1)
+    with pytest.raises(BudgetExceededError):
+        ExponentialTopKSelector(k=3, epsilon=0.5, accountant=small).fit(X, y)
+    assert small.ledger.empty
+
+
+def test_inputs_are_not_mutated():
+    X, y = _sparse_data()
+    X[:] = 1          # rows with 30 ones, so capping must copy
+    Xc, yc = X.copy(), y.copy()
+    ScorePerturbationSelector(k=3, max_ones=5, random_state=0).fit(X, y)
+    SparseVectorSelector(threshold=10, max_ones=5, random_state=0).fit(X, y)
+    pd.testing.assert_frame_equal(X, Xc)
+    pd.testing.assert_series_equal(y, yc)
+
+
+def test_ig_uses_the_public_lower_bound():
+    X, y = _sparse_data()
+    S, delta = score_sensitivity("IG", n_features=30, n_min=100)
+    assert delta == 30 and S > score_sensitivity("IG", n_features=30, n_min=1000)[0]
+    sel = ScorePerturbationSelector(k=3, score="IG", n_min=100, epsilon=1.0, random_state=0).fit(X, y)
+    assert sel.noise_scale_ == pytest.approx(S * 30 / 1.0)
+
+
+def test_ig_refuses_an_n_min_above_the_data_size():
+    X, y = _sparse_data(n=50)
+    with pytest.raises(ValueError, match="n_min"):
+        ScorePerturbationSelector(k=3, score="IG", n_min=100).fit(X, y)
+
+
+def test_feature_selection_explorer_compares_private_and_exact_selection():
+    from dpexplore.widgets.roc import FeatureSelectionExplorer
+
+    X, y = _sparse_data(n=400, d=20, seed=7)
+    explorer = FeatureSelectionExplorer(X[:300], y[:300], X[300:].reset_index(drop=True),
+                                        y[300:].reset_index(drop=True), max_ones=20)
+    explorer.epsilon.value = 5.0
+    explorer.tau.value = 60.0
+    exact = explorer.exact_support()
+    np.testing.assert_array_equal(exact, total_count(X[:300]) > 60)
+    explorer.method.value = "em"
+    assert explorer.tau.disabled and explorer.exact_support().sum() == explorer.k.value
+    explorer.method.value = "svt"
+    assert explorer.exact_support().sum() <= explorer.k.value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+        explorer.method.value = "ptt"
+    assert "not differentially private" in explorer.summary.value
+    acc, kept = explorer.accuracy()
+    assert 0.0 <= acc <= 1.0 and 0 <= kept <= 20
+
+
+def test_selection_quality_precision_recall_f1():
+    q = selection_quality([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+    assert q["precision"] == pytest.approx(2 / 3) and q["recall"] == pytest.approx(2 / 3)
+    assert q["f1"] == pytest.approx(2 / 3) and q["jaccard"] == pytest.approx(0.5)
+    assert selection_quality([0, 0], [0, 0]) == {"precision": 1.0, "recall": 1.0, "f1": 1.0,
+                                                 "jaccard": 1.0}
+    assert selection_quality([1, 0], [0, 1])["f1"] == 0.0
+    with pytest.raises(ValueError, match="same length"):
+        selection_quality([1, 0], [1, 0, 0])

@@ -1,0 +1,209 @@
+"""Thesis feature selection: k-subset sampler usage, scores, the non-DP iterative selector, errors."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import chisquare
+from sklearn.utils.estimator_checks import (check_get_params_invariance, check_no_attributes_set_in_init,
+                                            check_parameters_default_constructible, check_set_params)
+
+from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.domain import PrivacyLeakWarning
+from dpexplore.mechanisms import exponential_subset_inclusion
+from dpexplore.select import thesis
+from dpexplore.select.scores import information_gain, mutual_information_sensitivity, purity_index
+from dpexplore.select.thesis import (IterativeSelector, NotDifferentiallyPrivateWarning, PrivateKSubsetSelector,
+                                     audit_iterative_vs_subset, iterative_select,
+                                     iterative_selection_probabilities, thesis_scores)
+
+
+def _data(n: int = 400, d: int = 6, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    p = np.linspace(0.5, 0.95, d)     # feature j agrees with y with probability p_j
+    X = np.where(rng.random((n, d)) < p, y[:, None], 1 - y[:, None])
+    return pd.DataFrame(X, columns=[f"f{j}" for j in range(d)]), y
+
+
+def test_count_score_matches_thesis_fixture():
+    # XWindowsDoc (spec §8.5): balanced classes of 450; windows on-counts 56 vs 288 → 232; xterm 40 vs 0 → 40
+    n_c = 450
+    y = np.array([1] * n_c + [0] * n_c)
+    windows = np.r_[np.ones(56), np.zeros(n_c - 56), np.ones(288), np.zeros(n_c - 288)]
+    xterm = np.r_[np.ones(40), np.zeros(n_c - 40), np.zeros(n_c)]
+    q = thesis_scores(np.column_stack([windows, xterm]).astype(int), y, "count")
+    np.testing.assert_array_equal(q, [232, 40])
+    np.testing.assert_allclose(thesis_scores(np.column_stack([windows, xterm]).astype(int), y, "mi"),
+                               information_gain(np.column_stack([windows, xterm]).astype(int), y, base=2))
+
+
+def test_selector_uses_the_subset_sampler_with_sensitivity_k(monkeypatch):
+    X, y = _data()
+    calls = []
+    real = thesis.exponential_subset
+
+    def spy(scores, k, *, epsilon, sensitivity, random_state=None):
+        calls.append((np.array(scores), k, epsilon, sensitivity))
+        return real(scores, k, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
+
+    monkeypatch.setattr(thesis, "exponential_subset", spy)
+    sel = PrivateKSubsetSelector(k=3, epsilon=0.7, random_state=0).fit(X, y)
+    assert len(calls) == 1
+    scores, k, eps, sens = calls[0]
+    np.testing.assert_array_equal(scores, purity_index(X, y))
+    assert (k, eps, sens) == (3, 0.7, 3.0)          # utility of a k-subset: sensitivity k·Δq
+    assert sel.get_support().sum() == 3
+    np.testing.assert_allclose(sel.inclusion_probabilities_,
+                               exponential_subset_inclusion(scores, 3, epsilon=0.7, sensitivity=3.0))
+
+
+def test_selection_frequencies_match_exact_subset_probabilities():
+    # tiny case: the selector's distribution over the C(5, 2) subsets vs exact enumeration
+    X, y = _data(n=60, d=5, seed=1)
+    q = purity_index(X, y)
+    eps, k = 0.5, 2
+    subsets = list(itertools.combinations(range(5), k))
+    w = np.array([np.exp(eps * q[list(s)].sum() / (2 * k)) for s in subsets])
+    expected = w / w.sum()
+    rng = np.random.default_rng(3)
+    n_draws = 4000
+    counts = dict.fromkeys(subsets, 0)
+    for _ in range(n_draws):
+        sel = PrivateKSubsetSelector(k=k, epsilon=eps, random_state=rng).fit(X, y)
+        counts[tuple(sel.get_support(indices=True))] += 1
+    observed = np.array([counts[s] for s in subsets])
+    keep = expected * n_draws >= 5
+    f_exp = np.r_[expected[keep], expected[~keep].sum()] * n_draws
+    f_obs = np.r_[observed[keep], observed[~keep].sum()]
+    if f_exp[-1] == 0:
+        f_exp, f_obs = f_exp[:-1], f_obs[:-1]
+    assert chisquare(f_obs, f_exp).pvalue > 1e-4
+
+
+def test_mi_score_sensitivity_and_leak_warning():
+    X, y = _data(n=500)
+    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=400, random_state=0).fit(X, y)
+    assert sel.score_sensitivity_ == pytest.approx(mutual_information_sensitivity(400, base=2))
+    assert sel.subset_sensitivity_ == pytest.approx(2 * sel.score_sensitivity_)
+    with pytest.warns(PrivacyLeakWarning):
+        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_min"):
+        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=10_000).fit(X, y)
+
+
+def test_noisy_scores_mechanism_and_strong_signal():
+    X, y = _data(n=2000, d=6)
+    acc = BudgetAccountant(2.0)
+    sel = PrivateKSubsetSelector(k=2, epsilon=2.0, mechanism="noisy_scores", accountant=acc,
+                                 random_state=0).fit(X, y)
+    assert sel.get_support().sum() == 2
+    assert "Alg. 3" in acc.ledger["label"].iloc[0]
+    # at ε = 2 with count scores in the hundreds, the subset sampler picks the two best features
+    sub = PrivateKSubsetSelector(k=2, epsilon=2.0, random_state=0).fit(X, y)
+    assert set(sub.get_support(indices=True)) == {4, 5}
+
+
+def test_transform_support_names_and_ledger():
+    X, y = _data()
+    acc = BudgetAccountant(1.0)
+    sel = PrivateKSubsetSelector(k=2, epsilon=0.4, accountant=acc, random_state=0).fit(X, y)
+    out = sel.transform(X)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(sel.get_feature_names_out())
+    assert sel.transform(X.to_numpy()).shape == (len(X), 2)
+    assert acc.spent == pytest.approx(0.4)
+    assert list(sel.ledger_["epsilon"]) == [0.4]
+    with pytest.raises(ValueError):
+        sel.transform(X.iloc[:, :3])
+
+
+@pytest.mark.parametrize("kwargs, X_fn, y_fn, match", [
+    ({"epsilon": 0}, None, None, "epsilon"),
+    ({"epsilon": float("nan")}, None, None, "epsilon"),
+    ({"k": 0}, None, None, "k must"),
+    ({"k": 7}, None, None, "exceeds"),
+    ({"score": "gini"}, None, None, "score"),
+    ({}, lambda X: X.assign(f0=X["f0"] * 2), None, "0/1"),
+    ({}, lambda X: X.astype(float).assign(f0=np.nan), None, "0/1"),
+    ({}, None, lambda y: np.zeros_like(y), "two classes"),
+    ({}, None, lambda y: y[:-1], "rows"),
+    ({}, lambda X: X.iloc[:0], lambda y: y[:0], "non-empty"),
+])
+def test_bad_input_raises_before_any_spend(kwargs, X_fn, y_fn, match):
+    X, y = _data()
+    X0 = X.copy()
+    X = X_fn(X) if X_fn else X
+    y = y_fn(y) if y_fn else y
+    acc = BudgetAccountant(5.0)
+    params = {"k": 2, "epsilon": 0.5, **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        PrivateKSubsetSelector(**params, accountant=acc).fit(X, y)
+    assert acc.ledger.empty
+    if X_fn is None:
+        pd.testing.assert_frame_equal(X, X0)   # inputs never mutated
+
+
+def test_budget_exceeded_before_spend():
+    X, y = _data()
+    acc = BudgetAccountant(0.1)
+    with pytest.raises(BudgetExceededError):
+        PrivateKSubsetSelector(k=2, epsilon=0.5, accountant=acc).fit(X, y)
+    assert acc.ledger.empty
+
+
+def test_iterative_selector_is_labelled_not_dp():
+    X, y = _data()
+    with pytest.warns(NotDifferentiallyPrivateWarning):
+        sel = IterativeSelector(k=3, epsilon=0.3, random_state=0).fit(X, y)
+    assert sel.get_support().sum() == 3
+    assert sel.n_steps_ >= 3
+    assert sel.epsilon_composed_ >= 2 * 0.3 - 1e-12
+    assert "NOT DP" in sel.ledger_["label"].iloc[0]
+
+
+def test_iterative_exact_probabilities_match_sampling():
+    q = np.array([5.0, 5.0, 3.0, 6.0])
+    p = iterative_selection_probabilities(q, epsilon=0.8, sensitivity=1.0)
+    rng = np.random.default_rng(0)
+    n = 20_000
+    draws = np.array([iterative_select(q, 1, epsilon=0.8, sensitivity=1.0, random_state=rng)[0][0]
+                      for _ in range(n)])
+    observed = np.bincount(draws, minlength=4)
+    assert chisquare(observed, p * n).pvalue > 1e-4
+
+
+def test_audit_iterative_is_not_dp_but_subset_sampler_is():
+    table = audit_iterative_vs_subset(epsilon=0.1, n_samples=5000, random_state=0).set_index("selector")
+    it, em = table.iloc[0], table.iloc[1]
+    assert it["exact_loss"] > 0.5 and it["violates"]          # exact loss ≈ 0.73 ≫ 0.1
+    assert em["exact_loss"] <= 0.1 and not em["violates"]
+
+
+@pytest.mark.parametrize("Est", [PrivateKSubsetSelector, IterativeSelector])
+@pytest.mark.parametrize("check", [check_parameters_default_constructible, check_get_params_invariance,
+                                   check_set_params, check_no_attributes_set_in_init])
+def test_sklearn_api_checks(Est, check):
+    check(Est.__name__, Est())
+
+
+def test_widgets_and_plots_build_on_small_data():
+    import altair as alt
+
+    from dpexplore.widgets.thesis import FeatureSelectionNBExplorer, LogisticNoiseExplorer
+
+    X, y = _data(n=600, d=8)
+    ex = FeatureSelectionNBExplorer(X.iloc[:400], y[:400], X.iloc[400:], y[400:], n_min=300, repeats=5)
+    state = ex.state()
+    assert state["probability"].sum() == pytest.approx(ex.k.value if ex.k.value <= 8 else 8)
+    assert list(state["ledger"]["charged"].round(12)) == pytest.approx([0.05, 0.05])
+    ex.score.value = "mi"          # triggers update with the other score
+    ex.k.value = 3
+    assert "DP-NB test accuracy" in ex.summary.value
+    lr = LogisticNoiseExplorer(n_points=50)
+    lr.epsilon.value = 1.0
+    curves = lr.curves(0.1)
+    assert set(curves["method"]) == {"output (2/(λε))", "objective (2/ε′, divided by the effective λ)"}
+    from dpexplore.plots import thesis as plots
+    assert isinstance(plots.ledger_chart(state["ledger"]), alt.Chart)
