@@ -50,7 +50,7 @@ def main() -> None:
     fmin, fmed = best_of(count_finest)
     gmin, gmed = best_of(count_grid, 200)
     print(f"Adult: {len(X):,} rows, {len(codes.attributes)} attributes")
-    print(f"load_adult (cached after first call):        {load_s * 1e3:8.1f} ms")
+    print(f"load_adult (first call in this process):     {load_s * 1e3:8.1f} ms")
     print(f"encode leaf/level codes once (LevelCodes):   {encode_s * 1e3:8.1f} ms")
     print(f"finest grid ({n_cells:.2e} cells, {occupied:,} occupied), sparse counts: "
           f"min {fmin * 1e3:.1f} ms, median {fmed * 1e3:.1f} ms")

@@ -20,7 +20,10 @@ from ._validation import check_epsilon, check_fraction_weights
 
 __all__ = ["BudgetAccountant", "BudgetExceededError"]
 
-_REL_TOL = 1e-9  # floating-point slack: 0.03ε + 0.37ε + 0.6ε must exhaust ε exactly
+# Floating-point slack, relative to the total: 0.03 + 0.37 + 0.6 must exhaust 1.0 although the
+# float sum may differ from 1.0 in the last bit. Rounding errors of a few hundred additions are
+# ~1e-14 relative; 1e-9 is far above them and far below any spend that matters.
+_REL_TOL = 1e-9
 
 
 class BudgetExceededError(RuntimeError):
@@ -57,12 +60,17 @@ class BudgetAccountant:
     """
 
     def __init__(self, epsilon: float):
-        self.total = check_epsilon(epsilon)
+        self._total = check_epsilon(epsilon)
         self._root = _Scope("", parallel=False)
         self._stack: list[_Scope] = [self._root]
         self._rows: list[dict] = []
 
     # ------------------------------------------------------------------ state
+    @property
+    def total(self) -> float:
+        """The total budget ε (read-only: a budget is fixed when the accountant is made)."""
+        return self._total
+
     @property
     def spent(self) -> float:
         """Total ε charged so far (sequential sums, parallel maxima)."""
@@ -70,15 +78,27 @@ class BudgetAccountant:
 
     @property
     def remaining(self) -> float:
-        """ε still available (never negative)."""
-        return max(0.0, self.total - self._root.cost)
+        """ε that one more spend could still use *here* (never negative).
+
+        At the top level this is ``total - spent``. Inside a :meth:`parallel` scope or one of its
+        branches it is what that branch may still spend: a branch running beside a more expensive
+        sibling can use up to the sibling's cost without raising the total.
+        """
+        ceiling = self.total  # the largest cost the current scope may reach
+        for parent, child in zip(self._stack[:-1], self._stack[1:]):
+            if not parent.parallel:  # sequential: the child's growth adds to the parent's cost
+                ceiling = ceiling - parent.cost + child.cost
+            # parallel: the child may grow up to the parent's own ceiling
+        scope = self._stack[-1]
+        available = ceiling if scope.parallel else ceiling - scope.cost
+        return max(0.0, float(available))
 
     def __repr__(self) -> str:
         return f"BudgetAccountant(total={self.total:g}, spent={self.spent:g}, remaining={self.remaining:g})"
 
     # ------------------------------------------------------------------ spending
     def _fits(self, new_total: float) -> bool:
-        return new_total <= self.total * (1 + _REL_TOL) + 1e-15
+        return new_total <= self.total * (1 + _REL_TOL)
 
     def _new_costs(self, epsilon: float) -> list[tuple[_Scope, float]]:
         """Costs each scope on the path to the root would have after spending ``epsilon``.
@@ -140,8 +160,12 @@ class BudgetAccountant:
         """Scope for analyses on disjoint parts of the data: it costs the max over its branches.
 
         Inside, open one :meth:`branch` per part (its spends add up), or spend directly (each
-        spend is then a branch of its own).
+        spend is then a branch of its own). The accountant cannot check that the parts are
+        disjoint: that is the caller's claim, and the reason to name each scope and branch.
+        Leaving the scope and opening a new one composes sequentially (the two scopes add up).
         """
+        if not isinstance(label, str) or not label:
+            raise ValueError("label must be a non-empty string naming the partition")
         scope = _Scope(label, parallel=True, parent=self._stack[-1])
         self._stack.append(scope)
         try:

@@ -36,9 +36,9 @@ IRIS_COLUMNS = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
 def data_path(name: str) -> Any:
     """Path (or importlib Traversable) of a shipped data file, e.g. ``"adult.data.gz"``.
 
-    Looks in the package data ``dpexplore/_datasets`` (a link to the repository's ``datasets/``
-    that the wheel build copies), then in ``../datasets`` next to the package source (a checkout
-    where the link was not created, e.g. on Windows without symlink support).
+    Looks in the package data ``dpexplore/_datasets`` (a copy of the repository's ``datasets/``
+    that ``setup.py`` puts in a built wheel), then in ``../datasets`` next to the package source
+    (an editable install or a checkout).
     """
     resource = importlib.resources.files("dpexplore").joinpath("_datasets", name)
     if resource.is_file():

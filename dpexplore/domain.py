@@ -64,6 +64,10 @@ class Taxonomy:
         if len(set(self.leaves)) != len(self.leaves):
             raise ValueError(f"taxonomy {self.name!r}: duplicate leaves")
         for depth, (labels, mapping) in enumerate(zip(self._labels, self._leaf_to_node)):
+            if len(set(labels)) != len(labels):
+                dup = sorted({str(x) for x in labels if labels.count(x) > 1})[:5]
+                raise ValueError(f"taxonomy {self.name!r}: depth {depth} has several nodes labelled {dup}; "
+                                 "labels must be unique within a level so that generalised values are unambiguous")
             if mapping.shape != (len(self.leaves),) or set(np.unique(mapping)) != set(range(len(labels))):
                 raise ValueError(f"taxonomy {self.name!r}: depth {depth} is not a partition of the leaves")
         for depth in range(1, self.height):  # each node has exactly one parent (nested partitions)
@@ -151,13 +155,23 @@ class Taxonomy:
         """Leaf index of each value; ValueError naming the values outside the domain."""
         if self.kind == "categorical":
             arr = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
-            codes = pd.Categorical(arr.ravel(), categories=list(self.leaves)).codes.astype(np.int32)
+            flat = arr.ravel()
+            index = pd.Index(list(self.leaves), dtype=object)
+            codes = index.get_indexer(flat).astype(np.int32)  # -1: not a leaf
             bad = codes < 0
+            if bad.any():  # leaves are strings: match other values (1, True, ...) by their text
+                if pd.isna(flat[bad]).any():
+                    raise ValueError(f"column {self.name!r} has missing values (NaN)")
+                codes[bad] = index.get_indexer(flat[bad].astype(str))
+                bad = codes < 0
             if bad.any():
-                unknown = sorted({str(v) for v in arr.ravel()[bad]})[:5]
+                unknown = sorted({str(v) for v in flat[bad]})[:5]
                 raise ValueError(f"column {self.name!r} has value(s) outside its declared categories: {unknown}")
             return codes.reshape(np.shape(arr))
-        v = np.asarray(values, dtype=float)
+        try:
+            v = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"column {self.name!r} is numeric but holds non-numeric values") from None
         lo, hi = self.bounds
         if np.isnan(v).any():
             raise ValueError(f"column {self.name!r} has missing values (NaN)")
@@ -168,7 +182,12 @@ class Taxonomy:
 
     def node_codes(self, leaf_codes: Any, depth: int) -> np.ndarray:
         """Generalise leaf codes to node codes at ``depth`` (vectorised lookup)."""
-        return self._leaf_to_node[self._check_depth(depth)][np.asarray(leaf_codes)]
+        codes = np.asarray(leaf_codes)
+        if codes.size == 0:
+            codes = codes.astype(np.intp)
+        elif codes.dtype.kind not in "iu" or codes.min() < 0 or codes.max() >= self.n_leaves:
+            raise ValueError(f"leaf_codes for {self.name!r} must be integers in 0..{self.n_leaves - 1}")
+        return self._leaf_to_node[self._check_depth(depth)][codes]
 
     def generalize(self, values: Any, depth: int) -> np.ndarray:
         """Replace each value by the label of the node containing it at ``depth``."""
@@ -184,7 +203,12 @@ class Taxonomy:
         (a list is shorthand for leaves); numeric: ``{"type": "numeric", "levels": [[0, 100],
         [0, 50, 100], ...]}``, each level's edges a superset of the previous one.
         """
+        if not isinstance(spec, Mapping):
+            raise TypeError(f"taxonomy spec for {name!r} must be a mapping (parsed JSON), got {type(spec).__name__}")
         kind = spec.get("type")
+        key = {"categorical": "tree", "numeric": "levels"}.get(kind)
+        if key is not None and key not in spec:
+            raise ValueError(f"{kind} taxonomy spec for {name!r} needs a {key!r} entry")
         if kind == "categorical":
             return cls._from_tree(name, spec["tree"])
         if kind == "numeric":
@@ -231,8 +255,11 @@ class Taxonomy:
 
     @classmethod
     def _from_edges(cls, name: str, levels: Sequence[Sequence[float]]) -> "Taxonomy":
-        edges = [np.asarray(level, dtype=float) for level in levels]
-        if not edges or len(edges[0]) != 2:
+        try:
+            edges = [np.asarray(level, dtype=float) for level in levels]
+        except (TypeError, ValueError):
+            raise ValueError(f"numeric taxonomy {name!r}: levels must be lists of numbers") from None
+        if not edges or edges[0].ndim != 1 or len(edges[0]) != 2:
             raise ValueError(f"numeric taxonomy {name!r}: the first level must be [low, high]")
         for depth, e in enumerate(edges):
             if e.ndim != 1 or len(e) < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
@@ -266,8 +293,8 @@ class Taxonomy:
         lower, upper = float(lower), float(upper)
         if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
             raise ValueError(f"equal_width({name!r}): need finite lower < upper, got {lower}, {upper}")
-        if not fanouts or any(int(f) < 2 for f in fanouts):
-            raise ValueError("fanouts must be integers ≥ 2")
+        if not fanouts or any(isinstance(f, bool) or not isinstance(f, numbers.Integral) or f < 2 for f in fanouts):
+            raise ValueError(f"fanouts must be a non-empty list of integers ≥ 2, got {fanouts!r}")
         levels = [np.array([lower, upper])]
         for f in fanouts:  # subdivide each parent interval: parent edges stay exactly (nesting)
             prev = levels[-1]
@@ -330,7 +357,10 @@ class Attribute:
     def numeric(cls, name: str, lower: float, upper: float, taxonomy: Taxonomy | None = None,
                 integer: bool = False) -> "Attribute":
         """A numeric attribute with public bounds; its taxonomy (if any) must cover them."""
-        lower, upper = float(lower), float(upper)
+        try:
+            lower, upper = float(lower), float(upper)
+        except (TypeError, ValueError):
+            raise ValueError(f"attribute {name!r}: public bounds must be numbers, got [{lower!r}, {upper!r}]") from None
         if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
             raise ValueError(f"attribute {name!r}: public bounds need finite lower < upper, got [{lower}, {upper}]")
         if taxonomy is not None:
@@ -463,7 +493,7 @@ class Schema:
     def encode_target(self, y: Any) -> np.ndarray:
         """Class index (position in ``classes``) of each label."""
         arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y).astype(str)
-        codes = pd.Categorical(arr, categories=list(self.classes)).codes
+        codes = pd.Index(list(self.classes), dtype=object).get_indexer(arr)
         if np.any(codes < 0):
             raise ValueError(f"y has label(s) {sorted(set(arr[codes < 0]))[:5]} not among {self.classes}")
         return codes.astype(np.int64)
@@ -481,8 +511,13 @@ class Schema:
 
     def split(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
         """Split a full table into copies of (predictors, target)."""
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
         if self.target not in frame.columns:
             raise ValueError(f"the frame has no target column {self.target!r}")
+        missing = [c for c in self.predictors if c not in frame.columns]
+        if missing:
+            raise ValueError(f"the frame lacks the schema's column(s) {missing}")
         return frame[self.predictors].copy(), frame[self.target].copy()
 
     # ------------------------------------------------------------------ derived schemas

@@ -75,9 +75,19 @@ def cell_codes(level_codes: Sequence[np.ndarray], shape: Sequence[int]) -> np.nd
     """Combine per-attribute node codes into one cell index (mixed radix, C order)."""
     if len(level_codes) != len(shape):
         raise ValueError("need one code array per grid dimension")
+    sizes = [int(s) for s in shape]
+    if any(s < 1 for s in sizes):
+        raise ValueError(f"shape must hold positive sizes, got {tuple(shape)}")
+    if np.prod([float(s) for s in sizes]) >= 2.0 ** 63:
+        raise ValueError(f"a grid of shape {tuple(sizes)} has too many cells to number in int64")
     n = len(level_codes[0]) if level_codes else 0
     out = np.zeros(n, dtype=np.int64)
-    for codes, size in zip(level_codes, shape):
+    for dim, (codes, size) in enumerate(zip(level_codes, sizes)):
+        codes = np.asarray(codes)
+        if codes.shape != (n,):
+            raise ValueError(f"level_codes[{dim}] has shape {codes.shape}, expected ({n},)")
+        if n and (codes.min() < 0 or codes.max() >= size):
+            raise ValueError(f"level_codes[{dim}] must lie in 0..{size - 1} (the grid's size there)")
         if size > 1:  # depth-0 dimensions (one node) do not change the cell
             out *= size
             out += codes
@@ -99,11 +109,32 @@ def class_counts(cells: np.ndarray, y_codes: np.ndarray, n_cells: int, n_classes
     use :func:`sparse_class_counts`.
     """
     n_cells, n_classes = int(n_cells), int(n_classes)
+    if n_cells < 1 or n_classes < 1:
+        raise ValueError(f"n_cells and n_classes must be ≥ 1, got {n_cells} and {n_classes}")
     if n_cells * n_classes > MAX_DENSE_ENTRIES:
         raise ValueError(f"a dense histogram of {n_cells:,} cells × {n_classes} classes is too large; "
                          "use sparse_class_counts (non-empty cells only)")
-    key = np.asarray(cells, dtype=np.int64) * n_classes + np.asarray(y_codes, dtype=np.int64)
+    cells, y = _check_cells_and_classes(cells, y_codes, n_classes, n_cells)
+    key = cells * n_classes + y
     return np.bincount(key, minlength=n_cells * n_classes).reshape(n_cells, n_classes)
+
+
+def _check_cells_and_classes(cells: Any, y_codes: Any, n_classes: int,
+                             n_cells: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Both as int64 arrays of one length, each inside its range: a class code ≥ n_classes would
+    otherwise be counted silently in the next cell."""
+    c, y = np.asarray(cells), np.asarray(y_codes)
+    if c.ndim != 1 or y.ndim != 1 or c.shape != y.shape:
+        raise ValueError(f"cells and y_codes must be 1-D of one length, got shapes {c.shape} and {y.shape}")
+    for arr, name in ((c, "cells"), (y, "y_codes")):
+        if arr.size and arr.dtype.kind not in "iu":
+            raise ValueError(f"{name} must hold integer codes, got dtype {arr.dtype}")
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"y_codes must lie in 0..{n_classes - 1} (n_classes = {n_classes})")
+    if c.size and (c.min() < 0 or (n_cells is not None and c.max() >= n_cells)):
+        bound = "" if n_cells is None else f"..{n_cells - 1}"
+        raise ValueError(f"cells must lie in 0{bound}")
+    return c.astype(np.int64, copy=False), y.astype(np.int64, copy=False)
 
 
 def sparse_class_counts(cells: np.ndarray, y_codes: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,8 +144,7 @@ def sparse_class_counts(cells: np.ndarray, y_codes: np.ndarray, n_classes: int) 
     histogram privately still needs every cell, empty ones included: see the sparse release in
     :mod:`dpexplore.publish.projected` (Vinterbo 2012 §2.4).
     """
-    cells = np.asarray(cells, dtype=np.int64)
-    y = np.asarray(y_codes, dtype=np.int64)
+    cells, y = _check_cells_and_classes(cells, y_codes, int(n_classes))
     unique, inverse = np.unique(cells, return_inverse=True)
     counts = np.bincount(inverse * int(n_classes) + y, minlength=unique.size * int(n_classes))
     return unique, counts.reshape(unique.size, int(n_classes))
@@ -128,13 +158,13 @@ def noisy_counts(counts: Any, *, epsilon: float, mechanism: str = "laplace",
     so ε-DP needs Laplace(1/ε) (or two-sided geometric with α = e^-ε) on each entry. The caller
     records ``epsilon`` with its BudgetAccountant.
     """
+    if mechanism not in ("laplace", "geometric"):
+        raise ValueError(f"mechanism must be 'laplace' or 'geometric', got {mechanism!r}")
     if mechanism == "laplace":
-        return mechanisms.laplace(np.asarray(counts, dtype=float), epsilon=epsilon, sensitivity=1.0,
+        return mechanisms.laplace(np.asarray(counts), epsilon=epsilon, sensitivity=1.0,
                                   random_state=random_state)
-    if mechanism == "geometric":
-        return mechanisms.geometric(np.asarray(counts, dtype=np.int64), epsilon=epsilon, sensitivity=1,
-                                    random_state=random_state).astype(float)
-    raise ValueError(f"mechanism must be 'laplace' or 'geometric', got {mechanism!r}")
+    return mechanisms.geometric(np.asarray(counts), epsilon=epsilon, sensitivity=1,
+                                random_state=random_state).astype(float)
 
 
 def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], schema: Schema,
@@ -148,23 +178,36 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
     inside the interval (integers for integer attributes). Columns: predictors + target.
     """
     names = schema.predictors if attributes is None else schema.check_columns(attributes)
+    if values not in ("generalized", "sampled"):
+        raise ValueError(f"values must be 'generalized' or 'sampled', got {values!r}")
+    if rounding not in ("round", "floor"):
+        raise ValueError(f"rounding must be 'round' or 'floor', got {rounding!r}")
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 2 or counts.shape[1] != schema.n_classes:
         raise ValueError(f"counts must have shape (n_cells, {schema.n_classes})")
+    if not np.all(np.isfinite(counts)):
+        raise ValueError("counts must be finite (no NaN or infinity)")
     if isinstance(grid, Mapping):
-        depths = [int(grid.get(a, 0)) for a in names]
+        unknown = sorted(set(grid) - set(names))
+        if unknown:
+            raise ValueError(f"grid names unknown attribute(s) {unknown}; the attributes are {names}")
+        depths = [grid.get(a, 0) for a in names]
     else:
-        depths = [int(d) for d in grid]
+        depths = list(grid)
+        if len(depths) != len(names):
+            raise ValueError(f"grid needs one depth per attribute ({len(names)}), got {len(depths)}")
     taxes = [schema[a].taxonomy for a in names]
+    for a, tax in zip(names, taxes):
+        if tax is None:
+            raise ValueError(f"attribute {a!r} has no taxonomy; declare one to build a grid on it")
+    depths = [tax._check_depth(d) for tax, d in zip(taxes, depths)]
     shape = tuple(t.level_sizes[d] for t, d in zip(taxes, depths))
     if int(np.prod(shape)) != counts.shape[0]:
         raise ValueError(f"counts has {counts.shape[0]} cells but the grid has {int(np.prod(shape))}")
     if rounding == "round":
         reps = np.rint(np.clip(counts, 0, None)).astype(np.int64)
-    elif rounding == "floor":
-        reps = np.floor(np.clip(counts, 0, None)).astype(np.int64)
     else:
-        raise ValueError(f"rounding must be 'round' or 'floor', got {rounding!r}")
+        reps = np.floor(np.clip(counts, 0, None)).astype(np.int64)
     flat = reps.ravel()
     idx = np.repeat(np.arange(flat.size), flat)
     cells, labels = np.divmod(idx, schema.n_classes)
@@ -174,10 +217,8 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
     for a, tax, d, codes in zip(names, taxes, depths, node):
         if values == "generalized":
             data[a] = np.asarray(tax.labels(d), dtype=object)[codes]
-        elif values == "sampled":
-            data[a] = _sample_within(schema[a], tax, d, codes, rng)
         else:
-            raise ValueError(f"values must be 'generalized' or 'sampled', got {values!r}")
+            data[a] = _sample_within(schema[a], tax, d, codes, rng)
     data[schema.target] = np.asarray(schema.classes, dtype=object)[labels]
     return pd.DataFrame(data, columns=list(names) + [schema.target])
 
@@ -189,7 +230,10 @@ def _sample_within(attr, tax, depth: int, codes: np.ndarray, rng: np.random.Gene
         lo = np.maximum(iv[:, 0], attr.lower if attr.lower is not None else -np.inf)
         hi = np.minimum(iv[:, 1], attr.upper if attr.upper is not None else np.inf)
         if attr.integer:
-            low_int = np.where(iv[:, 0] == tax.bounds[0], np.ceil(lo), np.floor(lo) + 1)
+            # nodes are (a, b] except the first, [a, b]; clipping at the attribute's lower bound
+            # makes the node closed there too
+            closed = (iv[:, 0] == tax.bounds[0]) | (lo > iv[:, 0])
+            low_int = np.where(closed, np.ceil(lo), np.floor(lo) + 1)
             high_int = np.floor(hi)
             high_int = np.maximum(high_int, low_int)
             return (low_int + np.floor(rng.random(len(codes)) * (high_int - low_int + 1))).astype(np.int64)

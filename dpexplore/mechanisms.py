@@ -37,6 +37,17 @@ def _as_output(x: np.ndarray, like: Any) -> Any:
     return x.item() if np.ndim(like) == 0 else x
 
 
+def _as_float_array(value: Any, name: str = "value") -> np.ndarray:
+    """``value`` as a float array (a new array: the caller's input is never written to)."""
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numeric (a number or an array of numbers)") from None
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} must be finite (no NaN or infinity)")
+    return v
+
+
 # --------------------------------------------------------------------------- Laplace
 def laplace_scale(*, epsilon: float, sensitivity: float = 1.0) -> float:
     """Scale b = Δ/ε of the Laplace noise that makes a query with L1 sensitivity Δ ε-DP."""
@@ -51,10 +62,8 @@ def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0,
     that scale. Returns a float for scalar input, a float array otherwise.
     """
     b = laplace_scale(epsilon=epsilon, sensitivity=sensitivity)
+    v = _as_float_array(value)
     rng = check_random_state(random_state)
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite (no NaN or infinity)")
     return _as_output(v + rng.laplace(0.0, b, size=v.shape), value)
 
 
@@ -88,14 +97,21 @@ def laplace_tail(t: Any, *, epsilon: float, sensitivity: float = 1.0) -> Any:
 
 # --------------------------------------------------------------------------- geometric
 def _check_integer_sensitivity(sensitivity: Any) -> int:
-    if isinstance(sensitivity, bool) or not isinstance(sensitivity, numbers.Real) \
-            or float(sensitivity) != int(sensitivity) or sensitivity < 1:
+    if isinstance(sensitivity, bool) or not isinstance(sensitivity, numbers.Real):
+        raise TypeError(f"sensitivity must be a positive integer, got {type(sensitivity).__name__}")
+    s = float(sensitivity)
+    if not np.isfinite(s) or s != np.floor(s) or s < 1:
         raise ValueError(f"sensitivity must be a positive integer for integer data, got {sensitivity!r}")
-    return int(sensitivity)
+    return int(s)
+
+
+def _geometric_rate(epsilon: float, sensitivity: Any) -> float:
+    """ε/Δ, checked: α = exp(-ε/Δ) and 1 - α = -expm1(-ε/Δ) (accurate for tiny ε)."""
+    return check_epsilon(epsilon) / _check_integer_sensitivity(sensitivity)
 
 
 def _geometric_alpha(epsilon: float, sensitivity: Any) -> float:
-    return float(np.exp(-check_epsilon(epsilon) / _check_integer_sensitivity(sensitivity)))
+    return float(np.exp(-_geometric_rate(epsilon, sensitivity)))
 
 
 def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
@@ -105,30 +121,32 @@ def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
     The discrete analogue of Laplace: outputs stay integers, so a noisy count is still a count
     (Ghosh et al. 2009). Sampled as the difference of two iid geometric variables.
     """
-    alpha = _geometric_alpha(epsilon, sensitivity)
-    rng = check_random_state(random_state)
+    rate = _geometric_rate(epsilon, sensitivity)
     v = np.asarray(value)
     if v.dtype.kind not in "iu":
         if v.dtype.kind == "f" and np.all(np.isfinite(v)) and np.all(v == np.round(v)):
             v = v.astype(np.int64)
         else:
-            raise ValueError("value must hold integers (counts) for the geometric mechanism")
-    p = 1.0 - alpha
+            raise ValueError("value must hold finite integers (counts) for the geometric mechanism")
+    rng = check_random_state(random_state)
+    p = float(-np.expm1(-rate))  # success probability 1 - α, without cancellation for small ε
     noise = rng.geometric(p, size=v.shape).astype(np.int64) - rng.geometric(p, size=v.shape)
     return _as_output(v.astype(np.int64) + noise, value)
 
 
 def geometric_pmf(k: Any, *, epsilon: float, sensitivity: int = 1) -> Any:
-    """P[Z = k] = (1-α)/(1+α) · α^|k| of the two-sided geometric noise."""
-    alpha = _geometric_alpha(epsilon, sensitivity)
+    """P[Z = k] = (1-α)/(1+α) · α^|k| of the two-sided geometric noise (0 off the integers)."""
+    rate = _geometric_rate(epsilon, sensitivity)
+    alpha, one_minus = np.exp(-rate), -np.expm1(-rate)
     kk = np.asarray(k, dtype=float)
-    return _as_output((1 - alpha) / (1 + alpha) * alpha ** np.abs(kk), k)
+    pmf = np.where(kk == np.round(kk), one_minus / (1 + alpha) * np.exp(-rate * np.abs(kk)), 0.0)
+    return _as_output(pmf, k)
 
 
 def geometric_variance(*, epsilon: float, sensitivity: int = 1) -> float:
-    """Variance 2α/(1-α)² of the two-sided geometric noise."""
-    alpha = _geometric_alpha(epsilon, sensitivity)
-    return 2 * alpha / (1 - alpha) ** 2
+    """Variance 2α/(1-α)² of the two-sided geometric noise (each one-sided part has α/(1-α)²)."""
+    rate = _geometric_rate(epsilon, sensitivity)
+    return float(2 * np.exp(-rate) / np.expm1(-rate) ** 2)
 
 
 # --------------------------------------------------------------------------- exponential
@@ -146,7 +164,12 @@ def _check_utilities(utilities: Any, name: str = "utilities") -> np.ndarray:
 def exponential_log_weights(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
     """Log-weights ε·u/(2Δu) of the exponential mechanism (unnormalised)."""
     u = _check_utilities(utilities)
-    return check_epsilon(epsilon) * u / (2.0 * check_positive(sensitivity, "sensitivity"))
+    with np.errstate(over="ignore"):
+        logw = check_epsilon(epsilon) * u / (2.0 * check_positive(sensitivity, "sensitivity"))
+    if np.any(logw == np.inf):
+        raise ValueError("utilities are too large for this ε/sensitivity (ε·u/2Δ overflows): "
+                         "subtract a constant from them (that does not change the probabilities)")
+    return logw
 
 
 def exponential_probabilities(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -180,9 +203,10 @@ def _interval_log_weights(edges: Any, utilities: Any, epsilon: float, sensitivit
         raise ValueError("edges must be sorted in increasing order")
     if not np.any(lengths > 0):
         raise ValueError("the intervals have zero total length")
+    if not np.any((lengths > 0) & (u > -np.inf)):
+        raise ValueError("no interval has both a positive length and a finite utility: nothing can be drawn")
     with np.errstate(divide="ignore"):
-        logw = np.log(lengths) + check_epsilon(epsilon) * u / (
-            2.0 * check_positive(sensitivity, "sensitivity"))
+        logw = np.log(lengths) + exponential_log_weights(u, epsilon=epsilon, sensitivity=sensitivity)
     return e, logw
 
 

@@ -106,3 +106,133 @@ def test_property_never_exceeds_and_ledger_sums(spends):
     assert acc.spent <= 1.0 * (1 + 1e-9)
     assert acc.spent == pytest.approx(expected)
     assert acc.ledger["charged"].sum() == pytest.approx(acc.spent)
+
+
+# --------------------------------------------------------------------------- added
+def test_tolerance_is_relative_and_small():
+    acc = BudgetAccountant(1.0)
+    for _ in range(10):
+        acc.spend(0.1, "tenth")          # the float sum is 0.9999999999999999
+    assert acc.remaining == pytest.approx(0.0, abs=1e-15)
+    with pytest.raises(BudgetExceededError):
+        acc.spend(1e-6, "over")
+    tiny = BudgetAccountant(1e-12)       # no absolute slack: a tiny budget is not inflated
+    with pytest.raises(BudgetExceededError):
+        tiny.spend(2e-12, "double")
+    with pytest.raises(BudgetExceededError):
+        tiny.spend(1e-12 * (1 + 1e-7), "just over")
+    tiny.spend(1e-12, "all")
+    big = BudgetAccountant(1e6)
+    with pytest.raises(BudgetExceededError):
+        big.spend(1e6 + 1.0, "one over")
+
+
+def test_parallel_cannot_be_used_to_overspend():
+    acc = BudgetAccountant(1.0)
+    with acc.parallel("halves"):
+        with acc.branch("left"):
+            acc.spend(0.7, "a")
+            assert acc.remaining == pytest.approx(0.3)
+            with pytest.raises(BudgetExceededError):
+                acc.spend(0.31, "b")      # a branch adds up its own spends
+        with acc.branch("right"):
+            assert acc.remaining == pytest.approx(1.0)  # beside a 0.7 sibling, up to the total
+            acc.spend(0.9, "a")
+        with pytest.raises(ValueError, match="already used"):
+            with acc.branch("left"):      # re-entering a branch would hide a sequential spend
+                pass
+        with pytest.raises(BudgetExceededError):
+            acc.spend(1.01, "direct")     # a direct spend is a branch of its own, still ≤ total
+    assert acc.spent == pytest.approx(0.9) and acc.remaining == pytest.approx(0.1)
+    with acc.parallel("again"):           # a second parallel scope adds to the first
+        with pytest.raises(BudgetExceededError):
+            acc.spend(0.2, "x")
+        acc.spend(0.1, "x")
+    assert acc.spent == pytest.approx(1.0)
+    assert acc.ledger["charged"].sum() == pytest.approx(1.0)
+
+
+def test_total_is_read_only_and_labels_are_checked():
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(AttributeError):
+        acc.total = 100.0
+    with pytest.raises(ValueError, match="label"):
+        acc.spend(0.1, "")
+    with pytest.raises(ValueError, match="label"):
+        with acc.parallel(""):
+            pass
+    assert acc.spent == 0 and acc.ledger.empty
+
+
+def test_split_inside_a_branch_uses_what_the_branch_may_spend():
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.2, "first")
+    with acc.parallel("p"):
+        with acc.branch("a"):
+            acc.spend(0.5, "x")
+        with acc.branch("b"):
+            parts = acc.split([1, 1])
+            assert sum(parts) == pytest.approx(0.8)
+            for i, part in enumerate(parts):
+                acc.spend(part, f"y{i}")
+    assert acc.spent == pytest.approx(1.0)
+
+
+# A random program: a list of ops; ("spend", ε) or ("parallel", [branch, ...]), a branch a program.
+_eps = st.floats(0.001, 0.6)
+_program = st.recursive(
+    st.lists(st.tuples(st.just("spend"), _eps), min_size=1, max_size=3),
+    lambda inner: st.lists(st.one_of(st.tuples(st.just("spend"), _eps),
+                                     st.tuples(st.just("parallel"), st.lists(inner, min_size=1, max_size=3))),
+                           min_size=1, max_size=4),
+    max_leaves=12)
+
+
+def _cost(node) -> float:
+    """Reference semantics: a sequence adds up, a parallel scope costs its largest branch."""
+    kind, items = node
+    costs = [_cost(c) if isinstance(c, tuple) and c[0] in ("seq", "par") else c for c in items]
+    if kind == "seq":
+        return float(sum(costs))
+    return float(max(costs, default=0.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(program=_program, total=st.floats(0.05, 2.0))
+def test_property_random_scopes_match_the_reference_and_never_overspend(program, total):
+    acc = BudgetAccountant(total)
+    root = ("seq", [])
+
+    def run(ops, node):
+        for op, arg in ops:
+            if op == "spend":
+                target = node[1]
+                before_spent, before_rows = acc.spent, len(acc.ledger)
+                remaining = acc.remaining
+                target.append(arg)
+                wanted = _cost(root)
+                try:
+                    acc.spend(arg, "s")
+                except BudgetExceededError:
+                    target.pop()
+                    assert wanted > total * (1 + 1e-9) - 1e-12       # refused only when over
+                    assert arg > remaining - 1e-12                    # remaining told the truth
+                    assert acc.spent == before_spent and len(acc.ledger) == before_rows  # nothing recorded
+                else:
+                    assert wanted <= total * (1 + 1e-9) + 1e-12
+                    assert arg <= remaining * (1 + 1e-9) + 1e-12
+            else:
+                par = ("par", [])
+                node[1].append(par)
+                with acc.parallel("p"):
+                    for i, branch in enumerate(arg):
+                        seq = ("seq", [])
+                        par[1].append(seq)
+                        with acc.branch(str(i)):
+                            run(branch, seq)
+
+    run(program, root)
+    assert acc.spent == pytest.approx(_cost(root), rel=1e-9, abs=1e-12)
+    assert acc.spent <= total * (1 + 1e-9)
+    assert acc.ledger["charged"].sum() == pytest.approx(acc.spent, rel=1e-9, abs=1e-12)
+    assert (acc.ledger["charged"] >= 0).all()

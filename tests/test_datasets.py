@@ -81,9 +81,9 @@ def test_adult_rows_columns_and_class_balance(adult):
 
 def test_adult_raw_files_give_the_documented_counts():
     # adult.data has 32,561 records and adult.test 16,281 (UCI adult.names), 48,842 in all
-    with gzip.open(datasets.data_path("adult.data.gz").open("rb"), "rt") as fh:
+    with datasets.data_path("adult.data.gz").open("rb") as raw, gzip.open(raw, "rt") as fh:
         n_train = sum(1 for line in fh if line.strip())
-    with gzip.open(datasets.data_path("adult.test.gz").open("rb"), "rt") as fh:
+    with datasets.data_path("adult.test.gz").open("rb") as raw, gzip.open(raw, "rt") as fh:
         n_test = sum(1 for line in fh if line.strip() and not line.startswith("|"))
     assert (n_train, n_test) == (32_561, 16_281)
 
@@ -311,3 +311,10 @@ def test_train_test_split_bad_input(adult):
         train_test_split(frame, {"target": "income"})
     with pytest.raises(ValueError, match="frame"):
         train_test_split(frame.iloc[:0], schema)
+
+
+def test_adult_class_balance_in_percent(adult):
+    frame, _ = adult
+    share = frame["income"].value_counts(normalize=True)
+    assert round(100 * share["<=50K"], 2) == 75.22 and round(100 * share[">50K"], 2) == 24.78
+    assert len(frame) == 45_222

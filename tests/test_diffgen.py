@@ -144,3 +144,24 @@ def test_bad_data_and_budget():
     with pytest.raises(BudgetExceededError):
         DiffGen(0.6, accountant=acc).fit(X, y, schema)
     assert len(acc.ledger) == 1
+
+
+def test_score_alias_and_flag_checks():
+    assert DiffGen(1.0, score="ncp").utility == "ncp"
+    X, y, schema = toy_data(100)
+    acc = BudgetAccountant(2.0)
+    with pytest.raises(TypeError, match="reuse_budget"):
+        DiffGen(1.0, reuse_budget=None, accountant=acc).fit(X, y, schema)
+    assert acc.ledger.empty
+
+
+def test_numeric_split_halves_get_their_own_points_in_parallel():
+    """Budget per step ≤ 2ε' (one choice + one parallel pair of split points): the total
+    specialization spend never exceeds |A_num|·ε' + 2·steps·ε' = ε/2."""
+    X, y, schema = toy_data()
+    m = DiffGen(1.0, steps=8, random_state=5).fit(X, y, schema)
+    assert m.partitioning_epsilon_ <= 0.5 + 1e-12
+    n_num_steps = int(m.history_["attribute"].isin(["x", "z"]).sum())
+    expected = (2 + len(m.history_)) * m.epsilon_prime_
+    # each numeric step adds at most one (parallel) ε' for the new halves' split points
+    assert expected - 1e-12 <= m.partitioning_epsilon_ <= expected + n_num_steps * m.epsilon_prime_ + 1e-12

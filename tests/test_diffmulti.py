@@ -502,3 +502,84 @@ def test_explorer_redraws_when_a_slider_moves():
     assert "regions" in ex.info.value
     ex.y_picker.value = "x"
     assert "two different" in ex.info.value
+
+
+# --------------------------------------------------------------------------- added in review
+def test_score_alias_of_the_issue_is_accepted():
+    m = DiffMulti(1.0, h=5, score="ncp")
+    assert m.utility == "ncp" and clone(m).utility == "ncp"
+    X, y, schema = toy_data(300)
+    assert m.set_params(random_state=0).fit(X, y, schema).epsilon_spent_ == pytest.approx(1.0)
+    with pytest.raises(TypeError, match="not both"):
+        DiffMulti(1.0, utility="dm", score="ncp")
+    with pytest.raises(TypeError, match="unexpected"):
+        DiffMulti(1.0, depth=3)
+
+
+def _children_counts(child, y, n_children, n_classes=2):
+    return np.bincount(child * n_classes + y, minlength=n_children * n_classes).reshape(n_children, n_classes)
+
+
+def test_score_sensitivities_by_brute_force():
+    """Removing any one record changes Max and NCP by ≤ 1 and DM by ≤ 2|D| + 1 (spec §18)."""
+    from dpexplore.publish.diffmulti import child_scores, score_sensitivity
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n, k = int(rng.integers(2, 40)), int(rng.integers(2, 5))
+        child, y = rng.integers(0, k, n), rng.integers(0, 2, n)
+        ncp = rng.random(k)
+        full = _children_counts(child, y, k)
+        for i in range(n):
+            keep = np.arange(n) != i
+            less = _children_counts(child[keep], y[keep], k)
+            for utility in ("max", "ncp", "dm"):
+                diff = abs(child_scores(full, utility, ncp) - child_scores(less, utility, ncp))
+                assert diff <= score_sensitivity(utility, n_max=n) + 1e-12
+
+
+
+def test_depth_cap_binds_and_every_path_stays_within_half():
+    X, y, schema = toy_data()
+    m = DiffMulti(1.0, h=500, max_depth=3, random_state=1).fit(X, y, schema)
+    assert m.epsilon_prime_ == pytest.approx(1.0 / (2 * (2 + 3 * 3)))      # |A_num| = 2, |g| = 3
+    assert m.tree_["depth"].max() == 3                                    # h is ample: the cap stops it
+    assert (m.tree_.loc[m.tree_["children"] > 0, "depth"] < 3).all()       # depth < |g| to split
+    costs = _path_costs(m.ledger_)
+    assert costs.max() == pytest.approx(m.partitioning_epsilon_) and costs.max() <= 0.5 + 1e-12
+    # the root pays one split point per numeric attribute, one choice and one size vector
+    root = m.ledger_[m.ledger_["scope"] == "DiffMulti partitioning/root"]
+    assert sorted(root["label"]) == ["attribute choice", "child sizes", "split point x", "split point z"]
+    assert m.ledger_["charged"].sum() == pytest.approx(1.0)
+
+
+def test_even_allocation_measures_no_sizes_and_splits_evenly():
+    X, y, schema = toy_data()
+    m = DiffMulti(1.0, h=30, allocation="even", random_state=0).fit(X, y, schema)
+    assert "child sizes" not in set(m.ledger_["label"])
+    tree = m.tree_
+    for _, node in tree[tree["children"] > 0].iterrows():
+        kids = tree.loc[tree["parent"] == node["node"], "h"]
+        assert kids.sum() == node["h"] - 1 and kids.max() - kids.min() <= 1
+
+
+def test_partitions_with_one_unit_left_do_not_measure_child_sizes():
+    X, y, schema = toy_data()
+    m = DiffMulti(1.0, h=40, random_state=2).fit(X, y, schema)
+    tree = m.tree_
+    internal = tree[tree["children"] > 0]
+    n_measured = int((internal["h"] > 1).sum())
+    assert (m.ledger_["label"] == "child sizes").sum() == n_measured
+    last = internal.loc[internal["h"] == 1, "node"]
+    assert len(last) > 0
+    kids = tree[tree["parent"].isin(last)]
+    assert kids["noisy_size"].isna().all() and (kids["h"] == 0).all()
+
+
+def test_bad_flag_raises_before_spending():
+    X, y, schema = toy_data(100)
+    acc = BudgetAccountant(2.0)
+    with pytest.raises(TypeError, match="reuse_budget"):
+        DiffMulti(1.0, reuse_budget="no", accountant=acc).fit(X, y, schema)
+    with pytest.raises(TypeError, match="max_depth"):
+        DiffMulti(1.0, max_depth=2.5, accountant=acc).fit(X, y, schema)
+    assert acc.ledger.empty

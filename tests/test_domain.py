@@ -119,3 +119,112 @@ def test_schema_round_trips_through_json(tmp_path):
     again = Schema.from_json(tmp_path / "s.json")
     assert again.predictors == schema.predictors and again.classes == schema.classes
     assert again["age"].taxonomy.level_sizes == schema["age"].taxonomy.level_sizes
+
+
+# --------------------------------------------------------------------------- added
+def _random_tree(draw_sizes, prefix="n"):
+    """A nested dict tree from a list of child counts (0 = leaf), labels unique by path."""
+    counter = iter(range(10**6))
+
+    def build(depth):
+        k = draw_sizes(depth)
+        if k == 0:
+            return None
+        return {f"{prefix}{next(counter)}": build(depth + 1) for _ in range(k)}
+
+    return {"Any": build(0) or {"only": None}}
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_property_random_unbalanced_trees_pad_into_nested_partitions(data):
+    tree = _random_tree(lambda depth: data.draw(st.integers(0 if depth else 1, 3 if depth < 3 else 0)))
+    tax = Taxonomy.from_spec("t", {"type": "categorical", "tree": tree})
+    _assert_nested_partitions(tax)
+    leaves = list(tax.leaves)
+    values = data.draw(st.lists(st.sampled_from(leaves), min_size=1, max_size=30))
+    leaf = tax.leaf_codes(values)
+    assert [leaves[i] for i in leaf] == values
+    for d in range(tax.height):
+        # generalising to depth d gives the ancestor at depth d, and each padded leaf keeps its label
+        gen = tax.generalize(values, d)
+        for v, g in zip(values, gen):
+            node = tax.labels(d).index(g)
+            assert leaves.index(v) in tax.leaves_of(d, node)
+    assert tax.generalize(values, tax.height - 1).tolist() == values
+    assert set(tax.generalize(values, 0)) == {"Any"}
+    again = Taxonomy.from_spec("t", tax.to_spec())
+    assert again.level_sizes == tax.level_sizes and again.leaves == tax.leaves
+
+
+def test_taxonomy_loads_from_json_text():
+    import json
+    text = '{"type": "categorical", "tree": {"Any": {"A": ["a1", "a2"], "b": null}}}'
+    tax = Taxonomy.from_spec("x", json.loads(text))
+    assert tax.level_sizes == (1, 2, 3) and tax.labels(2) == ["a1", "a2", "b"]
+    num = Taxonomy.from_spec("n", json.loads('{"type": "numeric", "levels": [[0, 10], [0, 4, 10]]}'))
+    assert num.bounds == (0.0, 10.0) and num.level_sizes == (1, 2)
+
+
+@pytest.mark.parametrize("spec,exc,msg", [
+    ([1, 2], TypeError, "mapping"),
+    ({"type": "tree"}, ValueError, "categorical' or 'numeric"),
+    ({"type": "categorical"}, ValueError, "'tree'"),
+    ({"type": "numeric"}, ValueError, "'levels'"),
+    ({"type": "categorical", "tree": {"A": [], "B": []}}, ValueError, "one root"),
+    ({"type": "categorical", "tree": {"Any": {"G": {"Other": ["x"]}, "H": {"Other": ["y"]}}}}, ValueError,
+     "several nodes labelled"),
+    ({"type": "categorical", "tree": {"Any": {"G": ["x"], "H": ["x"]}}}, ValueError, "duplicate leaves"),
+    ({"type": "numeric", "levels": [[0, 10], [0, 12, 10]]}, ValueError, "increasing"),
+    ({"type": "numeric", "levels": [[0, 10], [1, 5, 10]]}, ValueError, "span"),
+    ({"type": "numeric", "levels": [["a", "b"]]}, ValueError, "numbers"),
+])
+def test_bad_taxonomy_specs_are_refused(spec, exc, msg):
+    with pytest.raises(exc, match=msg):
+        Taxonomy.from_spec("t", spec)
+
+
+def test_generalisation_errors_and_non_string_categories():
+    tax = Taxonomy.from_spec("grade", {"type": "categorical", "tree": {"Any": {"low": ["1", "2"], "high": ["3"]}}})
+    assert list(tax.leaf_codes(np.array([1, 3, 2]))) == [0, 2, 1]   # integers match their text
+    assert list(tax.generalize(pd.Series([3, 1]), 1)) == ["high", "low"]
+    with pytest.raises(ValueError, match="'grade'.*missing"):
+        tax.leaf_codes(["1", None])
+    with pytest.raises(ValueError, match="'grade'.*outside.*'4'"):
+        tax.leaf_codes(["1", "4"])
+    with pytest.raises(ValueError, match="depth"):
+        tax.generalize(["1"], 3)
+    with pytest.raises(ValueError, match="leaf_codes"):
+        tax.node_codes([0, 3], 1)
+    assert tax.node_codes([], 1).size == 0
+    age = Taxonomy.equal_width("age", 0, 100, (2,))
+    with pytest.raises(ValueError, match="'age'.*non-numeric"):
+        age.leaf_codes(["x"])
+    with pytest.raises(ValueError, match="'age'.*NaN"):
+        age.leaf_codes([1.0, np.nan])
+    with pytest.raises(ValueError, match="fanouts"):
+        Taxonomy.equal_width("age", 0, 100, (2.5,))
+    with pytest.raises(ValueError, match="bounds must be numbers"):
+        Attribute.numeric("age", "low", 100)
+
+
+def test_validation_does_not_mutate_and_from_frame_leaves_the_frame_alone():
+    schema = _schema()
+    X = pd.DataFrame({"age": [30, 60], "sex": ["F", "M"]})
+    y = pd.Series(["no", "yes"])
+    X0, y0 = X.copy(), y.copy()
+    schema.validate(X, y)
+    schema.leaf_codes(X)
+    pd.testing.assert_frame_equal(X, X0)
+    pd.testing.assert_series_equal(y, y0)
+    df = X.assign(y=["no", "yes"])
+    df0 = df.copy()
+    with pytest.warns(PrivacyLeakWarning):
+        Schema.from_frame(df, "y")
+    pd.testing.assert_frame_equal(df, df0)
+    with pytest.raises(ValueError, match="lacks"):
+        schema.split(df.drop(columns="sex"))
+    with pytest.raises(ValueError, match="unknown column"):
+        schema.subset(["age", "zip"])
+    with pytest.raises(ValueError, match="outside"):
+        schema.validate(X.assign(sex=["F", "X"]))

@@ -104,3 +104,83 @@ def test_sparse_counts_agree_with_dense(table):
     assert dense.sum() == sparse.sum() and np.all(dense[np.setdiff1d(np.arange(n_cells), where)] == 0)
     with pytest.raises(ValueError, match="sparse_class_counts"):
         class_counts(cells, schema.encode_target(y), 10**9, 3)
+
+
+# --------------------------------------------------------------------------- added
+def test_counts_refuse_codes_out_of_range_instead_of_shifting_them():
+    cells = np.array([0, 1, 1])
+    # class code 2 with n_classes = 2 would otherwise be counted as class 0 of the next cell
+    with pytest.raises(ValueError, match="y_codes"):
+        class_counts(cells, np.array([0, 1, 2]), 3, 2)
+    with pytest.raises(ValueError, match="cells"):
+        class_counts(np.array([0, 3]), np.array([0, 1]), 3, 2)
+    with pytest.raises(ValueError, match="one length"):
+        class_counts(cells, np.array([0, 1]), 3, 2)
+    with pytest.raises(ValueError, match="y_codes"):
+        sparse_class_counts(cells, np.array([0, -1, 1]), 2)
+    with pytest.raises(ValueError, match="integer"):
+        class_counts(np.array([0.5]), np.array([0]), 3, 2)
+    assert class_counts(cells, np.array([0, 1, 1]), 3, 2).tolist() == [[1, 0], [0, 2], [0, 0]]
+
+
+def test_cell_codes_check_their_input():
+    with pytest.raises(ValueError, match=r"level_codes\[1\]"):
+        cell_codes([np.array([0, 1]), np.array([0, 4])], (2, 4))
+    with pytest.raises(ValueError, match="int64"):
+        cell_codes([np.zeros(2, int)] * 4, (2**20, 2**20, 2**20, 2**20))
+    with pytest.raises(ValueError, match="one code array"):
+        cell_codes([np.zeros(2, int)], (2, 2))
+
+
+def test_geometric_noisy_counts_have_the_geometric_variance():
+    from dpexplore.mechanisms import geometric_variance
+    counts = np.full((20_000, 2), 5)
+    noisy = noisy_counts(counts, epsilon=0.7, mechanism="geometric", random_state=np.random.default_rng(3))
+    var = geometric_variance(epsilon=0.7)
+    assert abs(noisy.mean() - 5) < 4 * np.sqrt(var / noisy.size)
+    assert abs(noisy.var() - var) < 0.1 * var
+    with pytest.raises(ValueError, match="integers"):
+        noisy_counts(np.array([[2.7, 1.0]]), epsilon=1.0, mechanism="geometric")  # no silent truncation
+    with pytest.raises(ValueError, match="epsilon"):
+        noisy_counts(counts, epsilon=0.0)
+    assert np.all(counts == 5)  # not mutated
+
+
+def test_synthetic_rows_bad_input(table):
+    schema, X, y = table
+    counts = np.ones((4, 3))
+    with pytest.raises(ValueError, match="depth"):
+        synthetic_from_counts(counts, (1, -1, 0), schema)
+    with pytest.raises(ValueError, match="one depth per attribute"):
+        synthetic_from_counts(counts, (1, 1), schema)
+    with pytest.raises(ValueError, match="unknown attribute"):
+        synthetic_from_counts(counts, {"age": 1, "zip": 1}, schema)
+    with pytest.raises(ValueError, match="finite"):
+        synthetic_from_counts(np.full((4, 3), np.nan), (1, 1, 0), schema)
+    with pytest.raises(ValueError, match="values"):
+        synthetic_from_counts(counts, (1, 1, 0), schema, values="raw")
+    with pytest.raises(ValueError, match="4 cells"):
+        synthetic_from_counts(counts, (2, 1, 0), schema)
+
+
+def test_sampled_integers_respect_a_lower_bound_inside_a_node():
+    # taxonomy [0, 100] with node (10, 20]; the attribute's public range starts at 17
+    tax = Taxonomy.from_spec("age", {"type": "numeric", "levels": [[0, 100], [0, 10, 20, 100]]})
+    schema = Schema([Attribute.numeric("age", 17, 90, tax, integer=True)], "y", ["a", "b"])
+    counts = np.zeros((3, 2))
+    counts[1, 0] = 4000  # every row in (10, 20]
+    rows = synthetic_from_counts(counts, (1,), schema, values="sampled", random_state=np.random.default_rng(0))
+    assert set(rows["age"]) == {17, 18, 19, 20}
+    freq = rows["age"].value_counts(normalize=True)
+    assert np.all(np.abs(freq - 0.25) < 0.03)  # uniform over the node's integers
+
+
+def test_finest_adult_grid_counts_every_row():
+    from dpexplore.datasets import load_adult
+    frame, schema = load_adult()
+    X, y = schema.split(frame)
+    codes = LevelCodes(X, schema)
+    finest = [len(codes.level_sizes[a]) - 1 for a in codes.attributes]
+    where, counts = sparse_class_counts(codes.cell_codes(finest), schema.encode_target(y), 2)
+    assert counts.sum() == 45_222 and counts.sum(axis=0).tolist() == [34_014, 11_208]
+    assert np.all(np.diff(where) > 0) and np.all(counts.sum(axis=1) > 0)

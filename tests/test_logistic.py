@@ -89,7 +89,7 @@ def test_rows_scaled_into_unit_ball(row_norm, fit_intercept):
     m = PrivateLogisticRegression(1.0, row_norm=row_norm, bounds=bounds, fit_intercept=fit_intercept,
                                   random_state=0).fit(X, y)
     norms = np.linalg.norm(m.transform_rows(X), axis=1)
-    assert norms.max() <= 1 + 1e-12 and m.max_row_norm_ <= 1 + 1e-12
+    assert norms.max() <= 1 + 1e-12 and not hasattr(m, "max_row_norm_")   # data-dependent: not stored
     assert m.coef_.shape == (1, 4) and m.intercept_.shape == (1,)
 
 
@@ -186,3 +186,39 @@ def test_sklearn_checks(check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         check("PrivateLogisticRegression", PrivateLogisticRegression(epsilon=10.0, random_state=0))
+
+
+@pytest.mark.parametrize("method", ["output", "objective"])
+def test_noise_norm_is_gamma_with_the_exact_scale(method):
+    # output: ‖b‖ ~ Gamma(D, 2/(λε)) (sensitivity 2/λ); objective: ‖b‖ ~ Gamma(D, 2/ε′)
+    X, y, bounds = make_gaussian_toy(60, 3, random_state=0)
+    eps, lam = 0.5, 4.0
+    scale = 2 / (lam * eps) if method == "output" else 2 / objective_perturbation_parameters(eps, lam)["epsilon_prime"]
+    rng = np.random.default_rng(0)
+    norms = []
+    for _ in range(400):
+        m = PrivateLogisticRegression(eps, method=method, lam=lam, bounds=bounds, random_state=rng).fit(X, y)
+        assert m.noise_scale_ == pytest.approx(scale)
+        norms.append(m.noise_norm_)
+    norms = np.array(norms)
+    assert abs(norms.mean() - 3 * scale) < 4 * math.sqrt(3 * scale ** 2 / norms.size)
+
+
+def test_inputs_not_mutated_and_convergence_warning():
+    X, y, bounds = make_gaussian_toy(300, 3, random_state=0)
+    X0, y0 = X.copy(), y.copy()
+    PrivateLogisticRegression(1.0, method="output", bounds=bounds, fit_intercept=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+    from sklearn.exceptions import ConvergenceWarning
+    with pytest.warns(ConvergenceWarning, match="exact minimiser"):
+        PrivateLogisticRegression(1.0, method="output", lam=1e-3, bounds=bounds, max_iter=1,
+                                  random_state=0).fit(X, y)
+
+
+def test_per_feature_bounds_of_the_wrong_length_are_rejected_before_spend():
+    X, y, bounds = make_gaussian_toy(100, 3, random_state=0)
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="length 3"):
+        PrivateLogisticRegression(0.5, bounds=(np.zeros(4), np.ones(4)), accountant=acc).fit(X, y)
+    assert acc.ledger.empty

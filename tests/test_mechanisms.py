@@ -171,3 +171,160 @@ def test_inputs_are_not_mutated_and_seeds_reproduce():
     a = m.laplace(x, epsilon=1.0, random_state=42)
     b = m.laplace(x, epsilon=1.0, random_state=42)
     assert np.array_equal(x, before) and np.array_equal(a, b) and not np.array_equal(a, x)
+
+
+# --------------------------------------------------------------------------- added: closed forms
+@pytest.mark.parametrize("epsilon,sensitivity", [(0.3, 1), (1.0, 1), (2.0, 3)])
+def test_geometric_variance_formula_is_the_pmf_second_moment(epsilon, sensitivity):
+    alpha = np.exp(-epsilon / sensitivity)
+    k = np.arange(-3000, 3001)
+    pmf = m.geometric_pmf(k, epsilon=epsilon, sensitivity=sensitivity)
+    assert pmf.sum() == pytest.approx(1, rel=1e-12)
+    assert (pmf * k).sum() == pytest.approx(0, abs=1e-12)
+    second = (pmf * k.astype(float) ** 2).sum()
+    assert m.geometric_variance(epsilon=epsilon, sensitivity=sensitivity) == pytest.approx(second, rel=1e-9)
+    assert second == pytest.approx(2 * alpha / (1 - alpha) ** 2, rel=1e-9)
+    assert m.geometric_pmf(0.5, epsilon=epsilon, sensitivity=sensitivity) == 0.0  # integers only
+
+
+@pytest.mark.parametrize("epsilon,sensitivity", [(0.5, 1), (1.5, 2)])
+def test_geometric_mean_and_variance_within_confidence_bounds(epsilon, sensitivity):
+    rng = np.random.default_rng(11)
+    z = m.geometric(np.full(N, 7), epsilon=epsilon, sensitivity=sensitivity, random_state=rng) - 7
+    var = m.geometric_variance(epsilon=epsilon, sensitivity=sensitivity)
+    assert abs(z.mean()) < 4 * np.sqrt(var / N)
+    # sampling sd of the sample variance: sqrt((μ4 - σ⁴)/n), μ4 from the exact pmf
+    k = np.arange(-2000, 2001).astype(float)
+    mu4 = (m.geometric_pmf(k, epsilon=epsilon, sensitivity=sensitivity) * k**4).sum()
+    assert abs(z.var() - var) < 4 * np.sqrt((mu4 - var**2) / N)
+
+
+def test_geometric_is_accurate_for_tiny_epsilon():
+    # 1 - exp(-ε) would round to 0 here; the sampler and the helpers use expm1
+    eps = 1e-17
+    assert m.geometric_variance(epsilon=eps) == pytest.approx(2 / eps**2, rel=1e-6)
+    z = m.geometric(np.zeros(10, dtype=int), epsilon=eps, random_state=0)
+    assert z.dtype.kind == "i" and np.all(z != 0)
+
+
+def test_laplace_variance_formula():
+    assert m.laplace_variance(epsilon=0.5, sensitivity=2.0) == pytest.approx(2 * (2.0 / 0.5) ** 2)
+    t = np.linspace(-60, 60, 200_001)
+    pdf = m.laplace_pdf(t, epsilon=0.5, sensitivity=2.0)
+    assert np.trapezoid(pdf * t**2, t) == pytest.approx(m.laplace_variance(epsilon=0.5, sensitivity=2.0), rel=1e-3)
+
+
+def test_exponential_returns_probabilities_and_uses_the_factor_two():
+    u = np.array([1.0, 3.0])
+    idx, probs = m.exponential(u, epsilon=2.0, sensitivity=1.0, random_state=0, return_probabilities=True)
+    assert idx in (0, 1)
+    # factor 2: P[1]/P[0] = exp(ε·(3-1)/(2Δ)) = e², not e⁴
+    assert probs[1] / probs[0] == pytest.approx(np.exp(2.0))
+    assert np.array_equal(u, [1.0, 3.0])  # not mutated
+    with pytest.raises(ValueError, match="overflow"):
+        m.exponential([1e308, 0.0], epsilon=10.0, sensitivity=1e-3)
+
+
+def test_exponential_interval_points_fall_in_chosen_intervals_and_bad_input():
+    edges = np.array([0.0, 1.0, 1.0, 3.0])      # a zero-length interval is never chosen
+    u = np.array([0.0, 50.0, 1.0])
+    p = m.exponential_interval_probabilities(edges, u, epsilon=1.0, sensitivity=1.0)
+    assert p[1] == 0 and p.sum() == pytest.approx(1)
+    assert p[2] / p[0] == pytest.approx(2 * np.exp(0.5))  # length 2 vs 1, utility +1
+    rng = np.random.default_rng(12)
+    pts = np.array([m.exponential_interval(edges, u, epsilon=1.0, sensitivity=1.0, random_state=rng)
+                    for _ in range(5000)])
+    assert np.all((pts >= 0) & (pts <= 3))
+    point, probs = m.exponential_interval(edges, u, epsilon=1.0, sensitivity=1.0, random_state=1,
+                                          return_probabilities=True)
+    assert np.allclose(probs, p)
+    with pytest.raises(ValueError, match="nothing can be drawn"):
+        m.exponential_interval([0, 1, 1, 2], [-np.inf, 5.0, -np.inf], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="sorted"):
+        m.exponential_interval([0, 2, 1], [1.0, 1.0], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        m.exponential_interval([0, 1], [1.0], epsilon=0.0, sensitivity=1.0)
+
+
+def test_exponential_interval_neighbour_ratio_within_epsilon():
+    # utility of each interval moves by at most 1 between neighbours; the edges are public here
+    edges = np.array([0.0, 2.0, 3.0, 7.0, 10.0])
+    u, un = np.array([0.0, 4.0, 0.0, 4.0]), np.array([1.0, 3.0, 1.0, 5.0])  # exact loss 0.86 (2ε: 1.76)
+
+    def mech(util, rng, n):
+        p = m.exponential_interval_probabilities(edges, util, epsilon=1.0, sensitivity=1.0)
+        i = rng.choice(p.size, size=n, p=p)
+        return rng.uniform(edges[i], edges[i + 1])
+
+    ok = privacy_loss(mech, u, un, batched=True, bins=edges, n_samples=100_000, random_state=13)
+    assert not ok.violates(1.0)
+    # the same draw with the factor 2 dropped is a 2ε mechanism: the audit sees it
+    bad = privacy_loss(lambda util, rng, n: mech(2 * util, rng, n), u, un, batched=True, bins=edges,
+                       n_samples=100_000, random_state=13)
+    assert bad.violates(1.0)
+
+
+def test_exponential_subset_neighbour_ratio_within_epsilon():
+    q, qn = np.array([3.0, 1.0, 4.0, 1.0]), np.array([2.0, 2.0, 4.0, 0.0])  # each score moves ≤ 1
+    mech = lambda s, rng, n: np.array([str(m.exponential_subset(s, 2, epsilon=1.0, sensitivity=2.0,
+                                                                   random_state=rng)) for _ in range(n)])
+    res = privacy_loss(mech, q, qn, batched=True, n_samples=20_000, random_state=14)
+    assert not res.violates(1.0)
+
+
+def test_audit_detects_geometric_with_understated_sensitivity():
+    call = lambda d, rng, n: m.geometric(np.full(n, 2 * d), epsilon=1.0, sensitivity=1, random_state=rng)
+    res = privacy_loss(call, 0, 1, batched=True, n_samples=50_000, random_state=15)
+    assert res.violates(1.0) and res.epsilon_lower > 1.3   # true loss is 2ε
+
+
+def test_audit_does_not_flag_a_mechanism_whose_loss_is_exactly_epsilon():
+    """Randomised response has loss exactly ε: at 95% confidence at most ~5% of audits may flag it.
+
+    With 100 seeded audits, a flagged count above 12 has probability < 1e-3 if the audit is
+    honest; an audit that compared its point estimate with ε would flag about half of them.
+    """
+    eps = 1.0
+    p = np.exp(eps) / (1 + np.exp(eps))
+    rr = lambda d, rng, n: (rng.random(n) < (p if d else 1 - p)).astype(int)
+    rng = np.random.default_rng(16)
+    flagged = sum(privacy_loss(rr, 1, 0, batched=True, n_samples=1000, random_state=rng).violates(eps)
+                  for _ in range(100))
+    assert flagged <= 12
+    # a lower confidence bound, not an estimate: it stays below the true ε...
+    res = privacy_loss(rr, 1, 0, batched=True, n_samples=200_000, random_state=17)
+    assert res.epsilon_lower < eps < res.epsilon_lower + 0.1   # ...and close to it with many samples
+    assert res.epsilon_hat == pytest.approx(eps, abs=0.03)
+
+
+def test_audit_pools_rare_and_unseen_outputs_and_checks_its_arguments():
+    call = lambda d, rng, n: m.geometric(np.full(n, d), epsilon=1.0, random_state=rng)
+    res = privacy_loss(call, 0, 1, batched=True, n_samples=20_000, random_state=18)
+    assert res.table["event"].iloc[-1] == "(rare events)"
+    assert res.table["count"].sum() == 20_000 and res.table["count_neighbour"].sum() == 20_000
+    for kwargs, msg in [({"confidence": 1.0}, "confidence"), ({"n_samples": 10}, "n_samples"),
+                        ({"bins": [0, 0, 1]}, "bins"), ({"bins": 0}, "bins"), ({"min_count": -1}, "min_count")]:
+        with pytest.raises(ValueError, match=msg):
+            privacy_loss(call, 0, 1, batched=True, **kwargs)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 0, -2, 1.5])
+def test_geometric_sensitivity_must_be_a_positive_integer(bad):
+    with pytest.raises(ValueError, match="sensitivity"):
+        m.geometric([1], epsilon=1.0, sensitivity=bad)
+    with pytest.raises(ValueError, match="sensitivity"):
+        m.geometric_variance(epsilon=1.0, sensitivity=bad)
+
+
+def test_bad_value_types_name_the_argument():
+    with pytest.raises(TypeError, match="value"):
+        m.laplace(["a"], epsilon=1.0)
+    with pytest.raises(TypeError, match="sensitivity"):
+        m.geometric([1], epsilon=1.0, sensitivity="1")
+    with pytest.raises(TypeError, match="epsilon"):
+        m.laplace(1.0, epsilon="1")
+    with pytest.raises(ValueError, match="finite integers"):
+        m.geometric([1.0, np.nan], epsilon=1.0)
+    x = np.array([3, 4])
+    m.geometric(x, epsilon=1.0, random_state=0)
+    assert np.array_equal(x, [3, 4])

@@ -184,3 +184,79 @@ def test_sklearn_data_checks_gaussian_nb(check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         check("PrivateGaussianNB", PrivateGaussianNB(epsilon=1e6, random_state=0))
+
+
+def test_count_release_has_l1_sensitivity_D_under_add_remove():
+    # spec §3.2: one added record changes exactly one of (on, off) for each of the D features of
+    # its own class, so the L1 change of the released 2·C·D counts is exactly D (priors: free)
+    X, y = _binary(n=300, d=7, seed=3)
+    rng = np.random.default_rng(0)
+
+    def counts(Xa, ya):
+        m = PrivateNaiveBayes(1e12, clamp_quantile=0.5, random_state=0).fit(Xa, ya)
+        assert len(m.ledger_) == 1                   # one spend: class sizes are post-processed
+        return np.stack([m.noisy_on_counts_, m.noisy_off_counts_])
+
+    base = counts(X, y)
+    for _ in range(10):
+        rec, c = rng.integers(0, 2, 7), rng.integers(0, 2)
+        diff = counts(np.vstack([X, rec]), np.append(y, c)) - base
+        assert np.abs(diff).sum() == pytest.approx(7, abs=1e-6)
+        assert np.abs(diff[:, 1 - c]).sum() == pytest.approx(0, abs=1e-6)   # other class untouched
+
+
+def test_nb_inputs_not_mutated_and_seed_reproducible():
+    X, y = _binary(n=200, d=4)
+    X0, y0 = X.copy(), y.copy()
+    a = PrivateNaiveBayes(0.5, random_state=3).fit(X, y)
+    b = PrivateNaiveBayes(0.5, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.theta_, b.theta_)
+    PrivateGaussianNB(0.5, bounds=(0, 1), random_state=0).fit(X.astype(float), y)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_pipeline_bad_model_parameters_cost_nothing():
+    # the selector would spend ε_FS first: the model's parameters must be checked before that
+    from dpexplore.models.logistic import PrivateLogisticRegression
+
+    X, y = _binary(n=300, d=6)
+    for model in (PrivateNaiveBayes(clamp_quantile=0.2), PrivateNaiveBayes(pseudo_count=-1),
+                  PrivateLogisticRegression(method="input"), PrivateLogisticRegression(bounds=(1, 0)),
+                  PrivateGaussianNB(var_floor=0)):
+        acc = BudgetAccountant(1.0)
+        with pytest.raises((ValueError, TypeError)):
+            SelectThenTrain(PrivateKSubsetSelector(k=2), model, epsilon=1.0, accountant=acc).fit(X, y)
+        assert acc.ledger.empty, model
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="two classes"):      # bad data: the selector refuses first
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=1.0,
+                        accountant=acc).fit(X, np.zeros_like(y))
+    assert acc.ledger.empty
+
+
+def test_pipeline_with_logistic_regression_and_per_feature_bounds():
+    from sklearn.model_selection import cross_val_score
+
+    from dpexplore.models.logistic import PrivateLogisticRegression
+
+    X, y = _binary(n=3000, d=12, seed=1)
+    X0 = X.copy()
+    lr = PrivateLogisticRegression(method="output", lam=50.0, bounds=(np.zeros(12), np.ones(12)))
+    p = SelectThenTrain(PrivateKSubsetSelector(k=4), lr, epsilon=2.0, random_state=0).fit(X, y)
+    assert p.model_.n_features_in_ == 4 and p.n_features_in_ == 12
+    np.testing.assert_array_equal(p.model_.lower_, np.zeros(4))
+    assert list(p.ledger_["epsilon"]) == pytest.approx([1.0, 1.0])
+    assert p.score(X, y) > 0.7
+    np.testing.assert_array_equal(X, X0)
+    scores = cross_val_score(SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), epsilon=1.0,
+                                             random_state=0), X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.6)
+
+
+@pytest.mark.parametrize("check", DATA_CHECKS, ids=lambda c: c.__name__)
+def test_sklearn_data_checks_pipeline_without_selector(check):
+    # with a selector the features must be 0/1, which the generic checks do not generate
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        check("SelectThenTrain", SelectThenTrain(None, PrivateGaussianNB(), epsilon=1e6, random_state=0))

@@ -188,6 +188,12 @@ def test_scorer_matches_direct_counting(n_classes):
         assert q[i] == pytest.approx(grid_quality(ref, 0.4), rel=1e-12)
         assert scorer.counts(pool[i]).sum() == len(X)
     assert np.array_equal(scorer.score(pool[::-1], 0.4), q[::-1])  # order-independent, cached
+    # every grid (shared passes per last attribute, coarser depths by column sums) equals a
+    # fresh count of that grid alone, including grids that refine one attribute at several depths
+    fresh = GridScorer(codes, schema.encode_target(y), schema.n_classes)
+    assert np.allclose(fresh.score(pool, 0.7), [grid_quality(scorer.counts(g), 0.7) for g in pool],
+                       rtol=1e-12, atol=0)
+    assert ((pool[:, 0] > 0) & (pool[:, 0] < 3)).any() and (pool[:, 0] == 3).any()
 
 
 # --------------------------------------------------------------------------- selection and release
@@ -216,6 +222,67 @@ def test_selection_frequencies_match_exact_exponential_mechanism():
         obs, exp = obs[:-1], exp[:-1]
     assert stats.chisquare(obs, exp).pvalue > 1e-3
     assert p.max() < 0.9  # the test has power: the distribution is not a point mass
+
+
+def test_each_mechanism_is_called_once_with_the_epsilon_the_ledger_reports(table, monkeypatch):
+    """Spy on the mechanisms: one Laplace for N̂ (ε_size), ONE exponential mechanism (ε_sel, the
+    quality sensitivity Δ(ε_pert)), one Laplace on every (cell, class) count (ε_pert); their
+    ε add up to what the ledger reports, so no path spends more than reported."""
+    from dpexplore import mechanisms
+    schema, X, y = table
+    calls = []
+    real_laplace, real_exponential = mechanisms.laplace, mechanisms.exponential
+
+    def laplace(value, *, epsilon, sensitivity=1.0, random_state=None):
+        calls.append(("laplace", epsilon, sensitivity, np.shape(value)))
+        return real_laplace(value, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
+
+    def exponential(utilities, *, epsilon, sensitivity, random_state=None, return_probabilities=False):
+        calls.append(("exponential", epsilon, sensitivity, np.shape(utilities)))
+        return real_exponential(utilities, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state,
+                                return_probabilities=return_probabilities)
+
+    monkeypatch.setattr(mechanisms, "laplace", laplace)
+    monkeypatch.setattr(mechanisms, "exponential", exponential)
+    model = PrivPfC(epsilon=0.8, theta=70, random_state=2).fit(X, y, schema=schema)
+    size = int(np.prod([schema[a].taxonomy.level_sizes[d] for a, d in model.grid_.items()]))
+    assert [c[0] for c in calls] == ["laplace", "exponential", "laplace"]
+    assert calls[0][1:] == (pytest.approx(0.024), 1.0, ())
+    assert calls[1][1:] == (pytest.approx(0.296), pytest.approx(quality_sensitivity(0.48)), (len(model.candidates_),))
+    assert calls[2][1:] == (pytest.approx(0.48), 1.0, (size, 2))
+    assert sum(c[1] for c in calls) == pytest.approx(model.ledger_["charged"].sum()) == pytest.approx(0.8)
+    # τ = 0.2·N̂·ε_pert (Eq. 6) and the pool is exactly Enumerate(T, Θ, τ): nothing else decides it
+    assert model.tau_ == pytest.approx(0.2 * model.n_hat_ * 0.48)
+    levels = [schema[a].taxonomy.level_sizes for a in schema.predictors]
+    assert np.array_equal(np.array(list(model.candidates_["depths"])), enumerate_grids(levels, 70, model.tau_))
+    assert len(model.candidates_) <= 70
+
+
+def test_noise_scales_record_count_and_every_cell_including_empty_ones():
+    """N̂ - N ~ Laplace(1/ε_size) and noisy - true ~ Laplace(1/ε_pert) on every (cell, class),
+    empty cells included (Alg. 2 lines 3 and 7), checked with KS tests over seeded runs."""
+    schema, X, y = make_table(n=400, seed=13)
+    keep = (X["age"] < 50).to_numpy()                 # ages ≥ 50 absent: empty cells at age depth ≥ 1
+    X, y = X[keep].reset_index(drop=True), y[keep].reset_index(drop=True)
+    scorer = GridScorer(LevelCodes(X, schema), schema.encode_target(y), schema.n_classes)
+    kwargs = dict(epsilon=2.0, theta=12, split=(0.2, 0.3, 0.5), noise_to_signal=1e6)  # fixed pool
+    rng = np.random.default_rng(77)
+    n_hat, noise, empty_noise = [], [], []
+    for _ in range(600):
+        run = run_privpfc(scorer, random_state=rng, **kwargs)
+        n_hat.append(run.n_hat - len(X))
+        true = scorer.counts(run.grid)
+        assert run.noisy_counts.shape == true.shape  # every cell of the grid, every class
+        diff = run.noisy_counts - true
+        noise.append(diff.ravel())
+        empty_noise.append(diff[true.sum(axis=1) == 0].ravel())
+    assert stats.kstest(n_hat, stats.laplace(scale=1 / 0.4).cdf).pvalue > 1e-3
+    noise, empty_noise = np.concatenate(noise), np.concatenate(empty_noise)
+    assert stats.kstest(noise, stats.laplace(scale=1 / 1.0).cdf).pvalue > 1e-3
+    assert empty_noise.size > 200
+    assert stats.kstest(empty_noise, stats.laplace(scale=1 / 1.0).cdf).pvalue > 1e-3
+    # the tests have power: a scale of 1/ε (total budget) instead of 1/ε_pert is rejected
+    assert stats.kstest(noise, stats.laplace(scale=1 / 2.0).cdf).pvalue < 1e-6
 
 
 def test_ledger_spends_exactly_epsilon_with_labels(table):
@@ -333,6 +400,12 @@ def test_bad_data_fails_before_spending(table):
         PrivPfC(epsilon=1, accountant=acc).fit(X.assign(age=X["age"].astype(float).where(X.index > 3)), y, schema=schema)
     with pytest.raises(ValueError, match="rows"):
         PrivPfC(epsilon=1, accountant=acc).fit(X, y.iloc[:-1], schema=schema)
+    with pytest.raises(ValueError, match="missing"):
+        PrivPfC(epsilon=1, accountant=acc).fit(X, y.where(y.index > 5), schema=schema)
+    with pytest.raises(ValueError, match="not among"):
+        PrivPfC(epsilon=1, accountant=acc).fit(X, y.replace("yes", "maybe"), schema=schema)
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivPfC(epsilon=float("inf"), accountant=acc).fit(X, y, schema=schema)
     assert acc.ledger.empty
     small = BudgetAccountant(0.5)
     with pytest.raises(BudgetExceededError):
@@ -490,3 +563,23 @@ def test_compare_counts_spread_covers_large_and_small_cells(table):
         compare_counts(true, model.counts_, model.grid_, schema, pick="random")
     with pytest.raises(ValueError, match="shape"):
         compare_counts(true[:-1], model.counts_, model.grid_, schema)
+
+
+def test_integer_labels_and_integer_coded_categories_round_trip():
+    """sklearn convention: predictions come back in the type of y (the schema stores text), and
+    integer-coded categories are matched to their leaves by text at predict time as at fit time."""
+    schema, X, y = make_table(n=2000, seed=21)
+    sex = Taxonomy.from_spec("sex", {"type": "categorical", "tree": {"Any": ["0", "1"]}})
+    schema = Schema([schema["age"], schema["colour"], Attribute.categorical("sex", taxonomy=sex), schema["hours"]],
+                    "y", ["0", "1"])
+    Xi = X.assign(sex=(X["sex"] == "M").astype(int))
+    yi = pd.Series((y == "yes").astype(int), name="y")
+    model = PrivPfC(epsilon=2.0, theta=300, random_state=0).fit(Xi, yi, schema=schema)
+    pred = model.predict(Xi)
+    assert pred.dtype.kind == "i" and set(np.unique(pred)) <= {0, 1}
+    assert list(model.classes_) == [0, 1]
+    assert model.score(Xi, yi) > yi.value_counts(normalize=True).max()
+    assert set(model.synthetic(random_state=0)["y"]) <= {"0", "1"}  # the release keeps the schema's labels
+    clf = HistogramClassifier(schema=schema, grid={"sex": 1, "age": 1}).fit(Xi, yi)
+    assert np.array_equal(clf.cells(Xi), clf.cells(Xi.assign(sex=Xi["sex"].astype(str))))
+    assert clf.predict(Xi).dtype.kind == "i"

@@ -401,3 +401,64 @@ def test_gamma_one_selects_uniformly_for_free(iris):
               for s in range(400)]
     counts = pd.Series(firsts).value_counts().reindex(schema.predictors, fill_value=0)
     assert stats.chisquare(counts.to_numpy()).pvalue > 1e-4
+
+
+# ----------------------------------------------------------------------------- review additions
+def test_unseen_public_levels_can_be_released():
+    # the histogram covers the FULL public domain (trap 1): level "d" never occurs in the data,
+    # yet its cells survive with probability P(L > τ) = ½·n̂^(-A/Δ) (eq. 5) and are flagged empty
+    frame, schema = make_synthetic(400, n_numeric=0, n_categorical=1, random_state=0)
+    frame = frame[frame["cat_0"] != "d"].reset_index(drop=True)
+    X, y = schema.split(frame)
+    hits, expected, fits = 0, 0.0, 300
+    for seed in range(fits):
+        model = ProjectedHistogram(1.0, random_state=seed, neighbours="substitution").fit(X, y, schema)
+        assert model.n_cells_ == 4 * 2
+        d_rows = model.histogram_[model.histogram_["cat_0"] == "d"]
+        assert d_rows["was_empty"].all()
+        hits += len(d_rows)
+        expected += 2 * ph.survival_probability(0, model.n_hat_, model.epsilon_split_["histogram"], 0.5, 2.0)
+    assert hits > 0
+    assert abs(hits - expected) < 4 * np.sqrt(expected)
+
+
+def test_record_count_is_paid_for_under_add_remove(iris):
+    X, y, schema = iris
+    ar = [ProjectedHistogram(1.0, k=2, random_state=s).fit(X, y, schema) for s in range(5)]
+    assert all(m.n_hat_ != len(X) for m in ar)                  # τ uses n̂, never the true n
+    assert all(m.threshold_ == pytest.approx(0.5 * np.log(m.n_hat_) / m.epsilon_split_["histogram"]) for m in ar)
+    assert all(m.ledger_["label"].iloc[0] == "record count" for m in ar)
+    sub = ProjectedHistogram(1.0, k=2, random_state=0, neighbours="substitution").fit(X, y, schema)
+    assert sub.n_hat_ == len(X)                                 # public n (the paper's model)
+
+
+@pytest.mark.parametrize("neighbours", ["add/remove", "substitution"])
+def test_unindexable_domain_refused_before_spending(iris, neighbours):
+    X, y, schema = iris
+    acc = BudgetAccountant(5.0)
+    with pytest.raises(ValueError, match="int64"):           # (10^6)^4 · 3 cells > 2^63
+        ProjectedHistogram(1.0, k=4, n_bins=10 ** 6, neighbours=neighbours, accountant=acc).fit(X, y, schema)
+    assert acc.spent == 0
+
+
+def test_huge_support_refused_before_selection(iris):
+    X, y, schema = iris
+    acc = BudgetAccountant(5.0)       # 1000³·3 cells, ~15 % of the empty ones would survive
+    with pytest.raises(ValueError, match="survive"):
+        ProjectedHistogram(1.0, k=3, n_bins=1000, neighbours="substitution", accountant=acc).fit(X, y, schema)
+    assert acc.spent == 0
+    acc = BudgetAccountant(5.0)       # add/remove: only the record count (needed for p0) is spent
+    with pytest.raises(ValueError, match="survive"):
+        ProjectedHistogram(1.0, k=3, n_bins=1000, accountant=acc).fit(X, y, schema)
+    assert list(acc.ledger["label"]) == ["record count"]
+
+
+def test_weak_regularisation_keeps_the_noise_free_ceiling(iris):
+    # with (almost) no noise, LR on the 2-bin synthetic table separates all three Iris classes
+    # from raw test values; a strong L2 (C = 1) flattens P(versicolor) and loses a class pair
+    from dpexplore.widgets.projected import auc
+    X, y, schema = iris
+    assert ProjectedHistogram(1.0).C >= 1e3                     # weak L2 (spec trap 20)
+    model = ProjectedHistogram(1e4, k=1, random_state=0, neighbours="substitution").fit(X, y, schema)
+    assert model.selected_ == ["petal_length"] and model.n_bins_ == 2
+    assert auc(y, model.predict_proba(X), schema.classes) > 0.95

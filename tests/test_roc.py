@@ -127,6 +127,45 @@ def test_smooth_sensitivity_is_a_smooth_upper_bound_by_brute_force():
                 assert sx >= math.exp(-2 * beta) * _local_sensitivity(z, grid, 0.0) - 1e-12
 
 
+def test_smooth_sensitivity_bounds_the_exact_smooth_sensitivity_on_small_sets():
+    # spec §10: S*_β(x) = max_k e^{-kβ}·max{LS(z) : z within k add/remove steps of x}, computed by
+    # breadth-first search over multisets of grid values (n ≤ 9). The package's bound must be at
+    # least S* (it is a smooth *upper* bound for add/remove, §9.5) and β-smooth in both directions.
+    grid = (0.0, 0.3, 0.6, 1.0)
+    cache = {}
+
+    def med(t):
+        return 0.0 if len(t) == 0 else t[(len(t) + 1) // 2 - 1]
+
+    def nbrs(t):
+        out = {t[:i] + t[i + 1:] for i in range(len(t))}
+        return out | {tuple(sorted(t + (g,))) for g in grid}
+
+    def ls(t):
+        if t not in cache:
+            cache[t] = max(abs(med(u) - med(t)) for u in nbrs(t))
+        return cache[t]
+
+    def exact(t, beta, depth):
+        best, frontier, seen = 0.0, {t}, {t}
+        for k in range(depth + 1):
+            best = max(best, math.exp(-k * beta) * max(ls(u) for u in frontier))
+            frontier = {v for u in frontier for v in nbrs(u)} - seen
+            seen |= frontier
+        return best
+
+    rng = np.random.default_rng(15)
+    for beta in (0.1, 0.5):
+        S = lambda t: median_smooth_sensitivity(np.array(t), beta=beta, left=0.0, right=1.0)  # noqa: E731
+        for n in range(0, 10):
+            t = tuple(sorted(rng.choice(grid, size=n)))
+            st = S(t)
+            assert st >= exact(t, beta, 3) - 1e-12
+            for u in nbrs(t):
+                su = S(u)
+                assert st <= math.exp(beta) * su + 1e-12 and su <= math.exp(beta) * st + 1e-12
+
+
 def test_smooth_sensitivity_of_an_empty_partition_is_the_width():
     assert median_smooth_sensitivity([], beta=0.1, left=0.25, right=0.75) == pytest.approx(0.5)
 
@@ -317,6 +356,62 @@ def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():
         private_roc_curve(y[:-1], s, epsilon=1.0)
     with pytest.raises(ValueError, match="threshold_fraction"):
         private_roc_curve(y, s, epsilon=1.0, threshold_fraction=1.0)
+
+
+def test_bad_input_is_rejected_before_anything_is_spent():
+    y, s = _scores(60)
+    acc = BudgetAccountant(1.0)
+    bad_scores = s.copy()
+    bad_scores[0] = np.nan
+    calls = [
+        lambda: private_roc_curve(y, bad_scores, epsilon=0.5, accountant=acc),
+        lambda: private_roc_curve(np.zeros(60), s, epsilon=0.5, accountant=acc),
+        lambda: private_roc_curve(y, s, epsilon=0.0, accountant=acc),
+        lambda: private_roc_curve(y, s, epsilon=-0.5, accountant=acc),
+        lambda: private_roc_curve(y, s, epsilon=0.5, n_thresholds=12, accountant=acc),
+        lambda: private_roc_curve(y, s, epsilon=0.5, median="mean", accountant=acc),
+        lambda: private_roc_curve(y, s, epsilon=0.5, counts_split="both", accountant=acc),
+        lambda: laplace_roc_curve(y, bad_scores, epsilon=0.5, accountant=acc),
+        lambda: laplace_roc_curve(np.ones(60), s, epsilon=0.5, accountant=acc),
+        lambda: laplace_roc_curve(y, s, epsilon=0.0, accountant=acc),
+        lambda: laplace_roc_curve(y, s, epsilon=0.5, sensitivity="loose", accountant=acc),
+        lambda: private_auc(y, bad_scores, epsilon=0.5, accountant=acc),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError):
+            call()
+    assert acc.spent == 0 and acc.ledger.empty
+    with pytest.raises(ValueError, match="two classes"):
+        laplace_roc_curve(np.ones(60), s, epsilon=0.5)
+    with pytest.raises(ValueError, match="two classes"):
+        private_auc(np.full(60, "spam"), s, epsilon=0.5)
+
+
+def test_ledger_of_every_path_sums_to_epsilon_and_matches_the_noise_used(monkeypatch):
+    # every ε handed to a noise mechanism is in the ledger, and nothing more (no path over-spends)
+    import dpexplore.evaluate.roc as roc
+
+    used = []
+    real_laplace = roc.laplace
+
+    def spy_laplace(value, *, epsilon, **kw):
+        used.append(("laplace", epsilon))
+        return real_laplace(value, epsilon=epsilon, **kw)
+
+    monkeypatch.setattr(roc, "laplace", spy_laplace)
+    y, s = _scores()
+    for kwargs in (dict(thresholds="fixed_space"), dict(counts_split="parallel"),
+                   dict(range_mechanism="laplace_bins"), dict(median="exponential")):
+        used.clear()
+        curve = private_roc_curve(y, s, epsilon=0.8, n_thresholds=8, random_state=0, **kwargs)
+        ledger = curve.attrs["ledger"]
+        assert ledger["charged"].sum() == pytest.approx(0.8)
+        counts = ledger[~ledger["label"].str.startswith("thresholds")]["epsilon"].tolist()
+        assert sorted(e for _, e in used) == pytest.approx(sorted(counts))
+    used.clear()
+    curve = laplace_roc_curve(y, s, epsilon=0.3, random_state=0)
+    assert [e for _, e in used] == pytest.approx([0.3])
+    assert curve.attrs["ledger"]["charged"].sum() == pytest.approx(0.3)
 
 
 def test_inputs_are_not_mutated_and_pandas_is_accepted():

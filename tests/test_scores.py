@@ -64,3 +64,17 @@ def test_bad_input():
         scores.purity_index(np.array([[0, 2]]), [1])
     with pytest.raises(ValueError, match="labels"):
         scores.purity_index(np.array([[0, 1]]), [1, 0])
+
+
+def test_inputs_are_not_mutated_and_tables_are_accepted(data):
+    import pandas as pd
+
+    X, y = data
+    frame = pd.DataFrame(X.astype(bool), columns=[f"f{j}" for j in range(X.shape[1])])
+    labels = pd.Series(y)
+    frame_copy, labels_copy = frame.copy(), labels.copy()
+    for f in (scores.difference_count, scores.purity_index, scores.information_gain):
+        np.testing.assert_allclose(f(frame, labels), f(X, y))
+    np.testing.assert_array_equal(scores.total_count(frame), X.sum(axis=0))
+    pd.testing.assert_frame_equal(frame, frame_copy)
+    pd.testing.assert_series_equal(labels, labels_copy)

@@ -250,6 +250,44 @@ def test_bad_input_is_rejected_before_spending():
     assert small.ledger.empty
 
 
+def test_sp_selector_ledger_sums_to_epsilon_on_a_shared_accountant():
+    X, y = _sparse_data()
+    acc = BudgetAccountant(1.0)
+    sp = ScorePerturbationSelector(epsilon=0.3, k=5, max_ones=8, random_state=0, accountant=acc).fit(X, y)
+    svt = SparseVectorSelector(threshold=60, cutoff=3, epsilon=0.5, random_state=0, accountant=acc).fit(X, y)
+    assert sp.ledger_["charged"].sum() == pytest.approx(0.3)
+    assert svt.ledger_["charged"].sum() == pytest.approx(0.5)
+    assert acc.ledger["charged"].sum() == pytest.approx(0.8) == acc.spent
+    with pytest.raises(BudgetExceededError):        # 0.2 left: refused before recording
+        ScorePerturbationSelector(epsilon=0.3, k=5, accountant=acc).fit(X, y)
+    assert len(acc.ledger) == 3
+
+
+def test_functions_reject_bad_scores_and_epsilon():
+    q = np.array([1.0, 2.0, np.nan])
+    for bad in (q, np.array([1.0, np.inf]), np.array([])):
+        with pytest.raises(ValueError, match="finite"):
+            exponential_top_k(bad, 1, epsilon=1.0)
+        with pytest.raises(ValueError, match="finite"):
+            sparse_vector(bad, 0.0, epsilon=1.0, cutoff=1)
+        with pytest.raises(ValueError, match="finite"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            private_threshold_testing(bad, 0.0, epsilon=1.0)
+    good = np.array([1.0, 2.0, 3.0])
+    for eps in (0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="epsilon"):
+            exponential_top_k(good, 1, epsilon=eps)
+        with pytest.raises(ValueError, match="epsilon"):
+            sparse_vector(good, 0.0, epsilon=eps, cutoff=1)
+        with pytest.raises(ValueError, match="epsilon"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            PrivateThresholdTesting(threshold=1, epsilon=eps).fit(*_sparse_data())
+    with pytest.raises(ValueError, match="k must be at most"):
+        exponential_top_k(good, 4, epsilon=1.0)
+    with pytest.raises(ValueError, match="method"):
+        exponential_top_k(good, 1, epsilon=1.0, method="greedy")
+
+
 def test_inputs_are_not_mutated():
     X, y = _sparse_data()
     X[:] = 1          # rows with 30 ones, so capping must copy

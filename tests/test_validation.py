@@ -31,3 +31,42 @@ def test_quick_switch(monkeypatch):
     assert _config.quick() and _config.repetitions(10) == 2
     monkeypatch.setenv("DPEXPLORE_QUICK", "0")
     assert not _config.quick() and _config.repetitions(10) == 10
+
+
+# --------------------------------------------------------------------------- added
+from dpexplore._validation import check_epsilon, check_fraction_weights, check_positive, check_same_length  # noqa: E402
+
+
+@pytest.mark.parametrize("bad,exc", [(0, ValueError), (-0.1, ValueError), (float("nan"), ValueError),
+                                     (float("inf"), ValueError), (True, TypeError), ("1", TypeError),
+                                     (None, TypeError), (np.array([1.0]), TypeError)])
+def test_epsilon_must_be_a_finite_positive_number(bad, exc):
+    with pytest.raises(exc, match="epsilon"):
+        check_epsilon(bad)
+    with pytest.raises(exc, match="sensitivity"):
+        check_positive(bad, "sensitivity")
+
+
+def test_numpy_scalars_and_weights():
+    assert check_epsilon(np.float32(0.5)) == 0.5 and isinstance(check_epsilon(np.int64(2)), float)
+    w = [1, 3]
+    assert np.allclose(check_fraction_weights(w), [0.25, 0.75]) and w == [1, 3]
+    for bad in ([], [1, 0], [1, np.nan], [[1, 2]]):
+        with pytest.raises(ValueError, match="split"):
+            check_fraction_weights(bad)
+    with pytest.raises(ValueError, match="X has 2 rows but y has 3"):
+        check_same_length([1, 2], [1, 2, 3])
+
+
+def test_frame_and_target_edge_cases():
+    with pytest.raises(ValueError, match="empty"):
+        check_frame(pd.DataFrame({"a": []}))
+    with pytest.raises(ValueError, match="no columns"):
+        check_frame(pd.DataFrame(index=[0, 1]))
+    with pytest.raises(ValueError, match="empty"):
+        check_target([])
+    with pytest.raises(ValueError, match="one column"):
+        check_target(pd.DataFrame({"a": [0, 1], "b": [1, 0]}))
+    assert list(check_target(pd.DataFrame({"a": ["x", "y"]}))) == ["x", "y"]
+    X = pd.DataFrame({"a": [1, 2]})
+    assert check_frame(X) is X  # returned unchanged, not copied or modified

@@ -26,7 +26,30 @@ from .._validation import check_frame, check_same_length, check_target
 from ..domain import Schema
 from ..histogram import cell_codes, class_counts
 
-__all__ = ["HistogramClassifier", "check_grid", "grid_node_codes", "generalize"]
+__all__ = ["HistogramClassifier", "check_grid", "grid_node_codes", "generalize", "label_values"]
+
+
+def label_values(classes: Sequence[str], y: Any) -> np.ndarray:
+    """The schema's class labels (text) in the type of the caller's ``y``, for ``classes_``.
+
+    A schema stores classes as strings, so integer labels 0/1 become "0"/"1"; predictions must
+    come back as 0/1, or ``score`` and ``cross_val_score`` compare ints with strings. Decided by
+    the dtype of ``y`` only (not by which labels occur in it): numeric/bool dtypes get the labels
+    converted when every one round-trips to the same text, anything else keeps the strings.
+    """
+    out = np.asarray(list(classes), dtype=object)
+    dtype = getattr(y, "dtype", np.asarray(y).dtype)
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        names = {"False": False, "True": True}
+        return np.asarray([names[c] for c in classes]) if set(classes) <= set(names) else out
+    if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
+        try:
+            conv = np.asarray(list(classes)).astype(dtype)
+        except (TypeError, ValueError):
+            return out
+        if [str(v) for v in conv.tolist()] == [str(c) for c in classes]:
+            return conv
+    return out
 
 
 def check_grid(grid: Mapping[str, int] | Sequence[int], schema: Schema) -> dict[str, int]:
@@ -57,12 +80,14 @@ def _codes_at(attr, depth: int, values: pd.Series) -> np.ndarray:
     """Node codes at ``depth`` of raw values, or of node labels already at ``depth``."""
     tax = attr.taxonomy
     # categorical: only raw leaf values take the leaf path (pandas deprecates Categorical codes of
-    # unknown values, which Taxonomy.leaf_codes relies on to report them)
-    raw = tax.kind != "categorical" or bool(values.isin(list(tax.leaves)).all())
+    # unknown values, which Taxonomy.leaf_codes relies on to report them). Values are matched by
+    # their text, as Taxonomy.leaf_codes does when the table is counted (integer-coded categories
+    # 0/1 against leaves "0"/"1"), so fit and predict agree.
+    raw = tax.kind != "categorical" or bool(values.astype(str).isin(list(tax.leaves)).all())
     try:
         if not raw:
             raise ValueError("not leaf values")
-        return tax.node_codes(tax.leaf_codes(values), depth)
+        return tax.node_codes(tax.leaf_codes(values.astype(str) if tax.kind == "categorical" else values), depth)
     except (ValueError, TypeError):
         labels = {lab: i for i, lab in enumerate(tax.labels(depth))}
         codes = values.astype(str).map(labels)
@@ -126,14 +151,17 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         self.grid = grid
 
     # ------------------------------------------------------------------ fitting
-    def _setup(self, schema: Schema, grid) -> None:
+    def _setup(self, schema: Schema, grid, classes: Any = None) -> None:
         if schema is None or grid is None:
             raise ValueError("HistogramClassifier needs schema= and grid=")
         self.grid_ = check_grid(grid, schema)
         self.schema_ = schema
         self.shape_ = tuple(schema[n].taxonomy.level_sizes[d] for n, d in self.grid_.items())
         self.n_cells_ = int(np.prod(self.shape_, dtype=np.int64))
-        self.classes_ = np.asarray(schema.classes, dtype=object)
+        self.classes_ = np.asarray(schema.classes, dtype=object) if classes is None else np.asarray(classes)
+        if len(self.classes_) != len(schema.classes):
+            raise ValueError(f"classes must hold one label per schema class ({len(schema.classes)}), "
+                             f"got {len(self.classes_)}")
         self.feature_names_in_ = np.asarray(schema.predictors, dtype=object)
         self.n_features_in_ = len(schema.predictors)
 
@@ -152,10 +180,15 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @classmethod
-    def from_counts(cls, counts: Any, grid: Mapping[str, int] | Sequence[int], schema: Schema) -> "HistogramClassifier":
-        """A fitted classifier from a (noisy) count table of shape (n_cells, n_classes)."""
+    def from_counts(cls, counts: Any, grid: Mapping[str, int] | Sequence[int], schema: Schema,
+                    classes: Any = None) -> "HistogramClassifier":
+        """A fitted classifier from a (noisy) count table of shape (n_cells, n_classes).
+
+        ``classes``: the labels predictions return, one per schema class in schema order
+        (default: the schema's class strings; see :func:`label_values`).
+        """
         clf = cls(schema=schema, grid=grid)
-        clf._setup(schema, grid)
+        clf._setup(schema, grid, classes)
         return clf._set_counts(counts)
 
     def fit(self, X: pd.DataFrame, y: Any) -> "HistogramClassifier":
@@ -163,6 +196,7 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         self._setup(self.schema, self.grid)
         y = check_target(y, "y")
         check_same_length(X, y)
+        self.classes_ = label_values(self.schema_.classes, y)
         used = [n for n, d in self.grid_.items() if d > 0]
         if used:
             self.schema_.subset(used).validate(X[used] if set(used) <= set(X.columns) else X)

@@ -34,12 +34,13 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..domain import PrivacyLeakWarning
 from ..publish.base import prepare_accountant
-from .naive_bayes import _as_matrix, _resolve_bounds
+from .naive_bayes import _as_matrix, _check_bounds_pair, _resolve_bounds
 
 __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
            "objective_perturbation_parameters", "objective_branch_boundary",
@@ -108,9 +109,12 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
 
     Binary only (use scikit-learn's OneVsRestClassifier for more classes, with a budget per
     class); ``decision_function`` and ``predict_proba`` follow scikit-learn's binary shapes.
-    Fitted: ``classes_``, ``coef_`` (1×D) and ``intercept_`` in the scaled feature space,
-    ``lambda_``, ``noise_norm_``, ``noise_scale_``, ``sensitivity_`` (output) or
+    Fitted: ``classes_``, ``coef_`` (1×D) and ``intercept_`` in the scaled feature space
+    (these are the ε-DP release), ``lambda_``, ``noise_scale_``, ``sensitivity_`` (output) or
     ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``.
+    Diagnostics for teaching that are **not** private (do not publish them with the model):
+    ``noise_norm_`` (with θ it reveals a data-dependent gradient / the exact minimiser's distance)
+    and ``n_iter_``.
     """
 
     def __init__(self, epsilon: float = 1.0, *, method: str = "objective", C: float = 1.0,
@@ -157,6 +161,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         check_positive(self.tol, "tol")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        _check_bounds_pair(self.bounds)
         return epsilon, lam
 
     # ------------------------------------------------------------------ fitting
@@ -192,9 +197,10 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.lower_, self.upper_ = lo, hi
         Z = self._transform_rows(Xa)
-        self.max_row_norm_ = float(np.max(np.linalg.norm(Z, axis=1)))
-        if self.max_row_norm_ > 1 + 1e-9:   # the theorems need ‖x‖ ≤ 1 (spec §5.1)
-            raise RuntimeError(f"internal error: a scaled row has norm {self.max_row_norm_} > 1")
+        # the theorems need ‖x‖ ≤ 1 (spec §5.1). The largest row norm is data-dependent, so it is
+        # checked here but not stored as a fitted attribute (it would leak).
+        if float(np.max(np.linalg.norm(Z, axis=1))) > 1 + 1e-9:
+            raise RuntimeError("internal error: a scaled row has norm > 1")
         s = np.where(ya == classes[1], 1.0, -1.0)
         N, D = Z.shape
         self.lambda_ = lam
@@ -204,7 +210,6 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             self.sensitivity_ = 2.0 / lam                       # Chaudhuri et al. Cor. 8 (thesis Thm 4.3.1)
             self.noise_scale_ = output_perturbation_scale(eps, lam)
             noise = l2_noise(D, self.noise_scale_, random_state=rng)
-            self.theta_nonprivate_norm_ = float(np.linalg.norm(theta))
             theta = theta + noise
         else:
             eps = self.accountant_.spend(epsilon, f"logistic regression: objective perturbation (λ={lam:g})")
@@ -233,6 +238,13 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         res = minimize(f, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15})
         self.n_iter_ = int(res.nit)
+        # the guarantees assume the exact minimiser (spec trap 12). Strong convexity (reg) bounds
+        # the distance to it by ‖∇‖/reg; warn when that exceeds 1% of the sensitivity 2/λ.
+        grad_norm = float(np.linalg.norm(f(res.x)[1]))
+        if grad_norm > 0.02:
+            warnings.warn(f"the optimiser stopped with gradient norm {grad_norm:.3g} (not a stationary "
+                          "point); raise max_iter: the privacy analysis assumes the exact minimiser",
+                          ConvergenceWarning, stacklevel=3)
         return res.x
 
     # ------------------------------------------------------------------ prediction

@@ -135,8 +135,8 @@ class PrivateNaiveBayes(_NBBase):
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "PrivateNaiveBayes":
-        """Release the noisy on/off counts (spends ``epsilon`` once) and post-process them."""
+    def _check_params(self) -> tuple[float, float, float]:
+        """(ε, clamp quantile, pseudo-count), validated; raises before anything is spent."""
         epsilon = check_epsilon(self.epsilon)
         q = self.clamp_quantile
         if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0.5 <= q < 1:
@@ -144,6 +144,11 @@ class PrivateNaiveBayes(_NBBase):
         a = self.pseudo_count
         if isinstance(a, bool) or not isinstance(a, numbers.Real) or not (np.isfinite(a) and a > 0):
             raise ValueError(f"pseudo_count must be a finite number > 0, got {a!r}")
+        return epsilon, float(q), float(a)
+
+    def fit(self, X: Any, y: Any) -> "PrivateNaiveBayes":
+        """Release the noisy on/off counts (spends ``epsilon`` once) and post-process them."""
+        epsilon, q, a = self._check_params()
         Xa = _as_matrix(X)
         if not np.isin(Xa, (0.0, 1.0)).all():
             raise ValueError("X must hold only 0/1 values: binarise numeric and categorical columns "
@@ -157,8 +162,7 @@ class PrivateNaiveBayes(_NBBase):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         # Alg. 1 lines 5–6: on-counts and off-counts per class (empty classes included)
         class_sizes = np.bincount(codes, minlength=C).astype(float)
-        on = np.zeros((C, D))
-        np.add.at(on, codes, Xa)
+        on = np.eye(C)[codes].T @ Xa          # (C, D) on-counts, exact integers in float
         off = class_sizes[:, None] - on
         # §3.2: one added record changes one of (on, off) for each of the D features: Δ = D
         self.sensitivity_ = float(D)
@@ -183,6 +187,22 @@ class PrivateNaiveBayes(_NBBase):
 
 
 # =========================================================================== Gaussian NB
+def _check_bounds_pair(bounds: Any) -> None:
+    """Early check of ``bounds`` given as a (lower, upper) pair: finite and lower < upper.
+
+    Needs no data (the number of features is checked later), so it can run before any spend.
+    """
+    if bounds is None or isinstance(bounds, Schema):
+        return
+    try:
+        lo, hi = bounds
+        lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError("bounds must be a Schema or a pair (lower, upper) of scalars or per-feature arrays") from None
+    if lo.ndim > 1 or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
+        raise ValueError("bounds need finite lower < upper for every feature")
+
+
 def _resolve_bounds(bounds: Any, X: Any, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """(lower, upper, from_data): public bounds from a Schema, a (lower, upper) pair, or the data."""
     D = a.shape[1]
@@ -204,8 +224,12 @@ def _resolve_bounds(bounds: Any, X: Any, a: np.ndarray) -> tuple[np.ndarray, np.
         lo, hi = bounds
     except (TypeError, ValueError):
         raise ValueError("bounds must be a Schema or a pair (lower, upper) of scalars or per-feature arrays") from None
-    lo = np.broadcast_to(np.asarray(lo, dtype=float), (D,)).copy()
-    hi = np.broadcast_to(np.asarray(hi, dtype=float), (D,)).copy()
+    try:
+        lo = np.broadcast_to(np.asarray(lo, dtype=float), (D,)).copy()
+        hi = np.broadcast_to(np.asarray(hi, dtype=float), (D,)).copy()
+    except ValueError:
+        raise ValueError(f"bounds must be scalars or arrays of length {D} (one per feature of X), got "
+                         f"shapes {np.shape(lo)} and {np.shape(hi)}") from None
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
         raise ValueError("bounds need finite lower < upper for every feature")
     return lo, hi, False
@@ -232,8 +256,8 @@ class PrivateGaussianNB(_NBBase):
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "PrivateGaussianNB":
-        """Release noisy counts, sums and sums of squares per class (three spends)."""
+    def _check_params(self) -> tuple[float, np.ndarray, float]:
+        """(ε, budget weights, variance floor), validated; raises before anything is spent."""
         epsilon = check_epsilon(self.epsilon)
         weights = check_fraction_weights(self.budget_split, "budget_split")
         if weights.size != 3:
@@ -241,6 +265,12 @@ class PrivateGaussianNB(_NBBase):
         vf = self.var_floor
         if isinstance(vf, bool) or not isinstance(vf, numbers.Real) or not (np.isfinite(vf) and vf > 0):
             raise ValueError(f"var_floor must be a finite number > 0, got {vf!r}")
+        _check_bounds_pair(self.bounds)
+        return epsilon, weights, float(vf)
+
+    def fit(self, X: Any, y: Any) -> "PrivateGaussianNB":
+        """Release noisy counts, sums and sums of squares per class (three spends)."""
+        epsilon, weights, vf = self._check_params()
         Xa = _as_matrix(X)
         classes, codes = _labels(y, Xa.shape[0])
         lo, hi, from_data = _resolve_bounds(self.bounds, X, Xa)
@@ -257,9 +287,8 @@ class PrivateGaussianNB(_NBBase):
         self.lower_, self.upper_ = lo, hi
         Z = self._scale(Xa)
         counts = np.bincount(codes, minlength=C).astype(float)
-        sums, squares = np.zeros((C, D)), np.zeros((C, D))
-        np.add.at(sums, codes, Z)
-        np.add.at(squares, codes, Z ** 2)
+        onehot = np.eye(C)[codes].T
+        sums, squares = onehot @ Z, onehot @ Z ** 2
         e_count, e_sum, e_sq = self.accountant_.split(weights, total=epsilon)
         e_count = self.accountant_.spend(e_count, "Gaussian NB: class counts (Δ = 1)")
         e_sum = self.accountant_.spend(e_sum, f"Gaussian NB: sums (Δ = {D})")

@@ -7,6 +7,7 @@ not on the original D (trap 2) — the whole gain of feature selection.
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -47,8 +48,10 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
         epsilon = check_epsilon(self.epsilon)
         if self.model is None or not hasattr(self.model, "fit"):
             raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")
+        if self.selector is not None and not hasattr(self.selector, "transform"):
+            raise TypeError("selector must be an unfitted private selector (e.g. PrivateKSubsetSelector())")
         f = self.selection_fraction
-        if self.selector is not None and not (isinstance(f, (int, float)) and not isinstance(f, bool)
+        if self.selector is not None and not (isinstance(f, numbers.Real) and not isinstance(f, bool)
                                               and 0 < f < 1):
             raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
         accountant = prepare_accountant(epsilon, self.accountant)
@@ -58,19 +61,30 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
         if self.selector is None:
             eps_sel, eps_train = 0.0, epsilon
         else:
-            eps_sel, eps_train = accountant.split([f, 1 - f], total=epsilon)
+            eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]))
+        # the model's own parameters are checked *before* the selector spends ε_FS (a bad
+        # model parameter must not cost budget)
+        if hasattr(model, "_check_params"):
+            model._check_params()
         if self.selector is not None:
             selector = clone(self.selector).set_params(epsilon=eps_sel, accountant=accountant,
                                                        random_state=int(seeds[0]))
             selector.fit(X, y)
             X = selector.transform(X)
             self.selector_ = selector
+            model = _restrict_bounds(model, selector.get_support())
         else:
             self.selector_ = None
         self.model_ = model.fit(X, y)
         self.classes_ = self.model_.classes_
+        self.n_features_in_ = (self.selector_ if self.selector_ is not None else self.model_).n_features_in_
+        names = getattr(self.selector_ if self.selector_ is not None else self.model_, "feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
         self.accountant_, self._ledger_start = accountant, start
         return self
@@ -101,3 +115,18 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "accountant_"):
             raise AttributeError("ledger_ is available after fit()")
         return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
+
+
+def _restrict_bounds(model: Any, support: np.ndarray) -> Any:
+    """Per-feature public ``bounds`` of the model, given for all D columns, cut to the selected k.
+
+    Scalars and Schemas are left alone; a (lower, upper) pair of length-D arrays is indexed by
+    the selector's support (public post-processing of a DP release).
+    """
+    bounds = model.get_params().get("bounds") if hasattr(model, "get_params") else None
+    if bounds is None or not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+        return model
+    lo, hi = (np.asarray(b, dtype=float) for b in bounds)
+    if lo.shape == support.shape and hi.shape == support.shape:
+        return model.set_params(bounds=(lo[support], hi[support]))
+    return model

@@ -10,6 +10,8 @@ References: Dwork & Roth (2014) Thm 3.6 (Laplace), Def. 3.9/Thm 3.10 (exponentia
 """
 from __future__ import annotations
 
+import os
+
 import re
 from typing import Mapping, Sequence
 
@@ -325,11 +327,28 @@ def vegalite_bundle(chart: alt.TopLevelMixin, *, validate: bool = False) -> dict
     return _renderer(chart.to_dict(validate=validate))
 
 
+# A 1×1 transparent PNG. JupyterLab's Vega renderer, once a chart is drawn, stores a PNG copy
+# of it with ``model.setData``; the output models of Voilà 0.5 have no ``setData``, so each chart
+# there shows "Javascript Error: e.setData is not a function" under it. The renderer skips that
+# step when the bundle already holds an "image/png", so inside Voilà we add this placeholder
+# (Vega-Lite still wins the MIME ranking: the placeholder is never what is shown).
+_PLACEHOLDER_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
+                    "60e6kgAAAABJRU5ErkJggg==")
+
+
+def _in_voila() -> bool:
+    """True in a kernel started by Voilà (it sets ``VOILA_BASE_URL`` in the kernel's environment)."""
+    return "VOILA_BASE_URL" in os.environ
+
+
 def _renderer(spec: dict, **metadata) -> dict:
     """altair renderer: the spec under the Vega-Lite 5 MIME type (see :func:`vegalite_bundle`)."""
     spec = dict(spec)
     spec["$schema"] = _VEGALITE_V5_SCHEMA
-    return {_VEGALITE_V5_MIME: spec, "text/plain": "<altair chart>"}
+    bundle = {_VEGALITE_V5_MIME: spec, "text/plain": "<altair chart>"}
+    if _in_voila():
+        bundle["image/png"] = _PLACEHOLDER_PNG
+    return bundle
 
 
 def enable_jupyterlab_renderer() -> None:

@@ -1,1 +1,19 @@
-"""dpexplore.publish"""
+"""dpexplore.publish: one DP data-publishing method per module.
+
+* :class:`PrivPfC` (Su et al. 2018): a grid chosen by the exponential mechanism, then a noisy
+  histogram (``privpfc.py``).
+* :class:`DiffMulti` (Al-Hussaeni et al.): top-down multidimensional generalization
+  (``diffmulti.py``), and :class:`DiffGen`, its single-dimensional baseline (``diffgen.py``).
+* :class:`ProjectedHistogram` (Vinterbo 2012): k attributes chosen privately, a thresholded noisy
+  histogram on them (``projected.py``).
+
+Each takes ``epsilon``, ``random_state`` and ``accountant=``, records every spend in the ledger,
+and exposes its release through trailing-underscore attributes, ``synthetic()`` and ``predict()``.
+"""
+from .base import Release
+from .diffgen import DiffGen
+from .diffmulti import DiffMulti
+from .privpfc import PrivPfC
+from .projected import ProjectedHistogram
+
+__all__ = ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram", "Release"]

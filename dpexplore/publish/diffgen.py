@@ -28,7 +28,7 @@ from ..domain import Schema
 from ..histogram import decode_cells
 from .base import prepare_accountant
 from .diffmulti import (SCORES, _CatNav, _check_schema, _Data, _interval_label, _RegionRelease,
-                        categorical_children,
+                        _utility_alias, categorical_children, check_flag,
                         check_count, child_scores, numeric_children, private_split_point,
                         score_sensitivity, splittable)
 
@@ -44,7 +44,8 @@ class DiffGen(_RegionRelease):
     steps : number of specializations h (the PrivPfC paper uses 10 for Adult; the DiffMulti paper
         explores 2..20). Stops earlier if nothing is left to specialize.
     utility : "max" (the paper's classification score), "ncp" or "dm" (needs ``n_max``), the same
-        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti`.
+        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti` (``score=`` is
+        accepted as a constructor alias).
     max_cells : cap on the number of grid cells × classes; a specialization that would exceed it
         is not a candidate (the rule reads only the public cuts, never the data).
     reuse_budget : if fewer than ``steps`` specializations were possible, give the unspent ε' to
@@ -56,10 +57,10 @@ class DiffGen(_RegionRelease):
     def __init__(self, epsilon: float = 1.0, *, steps: int = 10, utility: str = "max",
                  n_max: int | None = None, reuse_budget: bool = True, min_width: float = 1e-6,
                  max_cells: int = 2_000_000, random_state: Any = None,
-                 accountant: BudgetAccountant | None = None):
+                 accountant: BudgetAccountant | None = None, **aliases):
         self.epsilon = epsilon
         self.steps = steps
-        self.utility = utility
+        self.utility = _utility_alias(utility, aliases)
         self.n_max = n_max
         self.reuse_budget = reuse_budget
         self.min_width = min_width
@@ -71,6 +72,7 @@ class DiffGen(_RegionRelease):
         check_epsilon(self.epsilon)
         check_count(self.steps, "steps", 0)
         check_count(self.max_cells, "max_cells", 1)
+        check_flag(self.reuse_budget, "reuse_budget")
         if self.utility not in SCORES:
             raise ValueError(f"utility must be one of {SCORES}, got {self.utility!r}")
         if self.utility == "dm":

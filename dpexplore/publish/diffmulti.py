@@ -596,6 +596,26 @@ def category_order(taxonomy) -> list:
     return [taxonomy.leaves[i] for i in np.argsort(pos)]
 
 
+def _utility_alias(utility: str, aliases: dict) -> str:
+    """Accept the issue's spelling ``score=`` for ``utility=`` (the attribute cannot be called
+    ``score``: that is scikit-learn's accuracy method). Only this one alias is accepted."""
+    unknown = sorted(set(aliases) - {"score"})
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) {unknown}")
+    if "score" in aliases:
+        if utility != "max" and utility != aliases["score"]:
+            raise TypeError("give the score function once: score= (alias) or utility=, not both")
+        return aliases["score"]
+    return utility
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A boolean parameter (TypeError naming it)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_count(value: Any, name: str, minimum: int = 0, allow_none: bool = False) -> int | None:
     """An integer parameter ≥ minimum (ValueError/TypeError naming it)."""
     if value is None and allow_none:
@@ -628,10 +648,12 @@ class DiffMulti(_RegionRelease):
         ``numeric_height`` per numeric attribute (§4.4, Line 3).
     utility : the score function u: "max" (classification, §3.3), "ncp" (§3.2) or "dm" (§3.1,
         needs ``n_max``). (Named ``utility``, the paper's word, because ``score`` is the
-        scikit-learn accuracy method.)
+        scikit-learn accuracy method; ``score="max"|"ncp"|"dm"`` is accepted as a constructor
+        alias, as the issue spells it, and stored as ``utility``.)
     numeric_height : nominal height of a numeric attribute in |g| (the paper uses 7).
     allocation : "fair" (noisy size-proportional, Eq. 10 with Thm 4.2) or "even" (Ex. 4.2; then
         no child sizes are measured and their ε' goes unspent, to be reused by the leaf counts).
+        A partition with h' = 1 has no units left to divide, so its child sizes are never measured.
     reuse_budget : give the leaf counts whatever Phase 1 did not use (§4.4, Line 20), so the
         release spends exactly ε. False: the counts get ε/2.
     n_max : public upper bound on the number of records (only for utility="dm").
@@ -653,11 +675,11 @@ class DiffMulti(_RegionRelease):
     def __init__(self, epsilon: float = 1.0, *, h: int = 1000, max_depth: int | None = None,
                  utility: str = "max", numeric_height: int = 7, allocation: str = "fair",
                  reuse_budget: bool = True, n_max: int | None = None, min_width: float = 1e-6,
-                 random_state: Any = None, accountant: BudgetAccountant | None = None):
+                 random_state: Any = None, accountant: BudgetAccountant | None = None, **aliases):
         self.epsilon = epsilon
         self.h = h
         self.max_depth = max_depth
-        self.utility = utility
+        self.utility = _utility_alias(utility, aliases)
         self.numeric_height = numeric_height
         self.allocation = allocation
         self.reuse_budget = reuse_budget
@@ -676,6 +698,7 @@ class DiffMulti(_RegionRelease):
             raise ValueError(f"utility must be one of {SCORES}, got {self.utility!r}")
         if self.allocation not in ("fair", "even"):
             raise ValueError(f"allocation must be 'fair' or 'even', got {self.allocation!r}")
+        check_flag(self.reuse_budget, "reuse_budget")
         if self.utility == "dm":
             score_sensitivity("dm", self.n_max)            # ValueError when n_max is missing
             check_count(self.n_max, "n_max", 1)
@@ -800,13 +823,16 @@ class DiffMulti(_RegionRelease):
         bounds = np.searchsorted(child[order], np.arange(n_children + 1))
         groups = [P.idx[order[bounds[c]:bounds[c + 1]]] for c in range(n_children)]
         # Line 13: noisy child sizes (disjoint children: one ε' for the vector) and fair h'.
-        if self.allocation == "fair":
+        # With P.h' = 1 there is nothing to divide (every child gets 0 whatever the sizes), so the
+        # sizes are not measured and that ε' is not spent (a rule on the DP output h' only).
+        if self.allocation == "fair" and P.h > 1:
             sizes = np.array([g.size for g in groups], dtype=float)
             noisy = mechanisms.laplace(sizes, epsilon=acc.spend(e1, "child sizes"), random_state=rng)
         else:
             noisy = np.full(n_children, np.nan)
-        alloc = fair_allocation(noisy if self.allocation == "fair" else np.ones(n_children), P.h,
-                                fair=self.allocation == "fair", random_state=rng)
+        measured = bool(np.isfinite(noisy).all())
+        alloc = fair_allocation(noisy if measured else np.ones(n_children), P.h,
+                                fair=measured, random_state=rng)
         node = self._nodes[P.id]
         node.update(attribute=a, kind=kind)
         if kind == "num":

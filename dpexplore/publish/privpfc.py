@@ -31,7 +31,7 @@ from .._validation import (RandomState, check_epsilon, check_fraction_weights, c
 from ..budget import BudgetAccountant
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
-from ..models.histogram import HistogramClassifier, generalize
+from ..models.histogram import HistogramClassifier, generalize, label_values
 from .base import Release, prepare_accountant
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -213,7 +213,9 @@ class GridScorer:
     is the class followed by its node codes in mixed radix, ``y·size + cell``; grids are scored
     in lexicographic order of their refined (attribute, depth) items, so a grid's key extends
     its prefix's key (kept on a stack) with a single multiply-add, then one ``np.bincount``
-    gives all (class, cell) counts. No Python loop runs over rows (spec §6).
+    gives all (class, cell) counts; grids differing only in the depth of their last refined
+    attribute share that pass (coarser depths are column sums over the taxonomy). No Python
+    loop runs over rows (spec §6).
 
     The quality per ε_pert is cached per grid, so re-scoring a pool after ε_sel or Θ moved is a
     dictionary look-up. Everything here reads the true data: scores are inputs to the
@@ -223,8 +225,11 @@ class GridScorer:
     def __init__(self, codes: LevelCodes, y_codes: Any, n_classes: int):
         self.attributes = list(codes.attributes)
         self.level_sizes = [tuple(codes.level_sizes[a]) for a in self.attributes]
-        self._codes = [[codes.codes(a, d) for d in range(len(ls))]
+        # int64 codes: np.bincount works on intp, so int32 keys would be converted every call
+        self._codes = [[codes.codes(a, d).astype(np.int64) for d in range(len(ls))]
                        for a, ls in zip(self.attributes, self.level_sizes)]
+        self._taxonomies = [codes.schema[a].taxonomy for a in self.attributes]
+        self._coarse: dict[tuple[int, int, int], np.ndarray] = {}
         self.y = np.asarray(y_codes, dtype=np.int64)
         if self.y.shape != (codes.n_rows,):
             raise ValueError("y_codes must have one class code per row")
@@ -271,36 +276,73 @@ class GridScorer:
             out *= np.asarray(ls, dtype=np.int64)[grids[:, j]]
         return out
 
+    def _coarsen(self, j: int, deep: int, depth: int) -> np.ndarray:
+        """0/1 matrix (nodes at ``deep``) × (nodes at ``depth``) of attribute j: node → ancestor.
+
+        Taken from the public taxonomy (leaf → node maps), so summing the columns of a count
+        table at ``deep`` gives exactly the counts at the coarser ``depth``.
+        """
+        key = (j, deep, depth)
+        if key not in self._coarse:
+            tax = self._taxonomies[j]
+            ancestor = np.zeros(self.level_sizes[j][deep], dtype=np.int64)
+            ancestor[tax.leaf_to_node(deep)] = tax.leaf_to_node(depth)
+            onehot = np.zeros((self.level_sizes[j][deep], self.level_sizes[j][depth]))
+            onehot[np.arange(ancestor.size), ancestor] = 1.0
+            self._coarse[key] = onehot
+        return self._coarse[key]
+
+    def _quality(self, counts: np.ndarray, psi: np.ndarray, phi: np.ndarray) -> float:
+        """Eq. 1 (k = 2) or Eq. 5 of a (n_classes, n_cells) table of integer counts."""
+        k = self.n_classes
+        if k == 2:
+            gap = np.abs(counts[0] - counts[1])
+            return 0.5 * self.n_rows + float(phi[gap].sum())  # Σ_c n_max - G·a(G), n_max = (n + G)/2
+        top = np.partition(counts, k - 2, axis=0)
+        return float(top[k - 1].sum() - psi[top[k - 1] - top[k - 2]].sum())  # Eq. 5: n⁽¹⁾ - G·a(G)
+
     def _score_into(self, grids: np.ndarray, eps: float, cache: dict) -> None:
+        """Exact counts of every grid, one ``bincount`` per (refined prefix, last attribute).
+
+        Grids that differ only in the depth of their last refined attribute j share one pass
+        over the rows: count once at the deepest of those depths, then sum columns (taxonomy
+        ancestor map) for the coarser ones. Prefix keys are kept on a stack across groups.
+        """
         psi, phi = self._tables(eps)
-        k, n = self.n_classes, self.n_rows
-        max_key = k * int(self.sizes(grids).max())
-        dtype = np.int32 if max_key < 2**31 - 1 else np.int64
-        base = self.y.astype(dtype)
-        codes = [[c.astype(dtype, copy=False) for c in per_attr] for per_attr in self._codes]
-        stack: list[tuple[tuple[int, int], np.ndarray, int]] = []  # (item, key, size)
+        k = self.n_classes
+        groups: dict[tuple, dict[int, tuple]] = {}  # (prefix items, j) -> {depth: grid}
         for g in map(tuple, grids.tolist()):
             items = [(j, d) for j, d in enumerate(g) if d > 0]
+            if not items:  # the all-root grid: one cell
+                cache[g] = self._quality(np.bincount(self.y, minlength=k).reshape(k, 1), psi, phi)
+                continue
+            j, d = items[-1]
+            groups.setdefault((tuple(items[:-1]), j), {})[d] = g
+        stack: list[tuple[tuple[int, int], np.ndarray, int]] = []  # (item, key, size)
+        for (prefix, j), members in sorted(groups.items()):
             common = 0
-            while common < min(len(items), len(stack)) and stack[common][0] == items[common]:
+            while common < min(len(prefix), len(stack)) and stack[common][0] == prefix[common]:
                 common += 1
             del stack[common:]
-            for item in items[common:]:
-                j, d = item
-                key, size = (stack[-1][1], stack[-1][2]) if stack else (base, 1)
-                s = self.level_sizes[j][d]
-                new = key * dtype(s)
-                new += codes[j][d]
+            for item in prefix[common:]:
+                jj, dd = item
+                key, size = (stack[-1][1], stack[-1][2]) if stack else (self.y, 1)
+                s = self.level_sizes[jj][dd]
+                new = key * s
+                new += self._codes[jj][dd]
                 stack.append((item, new, size * s))
-            key, size = (stack[-1][1], stack[-1][2]) if stack else (base, 1)
-            counts = np.bincount(key, minlength=k * size).reshape(k, size)
-            if k == 2:
-                gap = np.abs(counts[0] - counts[1])
-                cache[g] = 0.5 * n + float(phi[gap].sum())
-            else:
-                top = np.partition(counts, k - 2, axis=0)
-                gap = top[k - 1] - top[k - 2]
-                cache[g] = float(top[k - 1].sum() - psi[gap].sum())
+            key, size = (stack[-1][1], stack[-1][2]) if stack else (self.y, 1)
+            deep = max(members)
+            s = self.level_sizes[j][deep]
+            last = key * s
+            last += self._codes[j][deep]
+            counts = np.bincount(last, minlength=k * size * s).reshape(k * size, s)
+            for d, g in members.items():
+                if d == deep:
+                    table = counts
+                else:  # exact: integer counts summed in float64, far below 2**53
+                    table = (counts @ self._coarsen(j, deep, d)).astype(np.int64)
+                cache[g] = self._quality(table.reshape(k, -1), psi, phi)
 
 
 # =========================================================================== the algorithm
@@ -478,12 +520,13 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         accountant = prepare_accountant(self.epsilon, self.accountant)
         codes = LevelCodes(X, schema)
         scorer = GridScorer(codes, schema.encode_target(y), schema.n_classes)
-        self._fit_scorer(scorer, schema, accountant)
+        self._fit_scorer(scorer, schema, accountant, classes=label_values(schema.classes, y))
         self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
         self.n_features_in_ = X.shape[1]
         return self
 
-    def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant) -> None:
+    def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
+                    classes: Any = None) -> None:
         self.accountant_ = accountant
         self._ledger_start = len(accountant.ledger)
         run = run_privpfc(scorer, epsilon=self.epsilon, theta=self.theta, split=self.split,
@@ -492,7 +535,8 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
                           private_selection=self._private_selection)
         self.run_ = run
         self.schema_ = schema
-        self.classes_ = np.asarray(schema.classes, dtype=object)
+        # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)
+        self.classes_ = np.asarray(schema.classes, dtype=object) if classes is None else np.asarray(classes)
         self.epsilon_split_ = dict(run.epsilons)
         self.n_hat_ = run.n_hat
         self.tau_ = run.tau
@@ -500,7 +544,7 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         self.grid_ = {a: int(d) for a, d in zip(scorer.attributes, run.grid)}
         self.counts_ = run.noisy_counts
         self.candidates_ = candidates_table(run, scorer)
-        self.classifier_ = HistogramClassifier.from_counts(self.counts_, self.grid_, schema)
+        self.classifier_ = HistogramClassifier.from_counts(self.counts_, self.grid_, schema, classes=self.classes_)
 
     # ------------------------------------------------------------------ release
     def _check_fitted(self) -> None:
@@ -533,7 +577,7 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         keep = np.flatnonzero(reps > 0)
         cells, labels = np.divmod(keep, len(self.classes_))
         frame = self.generalize_cells(cells)
-        frame[self.schema_.target] = self.classes_[labels]
+        frame[self.schema_.target] = np.asarray(self.schema_.classes, dtype=object)[labels]  # as synthetic_from_counts
         frame["weight"] = reps[keep]
         return frame
 
@@ -547,7 +591,7 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         self._check_fitted()
         used = [a for a, d in self.grid_.items() if d > 0]
         frame = self.generalize_cells(np.arange(self.counts_.shape[0]))[used]
-        for i, c in enumerate(self.classes_):
+        for i, c in enumerate(self.schema_.classes):
             frame[c] = self.counts_[:, i]
         return frame
 

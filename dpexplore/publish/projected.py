@@ -49,6 +49,7 @@ __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discre
 NEIGHBOURS = ("add/remove", "substitution")
 MAX_DOMAIN = 2 ** 63 - 1          # mixed-radix codes must fit an int64 (spec trap 7)
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
+MAX_SPURIOUS = 10_000_000         # refuse projections whose expected kept EMPTY cells exceed this
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
 
 
@@ -402,6 +403,24 @@ def _check_fraction(value: Any, name: str, *, closed_high: bool = True) -> float
     return float(value)
 
 
+def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float | None) -> None:
+    """Refuse, BEFORE the selection spends anything, a projection that cannot be released.
+
+    Every choice of k predictors is checked (the product of the k largest public domain sizes
+    times q): the picks are random, so an error after the selection would waste its budget.
+    ``p_empty`` = P(L > τ) = ½·n^(-A/Δ) (eq. 5, independent of ε_h) bounds the expected number of
+    kept empty cells; None skips that part (n not known yet).
+    """
+    worst = math.prod(sorted((int(v) for v in sizes), reverse=True)[:k]) * int(n_classes)
+    if worst > MAX_DOMAIN:
+        raise ValueError(f"a projection on {k} predictors can have {worst} cells, more than an int64 code "
+                         "can index (spec trap 7); choose a smaller k or fewer bins")
+    if p_empty is not None and worst * p_empty > MAX_SPURIOUS:
+        raise ValueError(f"a projection on {k} predictors can have {worst} cells, of which about "
+                         f"{worst * p_empty:.3g} empty ones would survive the threshold (eq. 6-7): "
+                         "choose a smaller k, fewer bins or a larger A")
+
+
 class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
@@ -425,7 +444,11 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
     count_share : share of ε for n̂ under add/remove (ignored under substitution).
     test_values : "raw" (numeric test values scaled with the public bounds, default) or
         "midpoint" (snapped to their bin's midpoint) for predict (spec §2.8 step 11).
-    C : inverse L2 strength of the logistic regression on the synthetic table (trap 20).
+    C : inverse L2 strength of the logistic regression on the synthetic table. The paper fits
+        an unpenalised glm / multinom; a weak L2 (large C, trap 20) only keeps the fit finite
+        when the small synthetic table is separable. C = 1 is NOT weak here: features lie in
+        [0, 1] and bin midpoints differ by 1/s, so C = 1 shrinks the coefficients enough to
+        flatten the middle class of a multinomial fit (Iris at ε = 10⁴: Hand–Till 0.85 vs 1.0).
     random_state, accountant : randomness source; where ε is spent.
 
     Fitted (released, DP): ``selected_`` (pick order), ``histogram_`` (kept cells: levels, class,
@@ -442,7 +465,7 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
                  neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
                  p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
-                 test_values: str = "raw", C: float = 1.0):
+                 test_values: str = "raw", C: float = 1e4):
         self.epsilon = epsilon
         self.k = k
         self.gamma = gamma
@@ -492,6 +515,10 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         target = y.name if isinstance(y.name, str) and y.name not in X.columns else "target"
         return Schema.from_frame(X.assign(**{target: np.asarray(y)}), target)  # PrivacyLeakWarning
 
+    def _sizes(self, names: Sequence[str], n_bins: int) -> list[int]:
+        """Public domain size of each attribute: s bins (numeric) or its category count."""
+        return [n_bins if self.schema_[a].kind == "numeric" else len(self.schema_[a].categories) for a in names]
+
     def _codes(self, X: pd.DataFrame, names: Sequence[str], n_bins: int) -> tuple[np.ndarray, list[int]]:
         """Bin / category index of every value, with the public domain size of each attribute."""
         schema = self.schema_
@@ -529,6 +556,9 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         q, d = schema.n_classes, len(predictors)
         delta = _noise_sensitivity(self.neighbours)
 
+        if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
+            _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
+
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
         if self.neighbours == "add/remove":
             eps_n = self.count_share * eps
@@ -555,6 +585,7 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
             gamma_info = estimate_gamma(n_hat, d, q, k, s, A=self.A, B=self.B, loss=self.loss, p=self.p,
                                         sensitivity=delta)
             gamma = gamma_info["gamma"]
+        _check_domain(self._sizes(predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
         codes, sizes = self._codes(X, predictors, s)
         y_codes = schema.encode_target(y).astype(np.int64)
 
@@ -578,9 +609,7 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         # PH over the full public domain of the projection + label (§2.2, §2.4)
         shape = [sizes[a] for a in picks] + [q]
         m = math.prod(shape)
-        if m > MAX_DOMAIN:
-            raise ValueError(f"the projected domain has {m} cells, more than an int64 code can index; "
-                             "choose a smaller k or fewer bins")
+        assert m <= MAX_DOMAIN     # guaranteed by _check_domain before anything was selected
         cell = np.zeros(len(X), dtype=np.int64)
         for a in picks:
             cell = cell * sizes[a] + codes[:, a]

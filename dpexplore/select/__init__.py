@@ -1,1 +1,13 @@
-"""dpexplore.select"""
+"""dpexplore.select: feature scores and private feature selection.
+
+* ``scores.py``: TC, DC, PI and IG (Stoddard et al. 2014 §3) and the thesis's MI sensitivity.
+* ``thesis.py``: :class:`PrivateKSubsetSelector`, the one-shot exponential mechanism over
+  k-subsets; :class:`IterativeSelector`, the thesis's greedy selector, kept as a labelled
+  non-DP example.
+* ``stoddard.py``: score perturbation, exponential top-k, the sparse vector technique, and
+  Cluster Selection / Private Threshold Testing kept as labelled non-DP demonstrations.
+"""
+from . import scores, stoddard, thesis
+from .thesis import IterativeSelector, PrivateKSubsetSelector
+
+__all__ = ["PrivateKSubsetSelector", "IterativeSelector", "scores", "stoddard", "thesis"]

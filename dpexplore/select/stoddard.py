@@ -338,9 +338,10 @@ def audit_selectors(*, epsilon: float = 1.0, n_samples: int = 20_000, cluster: b
                                         n_max=10, random_state=g)
             return _pattern_code(selector.fit(X, labels[id(X)]).get_support())
 
-    def sp(X, g):   # ScorePerturbationSelector's release: TC + Lap(s/ε), then > τ
-        noisy = laplace(total_count(X), epsilon=epsilon, sensitivity=float(max_ones), random_state=g)
-        return _pattern_code(noisy > tau)
+    def sp(X, g):   # the shipped estimator: TC (rows capped at s) + Lap(s/ε), then > τ
+        selector = ScorePerturbationSelector(epsilon=epsilon, score="TC", threshold=tau,
+                                             max_ones=max_ones, random_state=g)
+        return _pattern_code(selector.fit(X).get_support())
 
     def svt(X, g):
         chosen = sparse_vector(total_count(X), tau, epsilon=epsilon, cutoff=1, monotone=True,
@@ -439,15 +440,24 @@ class _BinarySelector(TransformerMixin, BaseEstimator):
 
     @property
     def ledger_(self) -> pd.DataFrame:
-        """The spends of the last fit."""
+        """The spends of the last fit (only those: later spends on a shared accountant, e.g. by
+        the classifier after this selector in a Pipeline, are not included)."""
         if not hasattr(self, "accountant_"):
             raise AttributeError("ledger_ is available after fit()")
-        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
+        end = getattr(self, "_ledger_end", None)
+        return self.accountant_.ledger.iloc[self._ledger_start:end].reset_index(drop=True)
 
     def _start(self, epsilon: float) -> np.random.Generator:
         self.accountant_ = prepare_accountant(epsilon, self.accountant)
         self._ledger_start = len(self.accountant_.ledger)
+        self._ledger_end = None
         return check_random_state(self.random_state)
+
+    def _spend(self, epsilon: float, label: str) -> float:
+        """Spend through the accountant and extend this fit's slice of the ledger."""
+        self.accountant_.spend(epsilon, label)
+        self._ledger_end = len(self.accountant_.ledger)
+        return epsilon
 
 
 class ScorePerturbationSelector(_BinarySelector):
@@ -485,7 +495,7 @@ class ScorePerturbationSelector(_BinarySelector):
         rng = self._start(epsilon)
         _, q = self._scores(Xb, yb, score, rng)
         self.noise_scale_ = per_score * changed / epsilon           # S(Q)·Δ(Q)/ε
-        self.accountant_.spend(epsilon, f"feature selection: score perturbation ({score})")
+        self._spend(epsilon, f"feature selection: score perturbation ({score})")
         self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=per_score * changed,
                                      random_state=rng)
         if self.threshold is not None:
@@ -527,8 +537,8 @@ class ExponentialTopKSelector(_BinarySelector):
         epsilon = check_epsilon(self.epsilon)
         rng = self._start(epsilon)
         _, q = self._scores(Xb, yb, score, rng)
-        self.accountant_.spend(epsilon, f"feature selection: exponential top-{k} "
-                                        f"({self.method.replace('_', ' ')}, {score})")
+        self._spend(epsilon, f"feature selection: exponential top-{k} "
+                             f"({self.method.replace('_', ' ')}, {score})")
         self._set_support(exponential_top_k(q, k, epsilon=epsilon, score_sensitivity=per_score,
                                             n_changed=changed, method=self.method,
                                             random_state=rng))
@@ -575,8 +585,8 @@ class SparseVectorSelector(_BinarySelector):
         frac = svt_split(cutoff)[0] if self.threshold_fraction is None else float(self.threshold_fraction)
         if not 0 < frac < 1:
             raise ValueError("threshold_fraction must be in (0, 1)")
-        self.accountant_.spend(frac * epsilon, "feature selection: sparse vector, threshold noise")
-        self.accountant_.spend((1 - frac) * epsilon, "feature selection: sparse vector, query noise")
+        self._spend(frac * epsilon, "feature selection: sparse vector, threshold noise")
+        self._spend((1 - frac) * epsilon, "feature selection: sparse vector, query noise")
         self._set_support(sparse_vector(q, float(self.threshold), epsilon=epsilon, cutoff=cutoff,
                                         sensitivity=per_score, monotone=monotone,
                                         threshold_fraction=frac, random_state=rng))

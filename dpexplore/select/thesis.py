@@ -279,7 +279,9 @@ class PrivateKSubsetSelector(_ThesisSelector):
     ``mechanism="noisy_scores"``: Algorithm 3 (§4.2): q + Laplace(D·Δq/ε), top k.
 
     Fitted: ``support_``, ``scores_`` (exact scores — **not private**, for teaching plots only),
-    ``inclusion_probabilities_`` (exact P(d ∈ S); subset mechanism only), ``accountant_``.
+    ``inclusion_probabilities_`` (exact P(d ∈ S), computed from the exact scores — also **not
+    private**, teaching plots only; subset mechanism only), ``accountant_``. Only ``support_``
+    (and ``noisy_scores_`` for Alg. 3) is the ε-DP release.
     """
 
     def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
@@ -326,9 +328,12 @@ class IterativeSelector(_ThesisSelector):
 
     Kept as a cautionary example. It spends (records) the claimed ``epsilon`` in the accountant
     under a label saying so, and exposes ``n_steps_`` (Bernoulli steps actually run) and
-    ``epsilon_composed_`` = n_steps·2ε/k, what sequential composition would charge for those
-    steps with the data-dependent shift (sensitivity 2Δq). Even that is no guarantee: the
-    examination order depends on the exact scores (see :func:`audit_iterative_vs_subset`).
+    ``epsilon_composed_`` = n_steps·ε/k, what sequential composition charges for those steps
+    (the thesis's "(#iterations)·ε/T", §4.3): a step keeps a feature with probability
+    sigmoid(x), x = ε'·I/(2Δq), and |d log sigmoid(±x)/dx| ≤ 1, so a step costs at most the
+    change of x, ε'·(2Δq)/(2Δq) = ε' with the data-dependent shift (shifted scores have
+    sensitivity 2Δq). Even that is no guarantee: the number of steps and the examination order
+    depend on the exact scores (see :func:`audit_iterative_vs_subset`).
     """
 
     def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
@@ -353,6 +358,7 @@ class IterativeSelector(_ThesisSelector):
         self.accountant_.spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
         chosen, steps = iterative_select(q, k, epsilon=epsilon, sensitivity=dq, random_state=rng)
         self.n_steps_ = steps
-        self.epsilon_composed_ = steps * 2.0 * epsilon / k
+        # each Bernoulli step costs ε' = ε/k (see the class docstring); NOT a DP guarantee
+        self.epsilon_composed_ = steps * epsilon / k
         self._set_support(chosen)
         return self
