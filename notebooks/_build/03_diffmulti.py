@@ -90,7 +90,7 @@ The noise-free best cut lies in [1953, 1955): left {Y, Y}, right {N, N, N, Y}, s
 (The paper *assumes* that [1959, 1968) wins, only to illustrate the next step.) The exponential
 mechanism picks a piece with probability ∝ **length** × exp(ε'·score / 2), then a uniform point
 inside it. Weighting by length is what makes this the continuous mechanism, so the guarantee holds.
-At a large ε' the best piece dominates; at the ε' DiffMulti actually uses on Adult (ε/390, about
+At a large ε' the best piece dominates; at the ε' DiffMulti actually uses on Adult (ε/384, about
 0.003) the density is almost flat: with six records, the choice is nearly uniform.
 """)
 
@@ -265,7 +265,8 @@ What to expect, and why:
   classification.) At a very small ε the fair allocation follows noise and the advantage can
   vanish or reverse.
 * On accuracy the race is close. DiffMulti spends ε/2 over a path of up to |g| steps, so each
-  choice gets ε/(2(|A_num| + 3|g|)), about ε/390 on Adult, while DiffGen's ten steps get ε/52
+  choice gets ε/(2(|A_num| + 3|g|)): ε/384 with our Adult taxonomies (the paper's, one level
+  taller, give ε/390), while DiffGen's ten steps get ε/52
   each. At small ε DiffMulti's cuts are nearly random and many of its regions carry noisy counts;
   DiffGen's few, better-chosen large cells can then do as well or better. Adult is also an easy
   target: a handful of attributes (marital status, education, capital gain) carry most of the
