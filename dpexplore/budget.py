@@ -16,9 +16,9 @@ from typing import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_epsilon, check_fraction_weights
+from ._validation import check_epsilon, check_fraction_weights, check_random_state
 
-__all__ = ["BudgetAccountant", "BudgetExceededError"]
+__all__ = ["BudgetAccountant", "BudgetExceededError", "RecordsSpends", "prepare_accountant"]
 
 # Floating-point slack, relative to the total: 0.03 + 0.37 + 0.6 must exhaust 1.0 although the
 # float sum may differ from 1.0 in the last bit. Rounding errors of a few hundred additions are
@@ -215,3 +215,63 @@ class BudgetAccountant:
         item = np.where(ledger["scope"] == "", ledger["label"], ledger["scope"].str.split("/").str[0])
         out = ledger.assign(item=item).groupby("item", sort=False)["charged"].sum().reset_index()
         return out
+
+
+def prepare_accountant(epsilon: float, accountant: BudgetAccountant | None) -> BudgetAccountant:
+    """Validate ``epsilon`` and return the accountant to spend it from.
+
+    With no accountant a fresh ``BudgetAccountant(epsilon)`` is made. A given accountant must
+    still hold ``epsilon``; otherwise :class:`~dpexplore.budget.BudgetExceededError` is raised
+    here, before any data is touched.
+    """
+    epsilon = check_epsilon(epsilon)
+    if accountant is None:
+        return BudgetAccountant(epsilon)
+    if not isinstance(accountant, BudgetAccountant):
+        raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
+    accountant.require(epsilon)
+    return accountant
+
+
+class RecordsSpends:
+    """Mixin for fitted objects that spend from an accountant: their own slice of its ledger.
+
+    ``fit`` calls ``self._open_ledger(accountant)`` before its first spend and
+    ``self._close_ledger()`` after its last one. ``ledger_`` is then exactly this fit's spends,
+    even when the accountant is shared and spent from later (say by the classifier after a
+    selector in a ``Pipeline``); ``epsilon_spent_`` is their total.
+    """
+
+    def _start(self, epsilon: float) -> np.random.Generator:
+        """Open this fit's slice on ``self.accountant`` (a fresh one holding ``epsilon`` when it
+        is None; ``BudgetExceededError`` here when it cannot pay) and return the generator of
+        ``self.random_state``."""
+        self._open_ledger(prepare_accountant(epsilon, self.accountant))
+        return check_random_state(self.random_state)
+
+    def _open_ledger(self, accountant: BudgetAccountant) -> None:
+        self.accountant_ = accountant
+        self._ledger_start = len(accountant.ledger)
+        self._ledger_end: int | None = None  # still spending: the slice runs to the end
+
+    def _close_ledger(self) -> None:
+        self._ledger_end = len(self.accountant_.ledger)
+
+    def _spend(self, epsilon: float, label: str) -> float:
+        """Spend from ``accountant_`` and extend this fit's slice of the ledger to cover it."""
+        spent = self.accountant_.spend(epsilon, label)
+        self._close_ledger()
+        return spent
+
+    @property
+    def ledger_(self) -> pd.DataFrame:
+        """The spends of the last ``fit`` (rows of the accountant's ledger), and only those."""
+        if "accountant_" not in self.__dict__:
+            raise AttributeError("ledger_ is available after fit()")
+        rows = self.accountant_.ledger.iloc[self._ledger_start:self.__dict__.get("_ledger_end")]
+        return rows.reset_index(drop=True)
+
+    @property
+    def epsilon_spent_(self) -> float:
+        """Total ε charged by the last ``fit`` (the sum of ``ledger_["charged"]``)."""
+        return float(self.ledger_["charged"].sum())

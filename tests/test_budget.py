@@ -1,5 +1,4 @@
 """The budget accountant: composition rules, refusal before spending, ledger bookkeeping."""
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -236,3 +235,31 @@ def test_property_random_scopes_match_the_reference_and_never_overspend(program,
     assert acc.spent <= total * (1 + 1e-9)
     assert acc.ledger["charged"].sum() == pytest.approx(acc.spent, rel=1e-9, abs=1e-12)
     assert (acc.ledger["charged"] >= 0).all()
+
+
+# --------------------------------------------------------------------------- each fit's own ledger
+def test_fitted_objects_sharing_an_accountant_each_report_only_their_own_spends():
+    """A model fitted after another on the same accountant must not show up in the first's
+    ledger_ (it did, when ledger_ was 'every row since my fit started')."""
+    import numpy as np
+    import pandas as pd
+
+    from dpexplore.models import PrivateLogisticRegression, PrivateNaiveBayes
+    from dpexplore.publish import ProjectedHistogram
+    from dpexplore.datasets import make_synthetic
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(400, 4))
+    y = (X[:, 0] ^ (rng.random(400) < 0.1)).astype(int)
+    acc = BudgetAccountant(3.0)
+    nb = PrivateNaiveBayes(epsilon=0.5, accountant=acc, random_state=1).fit(X, y)
+    lr = PrivateLogisticRegression(epsilon=1.0, accountant=acc, bounds=(0, 1), random_state=2).fit(X, y)
+    frame, schema = make_synthetic(n_samples=300, random_state=3)
+    X2, y2 = schema.split(frame)
+    ph = ProjectedHistogram(epsilon=1.0, accountant=acc, random_state=4).fit(X2, y2, schema)
+    assert abs(nb.epsilon_spent_ - 0.5) < 1e-12 and abs(lr.epsilon_spent_ - 1.0) < 1e-12
+    assert abs(ph.epsilon_spent_ - 1.0) < 1e-12
+    # the three slices partition the shared ledger, in order
+    together = pd.concat([nb.ledger_, lr.ledger_, ph.ledger_], ignore_index=True)
+    pd.testing.assert_frame_equal(together, acc.ledger.reset_index(drop=True))
+    assert abs(acc.spent - 2.5) < 1e-12

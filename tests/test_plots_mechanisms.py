@@ -5,7 +5,6 @@ import time
 
 import altair as alt
 import numpy as np
-import pandas as pd
 import pytest
 
 from dpexplore.audit import privacy_loss

@@ -6,8 +6,9 @@ table (publishing methods get the public schema from :func:`~dpexplore.evaluate.
 the models are wrapped with a public-schema encoder). :func:`available_methods` fits each one
 once on a small sample and keeps those that import and work, with the reason for any excluded.
 :func:`which_one_when` turns a :func:`~dpexplore.evaluate.sweep.summarise` table into the
-per-ε verdict: the lowest median error, the runner-up, whether the best beats the majority class
-by more than its own spread, and the fastest method within a tolerance of the best.
+per-ε verdict: the best median (lowest error; highest accuracy or AUC), the runner-up, whether
+the best beats the majority class by more than its own spread, and the fastest method within a
+tolerance of the best. Nothing in it is typed in: change the results and the verdict changes.
 """
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..budget import BudgetAccountant, RecordsSpends
 from ..domain import Schema
 
-__all__ = ["candidate_methods", "available_methods", "which_one_when", "PrivateLRClassifier"]
+__all__ = ["candidate_methods", "available_methods", "which_one_when", "PrivateLRClassifier", "HIGHER_IS_BETTER"]
 
 
 # --------------------------------------------------------------------------- factories
@@ -61,14 +65,24 @@ def _nb(schema: Schema, epsilon: float, random_state: Any):
                                                             epsilon=epsilon, random_state=random_state))
 
 
-class PrivateLRClassifier:
+class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
     """Objective-perturbation logistic regression (Chaudhuri et al. 2011) on the public encoding
-    of the table: numeric columns scaled by their public bounds into [0, 1], categoricals one-hot
-    over their public categories. Binary: one model at ε; q > 2 classes: one-vs-rest, ε/q each
-    (sequential composition on the same rows)."""
+    of the table: numeric columns scaled by their public bounds into [0, 1] (values outside are
+    clipped), categoricals one-hot over their public categories. Binary: one model at ε; q > 2
+    classes: one-vs-rest, ε/q each (sequential composition on the same rows), all spent from one
+    accountant (``accountant`` or a fresh one): ``ledger_`` and ``epsilon_spent_`` after fit.
 
-    def __init__(self, schema: Schema, epsilon: float, random_state: Any = None, C: float = 1.0):
-        self.schema, self.epsilon, self.random_state, self.C = schema, epsilon, random_state, C
+    ``fit`` validates the table against the schema (and that every class occurs, which one-vs-rest
+    needs) before anything is spent. Predictions come back in the type of the training labels.
+    """
+
+    def __init__(self, schema: Schema, epsilon: float = 1.0, random_state: Any = None, C: float = 1.0,
+                 accountant: BudgetAccountant | None = None):
+        self.schema = schema
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.C = C
+        self.accountant = accountant
 
     def _design(self, X: pd.DataFrame) -> np.ndarray:
         blocks = []
@@ -79,25 +93,50 @@ class PrivateLRClassifier:
                 blocks.append(np.clip(u, 0, 1)[:, None])
             else:
                 codes = pd.Categorical(X[a].astype(str), categories=[str(c) for c in attr.categories]).codes
-                blocks.append(np.eye(len(attr.categories))[codes])
+                # a value outside the public categories (at predict time) gets no indicator at all,
+                # not the last category's (numpy's index -1)
+                onehot = np.zeros((len(codes), len(attr.categories)))
+                known = codes >= 0
+                onehot[np.flatnonzero(known), codes[known]] = 1.0
+                blocks.append(onehot)
         return np.hstack(blocks)
 
     def fit(self, X: pd.DataFrame, y: Any) -> "PrivateLRClassifier":
-        from .._validation import check_random_state
+        from .._validation import check_positive, check_random_state
+        from ..models.histogram import label_values
         from ..models.logistic import PrivateLogisticRegression
+        from ..publish.base import prepare_accountant
 
-        Z = self._design(X)
+        if not isinstance(self.schema, Schema):
+            raise TypeError(f"schema must be a dpexplore Schema, got {type(self.schema).__name__}")
+        check_positive(self.C, "C")
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        self.schema.validate(X[self.schema.predictors] if set(self.schema.predictors) <= set(X.columns) else X, y)
+        y_text = np.asarray(pd.Series(np.asarray(y)).astype(str), dtype=object)
+        classes = np.asarray(self.schema.classes, dtype=object)
+        absent = [c for c in classes if not np.any(y_text == c)]
+        if absent:
+            raise ValueError(f"class(es) {absent} do not occur in y: one-vs-rest logistic regression needs "
+                             "every class of the schema in the training rows")
         rng = check_random_state(self.random_state)
-        y = np.asarray(y, dtype=object)
-        self.classes_ = np.asarray(self.schema.classes, dtype=object)
-        targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
+        accountant = prepare_accountant(self.epsilon, self.accountant)  # checks epsilon, before spending
+        Z = self._design(X)
+        targets = classes[1:] if len(classes) == 2 else classes
+        parts = accountant.split([1.0] * len(targets), total=float(self.epsilon))
         bounds = (np.zeros(Z.shape[1]), np.ones(Z.shape[1]))
-        self.models_ = [PrivateLogisticRegression(epsilon=self.epsilon / len(targets), C=self.C, bounds=bounds,
-                                                  fit_intercept=True, random_state=rng)
-                        .fit(Z, (y == c).astype(int)) for c in targets]
+        self._open_ledger(accountant)
+        self.models_ = [PrivateLogisticRegression(epsilon=eps, C=self.C, bounds=bounds, fit_intercept=True,
+                                                  accountant=accountant, random_state=rng)
+                        .fit(Z, (y_text == c).astype(int)) for c, eps in zip(targets, parts)]
+        self._close_ledger()
+        self.classes_ = label_values(list(classes), y)
+        self.n_features_in_ = len(self.schema.predictors)
         return self
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        if not hasattr(self, "models_"):
+            raise AttributeError("this PrivateLRClassifier is not fitted yet: call fit(X, y)")
         Z = self._design(X)
         pos = np.column_stack([m.predict_proba(Z)[:, list(m.classes_).index(1)] for m in self.models_])
         if len(self.classes_) == 2:
@@ -133,9 +172,11 @@ def available_methods(candidates: Mapping[str, Callable], data: tuple[pd.DataFra
 
     frame, schema = data
     n = min(n_rows, len(frame))
-    _, sample, _, _ = train_test_split(frame, schema, test_size=n, random_state=random_state) \
-        if n < len(frame) else (None, frame[schema.predictors], None, None)
-    y = frame.loc[sample.index, schema.target]
+    if n < len(frame):
+        _, sample, _, y = train_test_split(frame, schema, test_size=n, random_state=random_state)
+    else:
+        sample, y = frame[schema.predictors], frame[schema.target]
+    classes = set(map(str, schema.classes))
     ok, rows = {}, []
     for name, factory in candidates.items():
         try:
@@ -144,7 +185,7 @@ def available_methods(candidates: Mapping[str, Callable], data: tuple[pd.DataFra
                 est = factory(epsilon, random_state)
                 _fit(est, sample, y, schema)
                 pred = np.asarray(est.predict(sample.iloc[:50]))
-            if pred.shape != (min(50, n),) or not set(pred) <= set(schema.classes):
+            if pred.shape != (min(50, n),) or not set(map(str, pred)) <= classes:
                 raise ValueError(f"predict returned {pred[:3]!r}..., not class labels")
             ok[name] = factory
             rows.append({"method": name, "status": "included", "reason": ""})
@@ -154,38 +195,51 @@ def available_methods(candidates: Mapping[str, Callable], data: tuple[pd.DataFra
 
 
 # --------------------------------------------------------------------------- verdict
-def which_one_when(summary: pd.DataFrame, *, metric: str = "error", tolerance: float = 0.01) -> pd.DataFrame:
+#: Metrics where a larger value is better (the others, like "error", are minimised).
+HIGHER_IS_BETTER = frozenset({"accuracy", "auc"})
+
+
+def which_one_when(summary: pd.DataFrame, *, metric: str = "error", tolerance: float = 0.01,
+                   higher_is_better: bool | None = None) -> pd.DataFrame:
     """Per dataset (if a ``dataset`` column is present) and ε: the verdict, from the results.
 
     ``summary`` is :func:`~dpexplore.evaluate.sweep.summarise` output (majority and non-private
-    rows carry ε = inf). Columns: best (lowest median ``metric``), its median and quartiles,
-    runner-up, ``beats_majority`` (best's 75th percentile below the majority's median),
-    ``gap_to_nonprivate`` and ``fastest_good`` (the fastest method whose median is within
+    rows carry ε = inf). ``higher_is_better`` defaults to True for "accuracy" and "auc", False
+    otherwise (errors). Columns: best (best median ``metric``; ties go to the faster method), its
+    median and quartiles, runner-up, ``beats_majority`` (the best's worse quartile is still better
+    than the majority's median; None without a majority row), ``gap_to_nonprivate`` (best minus
+    non-private median) and ``fastest_good`` (the fastest method whose median is within
     ``tolerance`` of the best).
     """
     need = {"method", "epsilon", "metric", "median", "q25", "q75", "seconds"}
     if not isinstance(summary, pd.DataFrame) or not need <= set(summary.columns):
         raise ValueError(f"summary needs the columns {sorted(need)} (use summarise())")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0:
+        raise ValueError(f"tolerance must be a number >= 0, got {tolerance!r}")
+    higher = (metric in HIGHER_IS_BETTER) if higher_is_better is None else bool(higher_is_better)
+    sign = -1.0 if higher else 1.0  # rank on sign * median: smaller is better
     s = summary[summary["metric"] == metric]
     if s.empty:
         raise ValueError(f"no rows for metric {metric!r}")
     keys = ["dataset"] if "dataset" in s.columns else []
     rows = []
     for key, group in (s.groupby(keys, sort=False) if keys else [((), s)]):
-        ref = group[np.isinf(group["epsilon"])].set_index("method")["median"]
+        ref = group[np.isinf(group["epsilon"])].groupby("method")["median"].median()
         private = group[np.isfinite(group["epsilon"])]
         for eps, g in private.groupby("epsilon"):
-            g = g.sort_values(["median", "seconds"])
+            g = g.assign(_rank=sign * g["median"]).sort_values(["_rank", "seconds"], kind="mergesort")
             best, second = g.iloc[0], (g.iloc[1] if len(g) > 1 else None)
-            good = g[g["median"] <= best["median"] + tolerance]
-            fastest = good.sort_values("seconds").iloc[0]
+            good = g[g["_rank"] <= best["_rank"] + tolerance]
+            fastest = good.sort_values("seconds", kind="mergesort").iloc[0]
+            worse_quartile = best["q25"] if higher else best["q75"]
+            majority = ref.get("majority", np.nan)
             row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
             row.update({"epsilon": eps, "best": best["method"], "median": best["median"],
                         "q25": best["q25"], "q75": best["q75"],
                         "runner_up": None if second is None else second["method"],
                         "runner_up_median": np.nan if second is None else second["median"],
-                        "majority": ref.get("majority", np.nan),
-                        "beats_majority": bool(best["q75"] < ref.get("majority", np.inf)),
+                        "majority": majority,
+                        "beats_majority": None if np.isnan(majority) else bool(sign * worse_quartile < sign * majority),
                         "gap_to_nonprivate": best["median"] - ref.get("non-private", np.nan),
                         "fastest_good": fastest["method"], "fastest_seconds": fastest["seconds"]})
             rows.append(row)

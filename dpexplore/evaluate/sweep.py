@@ -5,13 +5,19 @@ train/test splits (or ``cv``-fold cross-validation) and returns one row per
 (method, ε, run, metric): the long format altair plots directly.
 
 Reproducibility: the seed of every (method, ε, run) comes from one ``numpy.random.SeedSequence``
-(``random_state``) with a spawn key built from the method's name, the ε's position and the run,
-so a result does not depend on the order the tasks run in. That is why ``n_jobs > 1`` (worker
-processes) gives exactly the serial table. The split of run ``r`` is shared by every method and
-every ε (paired comparison).
+(``random_state``) with a spawn key built from the method's name, the value of ε and the run,
+so a result depends neither on the order the tasks run in nor on which other methods and budgets
+are swept. That is why ``n_jobs > 1`` (worker processes) gives exactly the serial table. The
+split of run ``r`` is shared by every method and every ε (paired comparison).
+
+Budget: each fit is one release at its ε (a fresh budget per (method, ε, run, fold): these are
+repeated experiments, not one release). After every fit the ε the estimator reports having spent
+(``epsilon_spent_``, summed over the steps of a Pipeline) is checked against the ε it was given;
+a method that spent more stops the sweep with an error.
 
 Utility is measured on a held-out test set without noise: that evaluation is **not** private
 (it is what a data owner does before choosing a method; see ``private_auc`` for a private one).
+The returned table says so in ``results.attrs["evaluation"]``.
 """
 from __future__ import annotations
 
@@ -30,9 +36,13 @@ from .._validation import check_epsilon, check_frame
 from ..domain import Schema
 
 __all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory",
-           "resolve_metrics", "COLUMNS"]
+           "resolve_metrics", "COLUMNS", "EVALUATION_NOTE"]
 
 COLUMNS = ["method", "epsilon", "run", "metric", "value", "seconds"]
+
+#: ``attrs["evaluation"]`` of every table sweep() and baselines() return.
+EVALUATION_NOTE = ("non-private: utility measured without noise on held-out test rows (for the data "
+                   "owner choosing a method; not a release)")
 
 Metric = Callable[[Any, pd.DataFrame, pd.Series], float]
 
@@ -160,6 +170,41 @@ def _name_key(name: str) -> int:
     return zlib.crc32(name.encode("utf-8"))
 
 
+def _epsilon_key(epsilon: float | None) -> tuple[int, int]:
+    """The 64 bits of ε as two words of a spawn key (None, for the baselines: (0, 0))."""
+    if epsilon is None:
+        return (0, 0)
+    bits = int(np.float64(epsilon).view(np.uint64))
+    return (bits >> 32, bits & 0xFFFFFFFF)
+
+
+def _epsilon_spent(est: Any) -> float | None:
+    """ε the fitted estimator reports having spent (summed over a Pipeline's steps), or None."""
+    parts = [est]
+    steps = getattr(est, "steps", None)
+    if isinstance(steps, list):
+        parts = [step for _, step in steps]
+    spent = None
+    for part in parts:
+        try:
+            value = getattr(part, "epsilon_spent_")
+        except Exception:  # noqa: BLE001 - not fitted / not a spending object: nothing reported
+            continue
+        if isinstance(value, numbers.Real):
+            spent = float(value) + (spent or 0.0)
+    return spent
+
+
+def _check_spent(est: Any, name: str, epsilon: float | None) -> None:
+    if epsilon is None:
+        return
+    spent = _epsilon_spent(est)
+    if spent is not None and spent > epsilon * (1 + 1e-9):
+        raise RuntimeError(f"method {name!r} reports spending ε = {spent:g} when given ε = {epsilon:g}: "
+                           "its results would be mislabelled; check how its factory passes epsilon "
+                           "(and that it does not share an accountant across fits)")
+
+
 def _make(method: Any, epsilon: float, seed: int) -> Any:
     if hasattr(method, "fit") and not isinstance(method, type):
         from sklearn.base import clone
@@ -214,7 +259,7 @@ def _run_task(state: dict, task: tuple[str, int, int]) -> list[tuple]:
     frame, schema, splits, metrics = state["frame"], state["schema"], state["splits"], state["metrics"]
     epsilon = state["epsilons"][e_idx]
     method = state["methods"][name]
-    seed = _seed(splits.entropy, (1, _name_key(name), e_idx, run))
+    seed = _seed(splits.entropy, (1, _name_key(name), *_epsilon_key(epsilon), run))
     values = {m: [] for m in metrics}
     seconds = 0.0
     for fold, (tr, te) in enumerate(splits.folds(run)):
@@ -224,6 +269,7 @@ def _run_task(state: dict, task: tuple[str, int, int]) -> list[tuple]:
         t0 = time.perf_counter()
         _fit(est, X_tr, y_tr, schema)
         seconds += time.perf_counter() - t0
+        _check_spent(est, name, epsilon)
         for m, fn in metrics.items():
             values[m].append(float(fn(est, X_te, y_te)))
     eps_out = state["epsilon_labels"][e_idx]
@@ -261,15 +307,21 @@ def _execute(state: dict, tasks: list[tuple[str, int, int]], n_jobs: int, progre
             with ProcessPoolExecutor(max_workers=n_jobs, mp_context=ctx, initializer=_init_worker,
                                      initargs=(state,)) as pool:
                 futures = [pool.submit(_worker, t) for t in tasks]
-                for fut in as_completed(futures):
-                    task, rows = fut.result()
-                    results[task] = rows
-                    bar.update()
+                try:
+                    for fut in as_completed(futures):
+                        task, rows = fut.result()
+                        results[task] = rows
+                        bar.update()
+                except BaseException:
+                    for fut in futures:  # a failed task: do not wait for the others to finish
+                        fut.cancel()
+                    raise
     finally:
         bar.close()
     rows = [r for t in tasks for r in results[t]]  # task order, whatever order they finished in
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["run"] = out["run"].astype(int)
+    out.attrs["evaluation"] = EVALUATION_NOTE
     return out
 
 
@@ -282,8 +334,13 @@ def _prepare(methods, data, repetitions, cv, test_size, metrics, n_jobs, random_
         smallest = int(frame[schema.target].value_counts().min())
         if smallest < cv:
             raise ValueError(f"cv={cv} folds need at least {cv} rows of every class; the rarest has {smallest}")
-    elif not (isinstance(test_size, float) and 0.0 < test_size < 1.0):
-        raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}")
+    else:
+        if not (isinstance(test_size, float) and 0.0 < test_size < 1.0):
+            raise ValueError(f"test_size must be a fraction in (0, 1), got {test_size!r}")
+        smallest = int(frame[schema.target].value_counts().min())
+        if smallest < 2:
+            raise ValueError("a stratified holdout needs at least 2 rows of every class; the rarest has "
+                             f"{smallest}: drop that class or merge it with another")
     metrics = resolve_metrics(metrics)
     if n_jobs is None:
         n_jobs = 1
@@ -320,9 +377,12 @@ def sweep(methods: Mapping[str, Any], data: tuple[pd.DataFrame, Schema], epsilon
     Returns
     -------
     DataFrame with columns ``method, epsilon, run, metric, value, seconds`` (``seconds``: fit
-    time). The evaluation on the test set is not private.
+    time). The evaluation on the test set is not private (``attrs["evaluation"]`` says so).
+    Raises ``RuntimeError`` if a fitted method reports spending more than its ε.
     """
     epsilons = _check_epsilons(epsilons)
+    if len(set(epsilons)) != len(epsilons):
+        raise ValueError(f"epsilons has repeated budgets {epsilons}: list each ε once (use repetitions for more runs)")
     state, repetitions, n_jobs = _prepare(methods, data, repetitions, cv, test_size, metrics,
                                           n_jobs, random_state)
     state["epsilons"] = epsilons

@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..domain import PrivacyLeakWarning
-from ..publish.base import prepare_accountant
+from ..budget import RecordsSpends
 from .naive_bayes import _as_matrix, _check_bounds_pair, _resolve_bounds
 
 __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
@@ -96,7 +96,7 @@ def objective_perturbation_parameters(epsilon: float, lam: float, c: float = LOG
             "noise_scale": 2.0 / eps_prime, "effective_lambda": lam + n_delta}
 
 
-class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
+class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
     """ε-DP binary logistic regression by output or objective perturbation (Chaudhuri et al. 2011).
 
     Parameters: ``epsilon``; ``method`` "objective" | "output"; ``lam`` (thesis λ = N·Λ, the
@@ -189,9 +189,7 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
                           "release is not differentially private (spec trap 11)",
                           PrivacyLeakWarning, stacklevel=2)
             hi = np.where(hi > lo, hi, lo + 1.0)
-        self.accountant_ = prepare_accountant(epsilon, self.accountant)
-        self._ledger_start = len(self.accountant_.ledger)
-        rng = check_random_state(self.random_state)
+        rng = self._start(epsilon)
         self.classes_, self.n_features_in_ = classes, Xa.shape[1]
         if isinstance(X, pd.DataFrame):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
@@ -205,14 +203,14 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         N, D = Z.shape
         self.lambda_ = lam
         if self.method == "output":
-            eps = self.accountant_.spend(epsilon, f"logistic regression: output perturbation (λ={lam:g})")
+            eps = self._spend(epsilon, f"logistic regression: output perturbation (λ={lam:g})")
             theta = self._minimise(Z, s, lam, np.zeros(D))
             self.sensitivity_ = 2.0 / lam                       # Chaudhuri et al. Cor. 8 (thesis Thm 4.3.1)
             self.noise_scale_ = output_perturbation_scale(eps, lam)
             noise = l2_noise(D, self.noise_scale_, random_state=rng)
             theta = theta + noise
         else:
-            eps = self.accountant_.spend(epsilon, f"logistic regression: objective perturbation (λ={lam:g})")
+            eps = self._spend(epsilon, f"logistic regression: objective perturbation (λ={lam:g})")
             par = objective_perturbation_parameters(eps, lam)
             self.epsilon_prime_, self.n_delta_, self.branch_ = par["epsilon_prime"], par["n_delta"], par["branch"]
             self.noise_scale_ = par["noise_scale"]
@@ -277,12 +275,6 @@ class PrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
-    @property
-    def ledger_(self) -> pd.DataFrame:
-        """The spends of the last fit."""
-        if not hasattr(self, "accountant_"):
-            raise AttributeError("ledger_ is available after fit()")
-        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
 
 
 def make_gaussian_toy(n_samples: int, n_features: int, *, margin: float = 4.0,

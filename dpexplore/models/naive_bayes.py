@@ -27,10 +27,10 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import RandomState, check_epsilon, check_fraction_weights, check_random_state
+from .._validation import RandomState, check_epsilon, check_fraction_weights
 from ..domain import PrivacyLeakWarning, Schema
 from ..mechanisms import laplace, laplace_scale
-from ..publish.base import prepare_accountant
+from ..budget import RecordsSpends
 
 __all__ = ["laplace_quantile", "Binarizer", "PrivateNaiveBayes", "PrivateGaussianNB"]
 
@@ -76,7 +76,7 @@ def _labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return classes, codes
 
 
-class _NBBase(ClassifierMixin, BaseEstimator):
+class _NBBase(RecordsSpends, ClassifierMixin, BaseEstimator):
     """predict / predict_proba from a joint log-likelihood; ledger of the last fit."""
 
     def _check_X(self, X: Any) -> np.ndarray:
@@ -99,17 +99,6 @@ class _NBBase(ClassifierMixin, BaseEstimator):
         jll = self._joint_log_likelihood(self._check_X(X))
         return self.classes_[np.argmax(jll, axis=1)]
 
-    def _start(self, epsilon: float) -> np.random.Generator:
-        self.accountant_ = prepare_accountant(epsilon, self.accountant)
-        self._ledger_start = len(self.accountant_.ledger)
-        return check_random_state(self.random_state)
-
-    @property
-    def ledger_(self) -> pd.DataFrame:
-        """The spends of the last fit."""
-        if not hasattr(self, "accountant_"):
-            raise AttributeError("ledger_ is available after fit()")
-        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
 
 
 # =========================================================================== Bernoulli NB
@@ -166,7 +155,7 @@ class PrivateNaiveBayes(_NBBase):
         off = class_sizes[:, None] - on
         # §3.2: one added record changes one of (on, off) for each of the D features: Δ = D
         self.sensitivity_ = float(D)
-        eps = self.accountant_.spend(epsilon, f"naive Bayes: on/off counts (Δ = {D})")
+        eps = self._spend(epsilon, f"naive Bayes: on/off counts (Δ = {D})")
         self.noise_scale_ = laplace_scale(epsilon=eps, sensitivity=self.sensitivity_)
         noisy = laplace(np.stack([on, off]), epsilon=eps, sensitivity=self.sensitivity_, random_state=rng)
         # Alg. 1 lines 3, 7–8: clamp at a quantile of the noise (post-processing, eq. 3.15)
@@ -290,9 +279,9 @@ class PrivateGaussianNB(_NBBase):
         onehot = np.eye(C)[codes].T
         sums, squares = onehot @ Z, onehot @ Z ** 2
         e_count, e_sum, e_sq = self.accountant_.split(weights, total=epsilon)
-        e_count = self.accountant_.spend(e_count, "Gaussian NB: class counts (Δ = 1)")
-        e_sum = self.accountant_.spend(e_sum, f"Gaussian NB: sums (Δ = {D})")
-        e_sq = self.accountant_.spend(e_sq, f"Gaussian NB: sums of squares (Δ = {D})")
+        e_count = self._spend(e_count, "Gaussian NB: class counts (Δ = 1)")
+        e_sum = self._spend(e_sum, f"Gaussian NB: sums (Δ = {D})")
+        e_sq = self._spend(e_sq, f"Gaussian NB: sums of squares (Δ = {D})")
         n = np.maximum(laplace(counts, epsilon=e_count, sensitivity=1.0, random_state=rng), 1.0)
         s = laplace(sums, epsilon=e_sum, sensitivity=float(D), random_state=rng)
         sq = laplace(squares, epsilon=e_sq, sensitivity=float(D), random_state=rng)

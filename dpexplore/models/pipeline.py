@@ -11,17 +11,16 @@ import numbers
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import RandomState, check_epsilon, check_random_state
-from ..publish.base import prepare_accountant
+from ..budget import RecordsSpends, prepare_accountant
 
 __all__ = ["SelectThenTrain"]
 
 
-class SelectThenTrain(ClassifierMixin, BaseEstimator):
+class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     """Split ``epsilon`` between a private selector and a private classifier, record both spends.
 
     ``selector`` and ``model`` are unfitted estimators with ``epsilon``, ``accountant`` and
@@ -55,13 +54,13 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
                                               and 0 < f < 1):
             raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
         accountant = prepare_accountant(epsilon, self.accountant)
-        start = len(accountant.ledger)
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=2)
         if self.selector is None:
             eps_sel, eps_train = 0.0, epsilon
         else:
             eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
+        self._open_ledger(accountant)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]))
         # the model's own parameters are checked *before* the selector spends ε_FS (a bad
@@ -78,6 +77,7 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
         else:
             self.selector_ = None
         self.model_ = model.fit(X, y)
+        self._close_ledger()
         self.classes_ = self.model_.classes_
         self.n_features_in_ = (self.selector_ if self.selector_ is not None else self.model_).n_features_in_
         names = getattr(self.selector_ if self.selector_ is not None else self.model_, "feature_names_in_", None)
@@ -86,7 +86,6 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
-        self.accountant_, self._ledger_start = accountant, start
         return self
 
     def _reduce(self, X: Any) -> Any:
@@ -109,12 +108,6 @@ class SelectThenTrain(ClassifierMixin, BaseEstimator):
             return np.arange(n) if indices else np.ones(n, dtype=bool)
         return self.selector_.get_support(indices=indices)
 
-    @property
-    def ledger_(self) -> pd.DataFrame:
-        """Both spends (selection, then training) of the last fit."""
-        if not hasattr(self, "accountant_"):
-            raise AttributeError("ledger_ is available after fit()")
-        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
 
 
 def _restrict_bounds(model: Any, support: np.ndarray) -> Any:

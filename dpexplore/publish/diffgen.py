@@ -90,10 +90,10 @@ class DiffGen(_RegionRelease):
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = float(self.epsilon)
-        self.schema_, self.accountant_ = schema, acc
+        self.schema_ = schema
         self._set_labels(y)
         self._partitions_cache = None
-        self._ledger_start = len(acc.ledger)
+        self._open_ledger(acc)
         rng = check_random_state(self.random_state)
         data, yk, K = _Data(X, schema), schema.encode_target(y), schema.n_classes
         num, cat = schema.numeric, schema.categorical
@@ -152,7 +152,8 @@ class DiffGen(_RegionRelease):
                     new_split(j, k, f"split point {a}")
                     new_split(j, k + 1, f"split point {a}")
         phase1 = acc.spent - spent0
-        assert phase1 <= eps / 2 * (1 + 1e-9), f"specialization spent {phase1} > ε/2"
+        if phase1 > eps / 2 * (1 + 1e-9):  # a bug, not bad input: never publish after it
+            raise RuntimeError(f"DiffGen specialization spent {phase1} > ε/2 = {eps / 2}")
         self.partitioning_epsilon_ = phase1
         self.history_ = pd.DataFrame(history)
         self.leaf_epsilon_ = eps - phase1 if self.reuse_budget else eps / 2
@@ -162,6 +163,7 @@ class DiffGen(_RegionRelease):
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(self.leaf_epsilon_, "DiffGen cell × class counts"),
                                                 random_state=rng)
+        self._close_ledger()
         self._regions = self._grid_regions()
         return self
 

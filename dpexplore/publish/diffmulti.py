@@ -20,7 +20,7 @@ generalized regions (``partitions_``, ``synthetic``, ``predict``).
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -716,8 +716,7 @@ class DiffMulti(_RegionRelease):
         self.schema_ = schema
         self._set_labels(y)
         self._partitions_cache = None
-        self._ledger_start = len(acc.ledger)
-        self.accountant_ = acc
+        self._open_ledger(acc)
         rng = check_random_state(self.random_state)
         data = _Data(X, schema)
         yk = schema.encode_target(y)
@@ -750,7 +749,8 @@ class DiffMulti(_RegionRelease):
                 self._grow(root)
         phase1 = acc.spent - spent0
         # Per-path cost (the max over root-to-leaf paths) must stay within ε/2 (spec §17.2).
-        assert phase1 <= eps / 2 * (1 + 1e-9), f"partitioning spent {phase1} > ε/2"
+        if phase1 > eps / 2 * (1 + 1e-9):  # a bug, not bad input: never publish after it
+            raise RuntimeError(f"DiffMulti partitioning spent {phase1} > ε/2 = {eps / 2}")
         self.partitioning_epsilon_ = phase1
         leaf_eps = eps - phase1 if self.reuse_budget else eps / 2
         self.leaf_epsilon_ = leaf_eps
@@ -762,6 +762,7 @@ class DiffMulti(_RegionRelease):
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(leaf_eps, "DiffMulti leaf × class counts"),
                                                 random_state=rng)
+        self._close_ledger()
         self._regions = self._leaf_regions()
         self._finish_tree()
         for P in self._leaves:

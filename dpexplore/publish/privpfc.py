@@ -527,12 +527,12 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
 
     def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
                     classes: Any = None) -> None:
-        self.accountant_ = accountant
-        self._ledger_start = len(accountant.ledger)
+        self._open_ledger(accountant)
         run = run_privpfc(scorer, epsilon=self.epsilon, theta=self.theta, split=self.split,
                           noise_to_signal=self.noise_to_signal, sensitivity=self.sensitivity,
                           accountant=accountant, random_state=self.random_state,
                           private_selection=self._private_selection)
+        self._close_ledger()
         self.run_ = run
         self.schema_ = schema
         # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)

@@ -549,8 +549,8 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         predictors = schema.predictors
         acc = prepare_accountant(self.epsilon, self.accountant)
         rng = check_random_state(self.random_state)
-        self.schema_, self.accountant_ = schema, acc
-        self._ledger_start = len(acc.ledger)
+        self.schema_ = schema
+        self._open_ledger(acc)
         self.classes_ = np.asarray(schema.classes, dtype=object)
         eps = float(self.epsilon)
         q, d = schema.n_classes, len(predictors)
@@ -619,6 +619,7 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         kept, values, was_empty = perturb_sparse(
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
+        self._close_ledger()
 
         self.k_, self.gamma_, self.n_bins_, self.n_hat_ = k, gamma, s, n_hat
         self.gamma_heuristic_ = gamma_info

@@ -38,13 +38,12 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..audit import privacy_loss
 from ..budget import BudgetAccountant
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
-from ..publish.base import prepare_accountant
+from .base import SelectorBase
 from .scores import (difference_count, information_gain, mutual_information_sensitivity,
                      purity_index, total_count)
 
@@ -372,7 +371,7 @@ def audit_selectors(*, epsilon: float = 1.0, n_samples: int = 20_000, cluster: b
 
 
 # =========================================================================== transformers
-class _BinarySelector(TransformerMixin, BaseEstimator):
+class _BinarySelector(SelectorBase):
     """Shared plumbing: validation, row capping, scores, get_support/transform."""
 
     def _prepare(self, X: Any, y: Any, *, needs_labels: bool = True):
@@ -409,55 +408,6 @@ class _BinarySelector(TransformerMixin, BaseEstimator):
             Xb, self.n_rows_capped_ = cap_row_ones(Xb, self.max_ones, random_state=rng)
         return Xb, (SCORES[score](Xb, yb) if score != "TC" else total_count(Xb))
 
-    def _set_support(self, indices: np.ndarray) -> None:
-        support = np.zeros(self.n_features_in_, dtype=bool)
-        support[np.asarray(indices, dtype=int)] = True
-        self.support_ = support
-
-    def get_support(self, indices: bool = False) -> np.ndarray:
-        """Boolean mask of the selected features (or their indices)."""
-        if not hasattr(self, "support_"):
-            raise AttributeError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
-        return np.flatnonzero(self.support_) if indices else self.support_.copy()
-
-    def transform(self, X: Any) -> Any:
-        """Keep the selected columns (a DataFrame stays a DataFrame). Post-processing only."""
-        support = self.get_support()
-        if isinstance(X, pd.DataFrame):
-            if X.shape[1] != support.size:
-                raise ValueError(f"X has {X.shape[1]} columns, the selector was fitted on {support.size}")
-            return X.loc[:, support]
-        a = np.asarray(X)
-        if a.ndim != 2 or a.shape[1] != support.size:
-            raise ValueError(f"X must have {support.size} columns")
-        return a[:, support]
-
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
-        return np.asarray(names, dtype=object)[self.get_support()]
-
-    @property
-    def ledger_(self) -> pd.DataFrame:
-        """The spends of the last fit (only those: later spends on a shared accountant, e.g. by
-        the classifier after this selector in a Pipeline, are not included)."""
-        if not hasattr(self, "accountant_"):
-            raise AttributeError("ledger_ is available after fit()")
-        end = getattr(self, "_ledger_end", None)
-        return self.accountant_.ledger.iloc[self._ledger_start:end].reset_index(drop=True)
-
-    def _start(self, epsilon: float) -> np.random.Generator:
-        self.accountant_ = prepare_accountant(epsilon, self.accountant)
-        self._ledger_start = len(self.accountant_.ledger)
-        self._ledger_end = None
-        return check_random_state(self.random_state)
-
-    def _spend(self, epsilon: float, label: str) -> float:
-        """Spend through the accountant and extend this fit's slice of the ledger."""
-        self.accountant_.spend(epsilon, label)
-        self._ledger_end = len(self.accountant_.ledger)
-        return epsilon
 
 
 class ScorePerturbationSelector(_BinarySelector):

@@ -24,13 +24,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..audit import privacy_loss
 from ..domain import PrivacyLeakWarning
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
-from ..publish.base import prepare_accountant
+from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
 from .stoddard import NotDifferentiallyPrivateWarning
 
@@ -200,7 +199,7 @@ def audit_iterative_vs_subset(*, epsilon: float = 0.1, n_samples: int = 20_000,
 
 
 # =========================================================================== transformers
-class _ThesisSelector(TransformerMixin, BaseEstimator):
+class _ThesisSelector(SelectorBase):
     """Shared plumbing: validation before any spend, scores, support, transform, ledger."""
 
     def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, str, int, float]:
@@ -226,47 +225,7 @@ class _ThesisSelector(TransformerMixin, BaseEstimator):
             return mutual_information_sensitivity(max(n - 1, 2), base=2)
         return score_sensitivity(score, self.n_min)
 
-    def _start(self, epsilon: float) -> np.random.Generator:
-        self.accountant_ = prepare_accountant(epsilon, self.accountant)
-        self._ledger_start = len(self.accountant_.ledger)
-        return check_random_state(self.random_state)
 
-    def _set_support(self, indices: np.ndarray) -> None:
-        support = np.zeros(self.n_features_in_, dtype=bool)
-        support[np.asarray(indices, dtype=int)] = True
-        self.support_ = support
-
-    def get_support(self, indices: bool = False) -> np.ndarray:
-        """Boolean mask of the selected features (or their indices)."""
-        if not hasattr(self, "support_"):
-            raise AttributeError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
-        return np.flatnonzero(self.support_) if indices else self.support_.copy()
-
-    def transform(self, X: Any) -> Any:
-        """Keep the selected columns (a DataFrame stays a DataFrame). Post-processing only."""
-        support = self.get_support()
-        if isinstance(X, pd.DataFrame):
-            if X.shape[1] != support.size:
-                raise ValueError(f"X has {X.shape[1]} columns, the selector was fitted on {support.size}")
-            return X.loc[:, support]
-        a = np.asarray(X)
-        if a.ndim != 2 or a.shape[1] != support.size:
-            raise ValueError(f"X must have {support.size} columns, got shape {a.shape}")
-        return a[:, support]
-
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the selected columns."""
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
-        return np.asarray(names, dtype=object)[self.get_support()]
-
-    @property
-    def ledger_(self) -> pd.DataFrame:
-        """The spends of the last fit."""
-        if not hasattr(self, "accountant_"):
-            raise AttributeError("ledger_ is available after fit()")
-        return self.accountant_.ledger.iloc[self._ledger_start:].reset_index(drop=True)
 
 
 class PrivateKSubsetSelector(_ThesisSelector):
@@ -306,7 +265,7 @@ class PrivateKSubsetSelector(_ThesisSelector):
         self.scores_ = q
         self.score_sensitivity_ = dq
         if self.mechanism == "subset":
-            eps = self.accountant_.spend(epsilon, f"feature selection: k-subset EM ({score} score, k={k})")
+            eps = self._spend(epsilon, f"feature selection: k-subset EM ({score} score, k={k})")
             # Alg. 5: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (§4.5)
             self.subset_sensitivity_ = k * dq
             self.inclusion_probabilities_ = exponential_subset_inclusion(
@@ -314,7 +273,7 @@ class PrivateKSubsetSelector(_ThesisSelector):
             chosen = exponential_subset(q, k, epsilon=eps, sensitivity=self.subset_sensitivity_,
                                         random_state=rng)
         else:
-            eps = self.accountant_.spend(epsilon, f"feature selection: noisy {score} scores (Alg. 3)")
+            eps = self._spend(epsilon, f"feature selection: noisy {score} scores (Alg. 3)")
             # Alg. 3: one record moves every score, so the L1 sensitivity of the vector is D·Δq
             noisy = laplace(q, epsilon=eps, sensitivity=Xb.shape[1] * dq, random_state=rng)
             self.noisy_scores_ = noisy
@@ -355,7 +314,7 @@ class IterativeSelector(_ThesisSelector):
         rng = self._start(epsilon)
         q = purity_index(Xb, yb) if score == "count" else information_gain(Xb, yb, base=2)
         self.scores_ = q
-        self.accountant_.spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
+        self._spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
         chosen, steps = iterative_select(q, k, epsilon=epsilon, sensitivity=dq, random_state=rng)
         self.n_steps_ = steps
         # each Bernoulli step costs ε' = ε/k (see the class docstring); NOT a DP guarantee
