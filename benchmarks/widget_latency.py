@@ -132,7 +132,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "survival_explorer": ("projected", "from dpexplore.widgets import projected as explore\n"
                           "exp = explore.survival_explorer(36_000)", "exp", "n = 36,000"),
     "ShowdownExplorer": ("showdown", "from dpexplore.widgets.showdown import ShowdownExplorer\n"
-                         "from dpexplore.evaluate.sweep import sweep, baselines, summarise\n"
+                         "from dpexplore.evaluate.sweeps import sweep, baselines, summarise\n"
                          "from dpexplore.evaluate.showdown import candidate_methods\n"
                          "_m = {k: v for k, v in candidate_methods(schema).items() if k in ('DiffGen', 'k-subset + NB')}\n"
                          "_r = pd.concat([sweep(_m, (frame, schema), [0.03, 0.1, 0.3, 1.0], 1, random_state=0, progress=False),\n"

@@ -66,3 +66,78 @@ def test_available_methods_excludes_failures():
     t = table.set_index("method")
     assert t.loc["broken", "status"] == "excluded" and "not installed" in t.loc["broken", "reason"]
     assert "two classes" in t.loc["k-subset + NB", "reason"]          # binary scores, 3 classes here
+
+
+# ----------------------------------------------------------------------------- the verdict is computed
+def test_verdict_follows_the_results():
+    """Nothing is typed in: change a result and the verdict changes with it."""
+    s = summary()
+    s.loc[(s.method == "bad") & (s.epsilon == 1.0) & (s.dataset == "A"), ["median", "q25", "q75"]] = [0.1, 0.09, 0.11]
+    v = which_one_when(s).set_index(["dataset", "epsilon"])
+    assert v.loc[("A", 1.0), "best"] == "bad" and v.loc[("A", 1.0), "median"] == pytest.approx(0.1)
+    assert v.loc[("B", 1.0), "best"] == "slow"
+
+
+def test_which_one_when_higher_is_better_and_missing_majority():
+    s = summary()
+    acc = s.assign(metric="accuracy", median=1 - s["median"], q25=1 - s["q75"], q75=1 - s["q25"])
+    v = which_one_when(acc, metric="accuracy").set_index(["dataset", "epsilon"])
+    e = which_one_when(s).set_index(["dataset", "epsilon"])
+    assert (v["best"] == e["best"]).all() and (v["fastest_good"] == e["fastest_good"]).all()
+    assert (v["beats_majority"] == e["beats_majority"]).all()
+    assert v.loc[("A", 1.0), "gap_to_nonprivate"] == pytest.approx(-0.045)
+    no_ref = which_one_when(s[s.method != "majority"])
+    assert no_ref["beats_majority"].isna().all()  # unknown, not True
+    with pytest.raises(ValueError, match="tolerance"):
+        which_one_when(s, tolerance=-1)
+
+
+# ----------------------------------------------------------------------------- private LR candidate
+def test_private_lr_spends_its_epsilon_once():
+    from dpexplore.budget import BudgetAccountant, BudgetExceededError
+    from dpexplore.evaluate.showdown import PrivateLRClassifier
+
+    frame, schema = make_synthetic(n_samples=600, n_numeric=2, n_categorical=2, n_classes=3, random_state=1)
+    X, y = frame[schema.predictors], frame[schema.target]
+    before = X.copy()
+    m = PrivateLRClassifier(schema, 0.9, random_state=0).fit(X, y)
+    np.testing.assert_allclose(m.ledger_["charged"], [0.3, 0.3, 0.3])  # one-vs-rest: ε/q each
+    assert m.epsilon_spent_ == pytest.approx(0.9)
+    pd.testing.assert_frame_equal(X, before)
+    again = PrivateLRClassifier(schema, 0.9, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(m.predict(X), again.predict(X))
+    assert set(m.predict(X)) <= set(schema.classes)
+    # a shared accountant: refused before spending when it cannot pay
+    acc = BudgetAccountant(1.0)
+    PrivateLRClassifier(schema, 0.6, random_state=0, accountant=acc).fit(X, y)
+    with pytest.raises(BudgetExceededError):
+        PrivateLRClassifier(schema, 0.6, random_state=0, accountant=acc).fit(X, y)
+    assert acc.spent == pytest.approx(0.6)
+    # a class missing from the training rows: refused before anything is spent
+    acc = BudgetAccountant(1.0)
+    keep = y != "2"
+    with pytest.raises(ValueError, match="do not occur"):
+        PrivateLRClassifier(schema, 0.6, random_state=0, accountant=acc).fit(X[keep], y[keep])
+    assert acc.spent == 0
+
+
+def test_private_lr_labels_and_unknown_categories():
+    from dpexplore.evaluate.showdown import PrivateLRClassifier
+
+    frame, schema = make_synthetic(n_samples=400, n_numeric=1, n_categorical=1, random_state=2)
+    X, y = frame[schema.predictors], frame[schema.target].astype(int)  # integer labels 0/1
+    m = PrivateLRClassifier(schema, 5.0, random_state=0).fit(X, y)
+    assert set(m.predict(X)) <= {0, 1} and m.score(X, y) > 0.5
+    Z = m._design(X.assign(cat_0="never seen"))
+    cat_cols = Z[:, 1:]
+    assert (cat_cols == 0).all()  # no indicator, not the last category's
+    from sklearn.base import clone
+    assert clone(m).get_params()["epsilon"] == 5.0
+
+
+def test_ranking_chart_best_first_for_accuracy():
+    s = summary()
+    acc = s.assign(metric="accuracy", median=1 - s["median"], q25=1 - s["q75"], q75=1 - s["q25"])
+    spec = str(ranking_chart(acc, 1.0, metric="accuracy").to_dict())
+    assert "'order': 'descending'" in spec
+    assert "'order': 'ascending'" in str(ranking_chart(s, 1.0).to_dict())

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from dpexplore.datasets import make_synthetic
-from dpexplore.evaluate.sweep import COLUMNS, baselines, majority_factory, summarise, sweep
+from dpexplore.evaluate.sweeps import COLUMNS, baselines, majority_factory, summarise, sweep
 from dpexplore.models.histogram import HistogramClassifier
 from dpexplore.publish.privpfc import PrivPfC
 
@@ -186,3 +186,80 @@ def test_estimator_without_epsilon_rejected(data):
 def test_summarise_rejects_bad_input():
     with pytest.raises(ValueError, match="columns"):
         summarise(pd.DataFrame({"a": [1]}))
+
+
+# ----------------------------------------------------------------------------- seeds and spends
+def _seed_metric():
+    """A metric that returns the seed each fit received (so the table shows the streams)."""
+    return {"seed": lambda est, X, y: float(est.random_state)}
+
+
+def test_independent_stream_per_method_epsilon_run(data):
+    res = sweep({"a": NoisyMajority, "b": NoisyMajority}, data, [0.1, 1.0, 10.0], repetitions=3,
+                metrics=_seed_metric(), random_state=11, progress=False)
+    assert res["value"].nunique() == len(res) == 2 * 3 * 3  # one distinct seed per (method, ε, run)
+
+
+def test_seed_independent_of_other_epsilons(data):
+    """A (method, ε, run) keeps its seed when the ε grid changes (key = the value of ε)."""
+    small = sweep({"toy": NoisyMajority}, data, [1.0], repetitions=3, metrics=_seed_metric(),
+                  random_state=4, progress=False)
+    large = sweep({"toy": NoisyMajority}, data, [0.1, 1.0, 3.0], repetitions=3, metrics=_seed_metric(),
+                  random_state=4, progress=False)
+    np.testing.assert_array_equal(small["value"].to_numpy(), large[large["epsilon"] == 1.0]["value"].to_numpy())
+
+
+def test_parallel_equals_serial_with_cv_and_generator(data):
+    kw = dict(epsilons=[0.1, 1.0], repetitions=2, cv=3, progress=False)
+    serial = sweep(_methods(), data, random_state=np.random.default_rng(8), **kw)
+    parallel = sweep(_methods(), data, random_state=np.random.default_rng(8), n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(serial.drop(columns="seconds"), parallel.drop(columns="seconds"))
+    other = sweep(_methods(), data, random_state=np.random.default_rng(9), **kw)
+    assert not np.array_equal(serial["value"].to_numpy(), other["value"].to_numpy())
+
+
+def test_no_global_random_state(data):
+    np.random.seed(0)
+    a = sweep({"toy": NoisyMajority}, data, [0.05], repetitions=3, random_state=2, progress=False)
+    np.random.seed(1)
+    b = sweep({"toy": NoisyMajority}, data, [0.05], repetitions=3, random_state=2, progress=False)
+    pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
+
+
+def test_results_labelled_non_private(data):
+    res = sweep({"toy": NoisyMajority}, data, [1.0], repetitions=1, random_state=0, progress=False)
+    base = baselines(data, repetitions=1, random_state=0)
+    for table in (res, base):
+        assert "non-private" in table.attrs["evaluation"]
+
+
+def test_spends_are_checked(data):
+    """Every fit spends at most its ε: PrivPfC's ledger is its ε; a method overspending stops the sweep."""
+    def privpfc(eps, rs):
+        return PrivPfC(eps, theta=50, random_state=rs)
+
+    res = sweep({"p": privpfc}, data, [0.3, 2.0], repetitions=1, random_state=0, progress=False,
+                metrics={"spent": lambda est, X, y: est.epsilon_spent_})
+    np.testing.assert_allclose(res["value"], res["epsilon"])
+
+    class Overspender(NoisyMajority):
+        def fit(self, X, y):
+            super().fit(X, y)
+            self.epsilon_spent_ = 2 * self.epsilon  # e.g. a factory that ignores the ε it is given
+            return self
+
+    with pytest.raises(RuntimeError, match="reports spending"):
+        sweep({"over": Overspender}, data, [1.0], repetitions=1, random_state=0, progress=False)
+    with pytest.raises(RuntimeError, match="reports spending"):
+        sweep({"over": Overspender}, data, [1.0], repetitions=2, random_state=0, n_jobs=2, progress=False)
+
+
+def test_repeated_epsilon_and_tiny_class_rejected(data):
+    frame, schema = data
+    with pytest.raises(ValueError, match="repeated"):
+        sweep({"toy": NoisyMajority}, data, [1.0, 1.0], progress=False)
+    lonely = frame.copy()
+    lonely.loc[lonely.index[0], "label"] = "1"
+    lonely.loc[lonely.index[1:], "label"] = "0"
+    with pytest.raises(ValueError, match="at least 2 rows of every class"):
+        sweep({"toy": NoisyMajority}, (lonely, schema), [1.0], progress=False)

@@ -1,11 +1,17 @@
 """Bring-your-own-table path: pure functions and the widget, on tables generated here."""
+import base64
 import io
+import re
+import warnings
 import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from dpexplore.budget import BudgetAccountant
+from dpexplore.domain import PrivacyLeakWarning
+from dpexplore.widgets import your_data
 from dpexplore.widgets.your_data import (METHODS, InputError, YourDataApp, build_schema, check_table,
                                          draft_schema, read_table, release, summary_markdown, synthetic_csv)
 
@@ -29,7 +35,9 @@ def csv_bytes():
 
 def declared(frame):
     """The draft with every domain declared as public knowledge (wider than the data)."""
-    draft, _ = draft_schema(frame, "outcome")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        draft, _ = draft_schema(frame, "outcome")
     draft.loc[draft.column == "age", ["lower", "upper"]] = [0, 120]
     draft.loc[draft.column == "score", ["lower", "upper"]] = [0, 1]
     draft["from_data"] = False
@@ -86,7 +94,8 @@ def test_check_table_missing_values_and_one_class():
 
 def test_draft_flags_everything_from_data():
     t = make_table(300)
-    draft, leaks = draft_schema(t, "outcome")
+    with pytest.warns(PrivacyLeakWarning, match="private data"):
+        draft, leaks = draft_schema(t, "outcome")
     assert list(draft.column) == ["age", "colour", "score", "outcome"]
     assert list(draft.kind) == ["numeric", "categorical", "numeric", "target"]
     assert draft.from_data.all()
@@ -100,7 +109,9 @@ def test_build_schema_declared_bounds_taxonomy_and_clipping():
     t = make_table(300)
     draft = declared(t)
     draft.loc[draft.column == "age", ["lower", "upper"]] = [20, 60]  # narrower than the data: clip
-    schema, enc, leaks = build_schema(t, draft, fanouts=(2, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # everything declared: no leak warning
+        schema, enc, leaks = build_schema(t, draft, fanouts=(2, 4))
     assert leaks == []
     assert schema.target == "outcome" and list(schema.classes) == ["no", "yes"]
     tax = schema["age"].taxonomy
@@ -114,17 +125,20 @@ def test_build_schema_declared_bounds_taxonomy_and_clipping():
 
 def test_build_schema_reports_leaks_and_drop():
     t = make_table(300)
-    draft, _ = draft_schema(t, "outcome")
+    with pytest.warns(PrivacyLeakWarning):
+        draft, _ = draft_schema(t, "outcome")
     draft.loc[draft.column == "score", "kind"] = "drop"
-    schema, enc, leaks = build_schema(t, draft)
+    with pytest.warns(PrivacyLeakWarning, match="age: bounds taken from the data"):
+        schema, enc, leaks = build_schema(t, draft)
     assert schema.predictors == ["age", "colour"] and "score" not in enc
     assert any(l.startswith("age: bounds") for l in leaks) and any(l.startswith("outcome: classes") for l in leaks)
+    assert not any(l.startswith("score") for l in leaks)  # a dropped column's domain is not used
 
 
 def test_non_numeric_declared_numeric():
     t = make_table(200)
     t["colour_code"] = t["colour"]
-    draft, _ = draft_schema(t, "outcome")
+    draft = declared(t)
     draft.loc[draft.column == "colour_code", ["kind", "lower", "upper"]] = ["numeric", 0, 10]
     with pytest.raises(InputError, match="'colour_code' is declared numeric but has non-numeric values"):
         build_schema(t, draft)
@@ -230,3 +244,168 @@ def test_app_bad_path_message():
     app = YourDataApp(path="/nonexistent/table.csv")
     assert not app.load()
     assert "no file" in app.last_error
+
+
+# ----------------------------------------------------------------------------- more of the contract
+def test_integer_bounds_round_then_clip():
+    t = make_table(300).assign(age=lambda d: d.age + 0.4)  # 18.4 ... : not integers in the file
+    draft = declared(t)
+    draft.loc[draft.column == "age", ["lower", "upper", "integer"]] = [20.5, 40.5, True]
+    schema, enc, _ = build_schema(t, draft)
+    assert enc.age.dtype == np.int64 and enc.age.min() == 21 and enc.age.max() == 40
+    schema.validate(enc[schema.predictors], enc[schema.target])  # inside the declared bounds
+    draft.loc[draft.column == "age", ["lower", "upper"]] = [20.2, 20.8]
+    with pytest.raises(InputError, match="no integer"):
+        build_schema(t, draft)
+
+
+def test_release_with_accountant_and_fresh_noise():
+    t = make_table(800)
+    schema, enc, _ = build_schema(t, declared(t))
+    acc = BudgetAccountant(1.5)
+    res = release(enc, schema, "PrivPfC", 1.0, random_state=0, accountant=acc)
+    assert acc.spent == pytest.approx(1.0) and res.ledger["charged"].sum() == pytest.approx(1.0)
+    with pytest.raises(your_data.BudgetExceededError):
+        release(enc, schema, "PrivPfC", 1.0, random_state=0, accountant=acc)
+    assert acc.spent == pytest.approx(1.0)  # refused before spending
+    rng = np.random.default_rng(5)  # one Generator through several releases: independent noise
+    a = release(enc, schema, "PrivPfC", 1.0, random_state=rng)
+    b = release(enc, schema, "PrivPfC", 1.0, random_state=rng)
+    assert not a.synthetic.equals(b.synthetic)
+
+
+def test_summary_is_one_page_with_the_ledger():
+    t = make_table(1500)
+    schema, enc, _ = build_schema(t, declared(t))
+    res = release(enc, schema, "DiffMulti", 1.0, random_state=0)
+    assert len(res.ledger) > 50  # DiffMulti spends per split: hundreds of ledger rows ...
+    md = summary_markdown(res)
+    assert len(md.splitlines()) < 60  # ... summarised per label on one page
+    for label in res.ledger["label"].unique():
+        assert f"| {label} |" in md
+    total = re.search(r"\| total \| (\d+) \| ([0-9.e-]+) \|", md)
+    assert total and int(total.group(1)) == len(res.ledger) and float(total.group(2)) == pytest.approx(1.0)
+    assert "clipped" in md and "not private" in md
+
+
+def _downloads(app):
+    """The files behind the app's download links: name -> bytes."""
+    links = re.findall(r'download="([^"]+)" href="data:[^;]+;base64,([^"]+)"', app.downloads.value)
+    return {name: base64.b64decode(data) for name, data in links}
+
+
+def test_app_downloads_table_and_summary_with_ledger(csv_bytes):
+    acc = BudgetAccountant(10.0)
+    app = YourDataApp(epsilon=1.0, accountant=acc)
+    assert app.load(csv_bytes, "t.csv")
+    for c in ("age", "score"):
+        app._rows[c]["public"].value = True
+    res = app.release()
+    files = _downloads(app)
+    assert set(files) == {"synthetic.csv", "summary.md"}
+    pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(files["synthetic.csv"])),
+                                  pd.read_csv(io.BytesIO(synthetic_csv(res))))
+    summary = files["summary.md"].decode()
+    assert "## Budget ledger" in summary
+    for label in res.ledger["label"]:
+        assert label in summary
+    assert "colour: categories taken from the data" in summary  # the leak travels into the file
+    assert acc.spent == pytest.approx(1.0)
+    # a second release draws fresh noise from the app's generator, and spends again
+    second = app.release()
+    assert not second.synthetic.equals(res.synthetic) and acc.spent == pytest.approx(2.0)
+    # the first release of a new app with the same seed is reproducible
+    again = YourDataApp(epsilon=1.0)
+    again.load(csv_bytes, "t.csv")
+    for c in ("age", "score"):
+        again._rows[c]["public"].value = True
+    pd.testing.assert_frame_equal(again.release().synthetic, res.synthetic)
+
+
+def test_app_budget_exceeded_is_a_message(csv_bytes):
+    acc = BudgetAccountant(0.5)
+    app = YourDataApp(epsilon=1.0, accountant=acc)
+    app.load(csv_bytes, "t.csv")
+    assert app.release() is None
+    assert "exceed" in app.last_error or "remains" in app.last_error
+    assert acc.spent == 0 and app.downloads.value == ""
+
+
+BAD = ["missing", "non_numeric", "one_class", "not_csv", "binary_csv", "ragged", "undeclared_class"]
+
+
+def _bad_app(case, accountant):
+    t = make_table(300)
+    name = "t.csv"
+    if case == "missing":
+        t["score"] = t["score"].astype(object)
+        t.loc[5, "score"] = None
+    elif case == "one_class":
+        t["outcome"] = "yes"
+    content = t.to_csv(index=False).encode()
+    if case == "not_csv":
+        content, name = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "picture.png"
+    elif case == "binary_csv":
+        content = b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe\x9c"
+    elif case == "ragged":
+        content = b"a,b,c\n1,2,3\n4,5,6,7,8\n9,10,11\n"
+    app = YourDataApp(accountant=accountant)
+    app.load(content, name)
+    if case == "non_numeric":
+        app._rows["colour"]["kind"].value = "numeric"
+    elif case == "undeclared_class":
+        app._rows["outcome"]["categories"].value = "yes"
+    return app
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_input_spends_nothing_and_fits_nothing(case, monkeypatch):
+    fitted = []
+
+    def spy(eps, rs, accountant=None):
+        fitted.append(eps)
+        raise AssertionError("the method must not be reached on bad input")
+
+    monkeypatch.setitem(METHODS, "PrivPfC", spy)
+    acc = BudgetAccountant(5.0)
+    app = _bad_app(case, acc)
+    assert app.release() is None and app.result is None
+    assert fitted == [] and acc.spent == 0 and acc.ledger.empty
+    assert app.downloads.value == "" and app.last_error
+    assert "✖" in app.messages.value and "Traceback" not in app.messages.value
+
+
+def test_upload_then_path_and_widget7_upload(tmp_path, csv_bytes):
+    p = tmp_path / "good.csv"
+    p.write_bytes(csv_bytes)
+    app = YourDataApp()
+    app.upload.value = ({"name": "bad.png", "type": "image/png", "size": 3, "content": memoryview(b"\x89PN"),
+                         "last_modified": pd.Timestamp("2026-01-01", tz="UTC").to_pydatetime()},)
+    assert app.frame is None and "not a CSV" in app.last_error
+    app.path.value = str(p)
+    app.load_button.click()  # Load reads the path box, not the failed upload
+    assert app.frame is not None and app.last_error is None
+    old_style = {"t.csv": {"metadata": {"name": "t.csv"}, "content": csv_bytes}}  # ipywidgets 7
+    assert len(read_table(old_style)) == 1500
+
+
+def test_never_seen_semicolon_table_end_to_end():
+    """Another table built here: semicolon separator, three classes, a float-coded category."""
+    rng = np.random.default_rng(7)
+    n = 900
+    y = rng.integers(0, 3, n)
+    t = pd.DataFrame({"income": np.round(20_000 + 15_000 * y + rng.normal(0, 5_000, n), 2),
+                      "site": rng.choice([1.0, 2.0, 3.0], n), "plan": np.where(y == 2, "gold", "basic"),
+                      "tier": np.array(["low", "mid", "high"])[y]})
+    content = t.to_csv(index=False, sep=";").encode()
+    frame = read_table(content, "tiers.csv")
+    assert list(frame.columns) == ["income", "site", "plan", "tier"]
+    with pytest.warns(PrivacyLeakWarning):
+        draft, _ = draft_schema(frame, "tier", categorical=["site"])
+    draft.loc[draft.column == "income", ["lower", "upper"]] = [0, 100_000]
+    draft["from_data"] = False
+    schema, enc, _ = build_schema(frame, draft)
+    assert schema.categorical == ["site", "plan"] and len(schema.classes) == 3
+    res = release(enc, schema, "PrivPfC", 2.0, random_state=0)
+    assert set(res.synthetic["tier"]) <= {"low", "mid", "high"}
+    assert res.synthetic["income"].between(0, 100_000).all()

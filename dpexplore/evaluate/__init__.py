@@ -2,10 +2,10 @@
 
 * ``roc.py``: :func:`private_roc_curve` and :func:`private_auc` (PriROC, Stoddard et al. 2014),
   with the LaplaceROC baseline :func:`laplace_roc_curve`.
-* ``sweep.py``: :func:`sweep` over methods × ε × repetitions into a tidy DataFrame.
+* ``sweeps.py``: :func:`sweep` over methods × ε × repetitions into a tidy DataFrame.
 * ``showdown.py``: the methods of the package as sweep candidates, and "which one when".
 """
 from .roc import laplace_roc_curve, private_auc, private_roc_curve
-from .sweep import summarise, sweep
+from .sweeps import summarise, sweep
 
 __all__ = ["private_roc_curve", "private_auc", "laplace_roc_curve", "sweep", "summarise"]

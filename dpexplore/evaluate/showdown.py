@@ -2,10 +2,10 @@
 from the results ("which one when").
 
 :func:`candidate_methods` lists a factory(epsilon, random_state) per method, each taking the raw
-table (publishing methods get the public schema from :func:`~dpexplore.evaluate.sweep.sweep`;
+table (publishing methods get the public schema from :func:`~dpexplore.evaluate.sweeps.sweep`;
 the models are wrapped with a public-schema encoder). :func:`available_methods` fits each one
 once on a small sample and keeps those that import and work, with the reason for any excluded.
-:func:`which_one_when` turns a :func:`~dpexplore.evaluate.sweep.summarise` table into the
+:func:`which_one_when` turns a :func:`~dpexplore.evaluate.sweeps.summarise` table into the
 per-ε verdict: the best median (lowest error; highest accuracy or AUC), the runner-up, whether
 the best beats the majority class by more than its own spread, and the fastest method within a
 tolerance of the best. Nothing in it is typed in: change the results and the verdict changes.
@@ -18,10 +18,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
-
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..budget import BudgetAccountant, RecordsSpends
+from ..budget import BudgetAccountant, RecordsSpends, prepare_accountant
 from ..domain import Schema
 
 __all__ = ["candidate_methods", "available_methods", "which_one_when", "PrivateLRClassifier", "HIGHER_IS_BETTER"]
@@ -67,8 +66,9 @@ def _nb(schema: Schema, epsilon: float, random_state: Any):
 
 class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
     """Objective-perturbation logistic regression (Chaudhuri et al. 2011) on the public encoding
-    of the table: numeric columns scaled by their public bounds into [0, 1] (values outside are
-    clipped), categoricals one-hot over their public categories. Binary: one model at ε; q > 2
+    of the table: numeric columns scaled by their public bounds into [0, 1], categoricals one-hot
+    over their public categories (at predict time, numbers outside the bounds are clipped and
+    unknown categories get no indicator; ``fit`` refuses them, as every method does). Binary: one model at ε; q > 2
     classes: one-vs-rest, ε/q each (sequential composition on the same rows), all spent from one
     accountant (``accountant`` or a fresh one): ``ledger_`` and ``epsilon_spent_`` after fit.
 
@@ -92,7 +92,8 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
                 u = (X[a].to_numpy(dtype=float) - attr.lower) / (attr.upper - attr.lower)
                 blocks.append(np.clip(u, 0, 1)[:, None])
             else:
-                codes = pd.Categorical(X[a].astype(str), categories=[str(c) for c in attr.categories]).codes
+                codes = pd.Index([str(c) for c in attr.categories], dtype=object).get_indexer(
+                    np.asarray(X[a].astype(str), dtype=object))
                 # a value outside the public categories (at predict time) gets no indicator at all,
                 # not the last category's (numpy's index -1)
                 onehot = np.zeros((len(codes), len(attr.categories)))
@@ -105,7 +106,6 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
         from .._validation import check_positive, check_random_state
         from ..models.histogram import label_values
         from ..models.logistic import PrivateLogisticRegression
-        from ..publish.base import prepare_accountant
 
         if not isinstance(self.schema, Schema):
             raise TypeError(f"schema must be a dpexplore Schema, got {type(self.schema).__name__}")
@@ -168,7 +168,7 @@ def available_methods(candidates: Mapping[str, Callable], data: tuple[pd.DataFra
     excluded with its error message, so a notebook runs even while a method is missing.
     """
     from ..datasets import train_test_split
-    from .sweep import _fit
+    from .sweeps import _fit
 
     frame, schema = data
     n = min(n_rows, len(frame))
@@ -203,7 +203,7 @@ def which_one_when(summary: pd.DataFrame, *, metric: str = "error", tolerance: f
                    higher_is_better: bool | None = None) -> pd.DataFrame:
     """Per dataset (if a ``dataset`` column is present) and ε: the verdict, from the results.
 
-    ``summary`` is :func:`~dpexplore.evaluate.sweep.summarise` output (majority and non-private
+    ``summary`` is :func:`~dpexplore.evaluate.sweeps.summarise` output (majority and non-private
     rows carry ε = inf). ``higher_is_better`` defaults to True for "accuracy" and "auc", False
     otherwise (errors). Columns: best (best median ``metric``; ties go to the faster method), its
     median and quartiles, runner-up, ``beats_majority`` (the best's worse quartile is still better

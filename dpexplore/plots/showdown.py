@@ -55,7 +55,8 @@ def runtime_chart(summary: pd.DataFrame) -> alt.Chart:
 
 
 def ranking_chart(summary: pd.DataFrame, epsilon: float, *, metric: str = "error") -> alt.Chart:
-    """At one ε: each method's median error (bar) and quartiles (tick range), best first, with
+    """At one ε: each method's median error (bar) and quartiles (tick range), best first (lowest
+    error; highest for "accuracy" and "auc"), with
     the majority-class and non-private medians as dashed rules. Faceted by ``dataset`` if present."""
     if not _NEED <= set(summary.columns):
         raise ValueError(f"summary needs the columns {sorted(_NEED)} (use summarise())")
@@ -67,7 +68,8 @@ def ranking_chart(summary: pd.DataFrame, epsilon: float, *, metric: str = "error
     data = pd.concat([at.assign(reference=False), refs.assign(reference=True)], ignore_index=True)
     data["epsilon"] = data["epsilon"].where(~data["reference"])
     private, reference = alt.datum.reference == False, alt.datum.reference == True  # noqa: E712
-    y = alt.Y("method:N", sort=alt.EncodingSortField("median", order="ascending"), title=None)
+    best_first = "descending" if metric in ("accuracy", "auc") else "ascending"
+    y = alt.Y("method:N", sort=alt.EncodingSortField("median", order=best_first), title=None)
     bars = alt.Chart().mark_bar(opacity=0.7).encode(
         y=y, x=alt.X("median:Q", title=f"test {metric} at ε = {epsilon:g}"), color=alt.Color("method:N", legend=None),
         tooltip=["method", alt.Tooltip("median:Q", format=".3f"), alt.Tooltip("q25:Q", format=".3f"),

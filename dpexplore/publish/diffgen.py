@@ -26,8 +26,8 @@ from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..histogram import decode_cells
-from .base import prepare_accountant
-from .diffmulti import (SCORES, _CatNav, _check_schema, _Data, _interval_label, _RegionRelease,
+from .base import check_release_input, prepare_accountant
+from .diffmulti import (SCORES, _CatNav, _Data, _interval_label, _RegionRelease,
                         _utility_alias, categorical_children, check_flag,
                         check_count, child_scores, numeric_children, private_split_point,
                         score_sensitivity, splittable)
@@ -85,7 +85,7 @@ class DiffGen(_RegionRelease):
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffGen":
         """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts."""
         self._check_params()
-        X, y, schema = _check_schema(X, y, schema)
+        X, y, schema = check_release_input(X, y, schema)
         if self.utility == "dm" and len(X) > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
         acc = prepare_accountant(self.epsilon, self.accountant)

@@ -28,10 +28,10 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import mechanisms
-from .._validation import check_epsilon, check_random_state, check_same_length, check_target
+from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema
-from .base import Release, prepare_accountant
+from .base import Release, check_release_input, prepare_accountant
 
 __all__ = ["DiffMulti", "ReleaseClassifier", "c45_tree", "category_order", "split_utilities", "private_split_point", "fair_allocation",
            "score_sensitivity", "SCORES"]
@@ -334,25 +334,6 @@ class _Data:
         self.Xn = np.column_stack(cols) if cols else np.empty((len(X), 0))
         self.Xc = (np.column_stack([schema[n].taxonomy.leaf_codes(X[n].astype(str)) for n in self.cat])
                    if self.cat else np.empty((len(X), 0), dtype=np.int32))
-
-
-def _check_schema(X: Any, y: Any, schema: Schema | None) -> tuple[pd.DataFrame, pd.Series, Schema]:
-    """Validate X, y and the schema (restricted to X's columns) before anything is spent."""
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-    y = check_target(y, "y", min_classes=2)
-    check_same_length(X, y)
-    if schema is None:
-        frame = X.assign(**{"__target__": np.asarray(y)})
-        schema = Schema.from_frame(frame, "__target__")
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-    unknown = [c for c in X.columns if c not in schema.attributes]
-    if unknown:
-        raise ValueError(f"X has column(s) {unknown} the schema does not know")
-    schema = schema.subset(list(X.columns))
-    schema.validate(X, y)
-    return X, y, schema
 
 
 class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
@@ -708,7 +689,7 @@ class DiffMulti(_RegionRelease):
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffMulti":
         """Build the private partition tree on (X, y) and publish noisy leaf × class counts."""
         self._check_params()
-        X, y, schema = _check_schema(X, y, schema)
+        X, y, schema = check_release_input(X, y, schema)
         if self.utility == "dm" and len(X) > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
         acc = prepare_accountant(self.epsilon, self.accountant)

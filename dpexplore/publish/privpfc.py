@@ -27,12 +27,12 @@ from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_positive,
-                           check_random_state, check_same_length, check_target)
+                           check_random_state)
 from ..budget import BudgetAccountant
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..models.histogram import HistogramClassifier, generalize, label_values
-from .base import Release, prepare_accountant
+from .base import Release, check_release_input, prepare_accountant
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
            "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
@@ -498,25 +498,10 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         _check_sensitivity(self.sensitivity)
         check_random_state(self.random_state)
 
-    @staticmethod
-    def _schema_for(X: pd.DataFrame, y: pd.Series, schema: Schema | None) -> Schema:
-        if schema is not None:
-            if not isinstance(schema, Schema):
-                raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-            return schema
-        target = y.name if isinstance(y.name, str) and y.name not in X.columns else "target"
-        frame = X.assign(**{target: np.asarray(y)})
-        return Schema.from_frame(frame, target)  # warns: the domain is read from the data
-
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "PrivPfC":
         """Run PrivPfC on the training table (spends ``epsilon``)."""
         self._check_params()
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        y = check_target(y, "y")
-        check_same_length(X, y)
-        schema = self._schema_for(X, y, schema)
-        schema.validate(X, y)
+        X, y, schema = check_release_input(X, y, schema)
         accountant = prepare_accountant(self.epsilon, self.accountant)
         codes = LevelCodes(X, schema)
         scorer = GridScorer(codes, schema.encode_target(y), schema.n_classes)

@@ -34,11 +34,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from .. import mechanisms
-from .._validation import RandomState, check_epsilon, check_positive, check_random_state, \
-    check_same_length, check_target
+from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema
-from .base import Release, prepare_accountant
+from .base import Release, check_release_input, prepare_accountant
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
@@ -506,15 +505,6 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         check_positive(self.C, "C")
         check_random_state(self.random_state)
 
-    @staticmethod
-    def _schema_for(X: pd.DataFrame, y: pd.Series, schema: Schema | None) -> Schema:
-        if schema is not None:
-            if not isinstance(schema, Schema):
-                raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-            return schema
-        target = y.name if isinstance(y.name, str) and y.name not in X.columns else "target"
-        return Schema.from_frame(X.assign(**{target: np.asarray(y)}), target)  # PrivacyLeakWarning
-
     def _sizes(self, names: Sequence[str], n_bins: int) -> list[int]:
         """Public domain size of each attribute: s bins (numeric) or its category count."""
         return [n_bins if self.schema_[a].kind == "numeric" else len(self.schema_[a].categories) for a in names]
@@ -538,14 +528,7 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "ProjectedHistogram":
         """Select k predictors privately and release their thresholded histogram (spends ε)."""
         self._check_params()
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        if len(X) == 0:
-            raise ValueError("X is empty")
-        y = check_target(y, "y")
-        check_same_length(X, y)
-        schema = self._schema_for(X, y, schema)
-        schema.validate(X, y)
+        X, y, schema = check_release_input(X, y, schema)
         predictors = schema.predictors
         acc = prepare_accountant(self.epsilon, self.accountant)
         rng = check_random_state(self.random_state)

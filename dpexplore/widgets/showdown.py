@@ -18,7 +18,7 @@ __all__ = ["ShowdownExplorer"]
 class ShowdownExplorer:
     """An ε slider (log scale, snapping to the swept budgets) over a ranking chart.
 
-    ``summary`` is :func:`~dpexplore.evaluate.sweep.summarise` output, with ``dataset`` if several
+    ``summary`` is :func:`~dpexplore.evaluate.sweeps.summarise` output, with ``dataset`` if several
     tables were swept; ``.widget`` is the box to display and ``.epsilon_`` the budget shown.
     """
 

@@ -7,16 +7,22 @@ The path of an analyst with a table dpexplore has never seen:
 2. :func:`check_table` — missing values, a target with one class → readable errors;
 3. :func:`draft_schema` — a first schema read from the data (:meth:`Schema.from_frame`), one
    editable row per column, every value marked "from data": those values leak, and the
-   :class:`~dpexplore.domain.PrivacyLeakWarning` is shown until the analyst declares them;
+   :class:`~dpexplore.domain.PrivacyLeakWarning` is emitted (and shown by the app) until the
+   analyst declares them;
 4. :func:`build_schema` — the reviewed rows → a :class:`~dpexplore.domain.Schema` (numeric
-   taxonomies by equal-width nesting over the declared bounds); numbers outside declared bounds
-   are clipped (a data-independent transformation);
+   taxonomies by equal-width nesting over the declared bounds). **Numbers outside the declared
+   bounds are clipped** to them (a data-independent transformation, so it costs no ε; integer
+   columns are rounded, then clipped); categorical values and classes outside the declared lists
+   are **rejected** (an error naming them). Rows still marked "from data" emit a
+   :class:`PrivacyLeakWarning` and are listed in the summary;
 5. :func:`release` — one publishing method at ε on a training part; the release's classifier is
    scored on the held-out rows (a non-private evaluation, for the data owner only);
-6. :func:`summary_markdown` / :func:`synthetic_csv` — the one-page summary and the table.
+6. :func:`summary_markdown` / :func:`synthetic_csv` — the one-page summary (with the budget
+   ledger) and the table.
 
 :class:`YourDataApp` puts these behind ipywidgets. Every user mistake is a :class:`InputError`
-(a ``ValueError``) with a message, caught by the app and shown as text; nothing is released then.
+(a ``ValueError``) with a message, caught by the app and shown as text; nothing is released then,
+and every check runs before the method is fitted, so no ε is spent either.
 """
 from __future__ import annotations
 
@@ -33,11 +39,11 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..budget import BudgetExceededError
+from ..budget import BudgetAccountant, BudgetExceededError
 from ..domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
 
 __all__ = ["InputError", "read_table", "check_table", "draft_schema", "build_schema", "METHODS",
-           "release", "ReleaseResult", "summary_markdown", "synthetic_csv", "YourDataApp"]
+           "release", "ReleaseResult", "ledger_table", "summary_markdown", "synthetic_csv", "YourDataApp"]
 
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")
 
@@ -55,6 +61,10 @@ def read_table(source: Any, name: str | None = None) -> pd.DataFrame:
     """
     if isinstance(source, (tuple, list)) and source and isinstance(source[0], Mapping):
         source = source[0]  # ipywidgets 8 FileUpload.value: a tuple of dicts
+    if isinstance(source, Mapping) and "content" not in source and len(source) == 1:
+        (key, inner), = source.items()  # ipywidgets 7 FileUpload.value: {name: {"metadata", "content"}}
+        if isinstance(inner, Mapping) and "content" in inner:
+            source = {"name": key, **inner}
     if isinstance(source, Mapping):
         if "content" not in source:
             raise InputError("the upload has no content: choose a file again")
@@ -65,7 +75,10 @@ def read_table(source: Any, name: str | None = None) -> pd.DataFrame:
         if not path.is_file():
             raise InputError(f"no file at {str(source)!r}: check the path")
         name = name or path.name
-        content = path.read_bytes()
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {str(source)!r}: {exc.strerror or exc}") from None
     elif isinstance(source, (bytes, bytearray, memoryview)):
         content = bytes(source)
     else:
@@ -88,8 +101,8 @@ def read_table(source: Any, name: str | None = None) -> pd.DataFrame:
         sep = ","
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as exc:
-        raise InputError(f"{name or 'the file'} could not be read as CSV: {exc}") from None
+    except (ValueError, csv.Error) as exc:  # ParserError and EmptyDataError are ValueErrors
+        raise InputError(f"{name or 'the file'} could not be read as CSV: {str(exc).strip()}") from None
     if frame.shape[1] < 2:
         raise InputError(f"{name or 'the file'} has {frame.shape[1]} column: a table needs a target "
                          "and at least one predictor (is the separator a comma?)")
@@ -131,13 +144,16 @@ def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | 
 
     One row per column (target last, its categories = the classes). ``from_data`` is True for
     every row: the bounds, categories and classes were read from the private table
-    (:meth:`Schema.from_frame` emits a :class:`PrivacyLeakWarning`, returned here as text).
+    (:meth:`Schema.from_frame` emits a :class:`PrivacyLeakWarning`; it is re-emitted to the
+    caller and also returned as text).
     """
     check_table(frame, target)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
         schema = Schema.from_frame(frame, target, categorical=categorical)
     leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    for text in leaks:
+        warnings.warn(text, PrivacyLeakWarning, stacklevel=2)
     rows = []
     for name in schema.predictors:
         a = schema[name]
@@ -160,9 +176,12 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     """Turn a reviewed draft into a Schema and the table encoded to it.
 
     Numeric columns get an equal-width taxonomy over the declared [lower, upper] and their values
-    are clipped to those bounds; categorical columns and the target become strings that must all
-    be among the declared categories. Returns (schema, encoded copy of the table, leak notes: one
-    per row still marked ``from_data``). Raises :class:`InputError` with the column's name.
+    are clipped to those bounds (integer columns: rounded, then clipped to the integers inside
+    them); categorical columns and the target become strings that must all be among the declared
+    categories (otherwise :class:`InputError`). Returns (schema, encoded copy of the table, leak
+    notes: one per row still marked ``from_data``); when there are leak notes a
+    :class:`PrivacyLeakWarning` listing them is emitted. Raises :class:`InputError` with the
+    column's name.
     """
     if not isinstance(draft, pd.DataFrame) or not set(DRAFT_COLUMNS) <= set(draft.columns):
         raise InputError(f"the schema table needs the columns {DRAFT_COLUMNS}")
@@ -177,7 +196,7 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         name, kind = str(row.column), str(row.kind)
         if name not in frame.columns:
             raise InputError(f"the schema names a column {name!r} that the table does not have")
-        if bool(row.from_data):
+        if bool(row.from_data) and kind != "drop":  # a dropped column's domain is not used
             what = {"numeric": "bounds", "categorical": "categories", "target": "classes"}.get(kind, "domain")
             leaks.append(f"{name}: {what} taken from the data")
         if kind == "numeric":
@@ -193,10 +212,19 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
                 raise InputError(f"column {name!r}: the public bounds need lower < upper, got [{lower}, {upper}]")
             integer = bool(row.integer)
-            taxonomy = Taxonomy.equal_width(name, lower, upper, fanouts)
+            try:
+                taxonomy = Taxonomy.equal_width(name, lower, upper, fanouts)
+            except ValueError as exc:
+                raise InputError(f"column {name!r}: {exc}") from None
             attrs.append(Attribute.numeric(name, lower, upper, taxonomy, integer=integer))
-            clipped = values.clip(lower, upper)
-            out[name] = clipped.round().astype(np.int64) if integer else clipped.astype(float)
+            if integer:
+                lo, hi = np.ceil(lower), np.floor(upper)
+                if lo > hi:
+                    raise InputError(f"column {name!r} is declared integer but no integer lies in "
+                                     f"[{lower:g}, {upper:g}]: widen the bounds or untick 'integer'")
+                out[name] = values.round().clip(lo, hi).astype(np.int64)
+            else:
+                out[name] = values.clip(lower, upper).astype(float)
         elif kind in ("categorical", "target"):
             cats = _split_list(row.categories)
             if len(cats) != len(set(cats)):
@@ -221,38 +249,46 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             raise InputError(f"column {name!r}: kind must be numeric, categorical, target or drop, got {kind!r}")
     if not attrs:
         raise InputError("keep at least one predictor (all columns are dropped)")
-    schema = Schema(attrs, target, classes)
+    try:
+        schema = Schema(attrs, target, classes)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if out[target].nunique() < 2:
         raise InputError(f"the target {target!r} has a single class: nothing to classify")
+    if leaks:
+        warnings.warn("the public schema still uses domains read from the private data, which no ε "
+                      "pays for: " + "; ".join(leaks) + ". Declare them (or tick 'public') if they are "
+                      "public knowledge.", PrivacyLeakWarning, stacklevel=2)
     return schema, out[schema.predictors + [target]], leaks
 
 
 # --------------------------------------------------------------------------- 5. release
-def _privpfc(eps: float, rs: Any):
+def _privpfc(eps: float, rs: Any, accountant: Any = None):
     from ..publish.privpfc import PrivPfC
 
-    return PrivPfC(eps, theta=10_000, random_state=rs), {"values": "sampled"}
+    return PrivPfC(eps, theta=10_000, random_state=rs, accountant=accountant), {"values": "sampled"}
 
 
-def _diffmulti(eps: float, rs: Any):
+def _diffmulti(eps: float, rs: Any, accountant: Any = None):
     from ..publish.diffmulti import DiffMulti
 
-    return DiffMulti(eps, random_state=rs), {"values": "sampled"}
+    return DiffMulti(eps, random_state=rs, accountant=accountant), {"values": "sampled"}
 
 
-def _diffgen(eps: float, rs: Any):
+def _diffgen(eps: float, rs: Any, accountant: Any = None):
     from ..publish.diffgen import DiffGen
 
-    return DiffGen(eps, random_state=rs), {"values": "sampled"}
+    return DiffGen(eps, random_state=rs, accountant=accountant), {"values": "sampled"}
 
 
-def _projected(eps: float, rs: Any):
+def _projected(eps: float, rs: Any, accountant: Any = None):
     from ..publish.projected import ProjectedHistogram
 
-    return ProjectedHistogram(eps, random_state=rs), {}
+    return ProjectedHistogram(eps, random_state=rs, accountant=accountant), {}
 
 
-#: Publishing methods offered: name → factory(epsilon, random_state) → (release, synthetic kwargs).
+#: Publishing methods offered: name → factory(epsilon, random_state, accountant=None) →
+#: (unfitted release, keyword arguments of its ``synthetic``).
 METHODS: dict[str, Callable] = {"PrivPfC": _privpfc, "DiffMulti": _diffmulti, "DiffGen": _diffgen,
                                 "Projected histogram": _projected}
 
@@ -274,17 +310,25 @@ class ReleaseResult:
 
 
 def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
-            leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = 0) -> ReleaseResult:
+            leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = None,
+            accountant: BudgetAccountant | None = None) -> ReleaseResult:
     """Release a DP synthetic table of ``frame`` (already encoded by :func:`build_schema`).
 
     A stratified ``test_size`` share is held out; ``method`` runs on the rest at ``epsilon``
-    (every spend recorded by its accountant) and gives the synthetic table. The release's own
-    classifier, the majority class and a non-private logistic regression are scored on the
-    held-out rows: that evaluation is NOT private (it is for the data owner, not for publication).
+    (spent from ``accountant``, or a fresh one; every spend is in ``result.ledger``) and gives
+    the synthetic table. The release's own classifier, the majority class and a non-private
+    logistic regression are scored on the held-out rows: that evaluation is NOT private (it is
+    for the data owner, not for publication).
+
+    ``random_state``: int seed, Generator or None. Never publish two releases made with the same
+    int seed: their noise is then correlated (with a Laplace mechanism the true counts follow from
+    two releases at different ε). To make several releases, pass one Generator (as the app does).
+    Every check (method, ε, schema, budget) runs before anything is spent; bad input raises
+    :class:`InputError` (or ``BudgetExceededError``).
     """
     from .._validation import check_epsilon, check_random_state
     from ..datasets import train_test_split
-    from ..evaluate.sweep import majority_factory, nonprivate_factory
+    from ..evaluate.sweeps import majority_factory, nonprivate_factory
 
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: choose one of {list(METHODS)}")
@@ -292,22 +336,38 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         epsilon = check_epsilon(epsilon)
     except (TypeError, ValueError) as exc:
         raise InputError(str(exc)) from None
+    if not isinstance(schema, Schema):
+        raise InputError(f"schema must be a dpexplore Schema (from build_schema), got {type(schema).__name__}")
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"the table must be a DataFrame (from build_schema), got {type(frame).__name__}")
+    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
+    if missing:
+        raise InputError(f"the table lacks the schema's column(s) {missing}: encode it with build_schema first")
     try:
         schema.validate(frame[schema.predictors], frame[schema.target])
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    rng = check_random_state(random_state)
+    if accountant is not None:
+        if not isinstance(accountant, BudgetAccountant):
+            raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
+        accountant.require(epsilon)  # BudgetExceededError now, before anything is spent
+    try:
+        rng = check_random_state(random_state)
+    except TypeError as exc:
+        raise InputError(str(exc)) from None
     counts = frame[schema.target].value_counts()
     if counts.min() < 2:
         raise InputError(f"class {counts.idxmin()!r} has a single row: at least 2 per class are "
                          "needed to hold some out for the utility check")
     X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=test_size, random_state=rng)
-    seed = int(rng.integers(0, 2**31 - 1))
-    est, syn_kwargs = METHODS[method](epsilon, seed)
+    fit_seed, synthetic_seed = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
+    factory = METHODS[method]
+    est, syn_kwargs = factory(epsilon, fit_seed) if accountant is None else factory(epsilon, fit_seed,
+                                                                                      accountant=accountant)
     t0 = time.perf_counter()
     est.fit(X_tr, y_tr, schema=schema)
     seconds = time.perf_counter() - t0
-    synthetic = est.synthetic(random_state=seed + 1, **syn_kwargs)
+    synthetic = _as_declared(est.synthetic(random_state=synthetic_seed, **syn_kwargs), schema)
     rows = [{"model": f"{method} (ε = {epsilon:g})", "private": True,
              "error": float(np.mean(np.asarray(est.predict(X_te)) != np.asarray(y_te)))}]
     for label, factory in (("majority class", majority_factory), ("non-private logistic regression", nonprivate_factory)):
@@ -317,6 +377,16 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     return ReleaseResult(method=method, epsilon=epsilon, synthetic=synthetic.reset_index(drop=True),
                          ledger=est.ledger_.copy(), utility=pd.DataFrame(rows), leaks=list(leaks),
                          n_train=len(X_tr), n_test=len(X_te), seconds=seconds, schema=schema)
+
+
+def _as_declared(synthetic: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """Post-processing: integer columns of the schema come back as integers inside their bounds."""
+    out = synthetic.copy()
+    for name in schema.numeric:
+        a = schema[name]
+        if a.integer and name in out.columns and pd.api.types.is_numeric_dtype(out[name]):
+            out[name] = out[name].round().clip(np.ceil(a.lower), np.floor(a.upper)).astype(np.int64)
+    return out
 
 
 # --------------------------------------------------------------------------- 6. outputs
@@ -333,8 +403,19 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def ledger_table(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The ledger per label (methods that spend per split or per node record hundreds of rows):
+    label, number of spends, ε charged; a last row with the total."""
+    if ledger.empty:
+        return pd.DataFrame({"spent on": ["total"], "spends": [0], "ε charged": [0.0]})
+    g = ledger.groupby("label", sort=False)["charged"]
+    out = pd.DataFrame({"spent on": g.size().index, "spends": g.size().to_numpy(), "ε charged": g.sum().to_numpy()})
+    total = pd.DataFrame({"spent on": ["total"], "spends": [len(ledger)], "ε charged": [ledger["charged"].sum()]})
+    return pd.concat([out, total], ignore_index=True)
+
+
 def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
-    """One page: what was released, the ε ledger, the utility, and the privacy caveats."""
+    """One page: what was released, the ε ledger (per label), the utility, and the privacy caveats."""
     s = result.schema
     parts = [f"# {title}: differentially private release", "",
              f"- Method: **{result.method}**, total budget **ε = {result.epsilon:g}** "
@@ -343,7 +424,7 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
              f"- Predictors: {len(s.predictors)} ({len(s.numeric)} numeric, {len(s.categorical)} categorical)",
              f"- Training rows: {result.n_train}; synthetic rows released: {len(result.synthetic)}",
              f"- Fit time: {result.seconds:.2f} s", "",
-             "## Budget ledger", "", _md_table(result.ledger[["label", "scope", "epsilon", "charged"]]), "",
+             "## Budget ledger", "", _md_table(ledger_table(result.ledger)), "",
              f"## Utility (test error on {result.n_test} held-out rows; not private, for the data owner)", "",
              _md_table(result.utility), "",
              "## Public schema", ""]
@@ -352,7 +433,9 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
         a = s[name]
         dom = f"[{a.lower:g}, {a.upper:g}]" if a.kind == "numeric" else ", ".join(map(str, a.categories))
         rows.append({"column": name, "kind": a.kind, "domain": dom})
-    parts += [_md_table(pd.DataFrame(rows)), ""]
+    parts += [_md_table(pd.DataFrame(rows)), "",
+              "Numeric values outside their declared bounds were clipped to them before the release "
+              "(categorical values outside their declared lists are refused).", ""]
     if result.leaks:
         parts += ["## ⚠ PrivacyLeakWarning", "",
                   "These parts of the schema were read from the private data and are not covered by ε. "
@@ -376,15 +459,27 @@ class YourDataApp:
     Widgets: a FileUpload and a path box (+ "Load"), the target dropdown, one row per column to
     review its public domain (kind, bounds, categories, and a "public" tick that clears its
     leak flag), the method, ε (log slider), "Release", then messages, the utility table, the
-    ledger and two download links. Errors are shown as text in ``messages``.
+    ledger and two download links. Errors are shown as text in ``messages``; on an error nothing
+    is released and nothing is spent.
+
+    ``random_state`` seeds one Generator for the whole session: the first release is reproducible,
+    and later releases draw fresh noise (two releases with the same seed would have correlated
+    noise). ``accountant`` (optional) is a session budget that every release spends from; a
+    release it cannot pay for is refused with a message.
     """
 
     def __init__(self, path: str | None = None, epsilon: float = 1.0, method: str = "PrivPfC",
-                 random_state: int = 0):
+                 random_state: Any = 0, accountant: BudgetAccountant | None = None):
         import ipywidgets as W
 
+        from .._validation import check_random_state
+
+        if accountant is not None and not isinstance(accountant, BudgetAccountant):
+            raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
         self._W = W
         self.random_state = random_state
+        self.accountant = accountant
+        self._rng = check_random_state(random_state)
         self.frame: pd.DataFrame | None = None
         self.result: ReleaseResult | None = None
         self.last_error: str | None = None
@@ -404,8 +499,8 @@ class YourDataApp:
         self.messages = W.HTML()
         self.results = W.Output()
         self.downloads = W.HTML()
-        self.upload.observe(lambda ch: self.load(), names="value")
-        self.load_button.on_click(lambda b: self.load())
+        self.upload.observe(self._on_upload, names="value")
+        self.load_button.on_click(self._on_load_click)
         self.target.observe(lambda ch: self._new_target(), names="value")
         self.release_button.on_click(lambda b: self.release())
         self.widget = W.VBox([
@@ -434,9 +529,17 @@ class YourDataApp:
         self.downloads.value = ""
         self.results.clear_output()
 
+    def _on_upload(self, change: Mapping) -> None:
+        if change["new"]:  # clearing the upload is not a new file
+            self.load(change["new"])
+
+    def _on_load_click(self, _button: Any = None) -> None:
+        path = self.path.value.strip()  # the path box, when filled, is what "Load" means
+        self.load(path if path else None)
+
     # ------------------------------------------------------------------ steps
     def load(self, source: Any = None, name: str | None = None) -> bool:
-        """Read the upload (or ``source``, or the path box); fill the target dropdown."""
+        """Read ``source`` (or the upload, or the path box); fill the target dropdown."""
         self._clear_release()
         self.release_button.disabled = True
         try:
@@ -445,11 +548,15 @@ class YourDataApp:
                 if not source:
                     raise InputError("upload a CSV file or type a path first")
             frame = read_table(source, name)
-        except InputError as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure is a message, never a traceback
             self.frame = None
+            self._rows = {}
+            self.target.unobserve_all("value")
             self.target.options = []
+            self.target.observe(lambda ch: self._new_target(), names="value")
             self.schema_box.children = ()
-            self._error(str(exc))
+            self._error(str(exc) if isinstance(exc, InputError) else
+                        f"the file could not be read: {type(exc).__name__}: {exc}")
             return False
         self.frame = frame
         cols = list(frame.columns)
@@ -465,15 +572,20 @@ class YourDataApp:
         if self.frame is None or self.target.value is None:
             return False
         try:
-            draft, leaks = draft_schema(self.frame, self.target.value)
-        except (InputError, ValueError) as exc:
+            with warnings.catch_warnings(record=True) as caught:  # shown in the app, not on stderr
+                warnings.simplefilter("always", PrivacyLeakWarning)
+                draft, _ = draft_schema(self.frame, self.target.value)
+        except Exception as exc:  # noqa: BLE001 - a message, never a traceback
+            self._rows = {}
             self.schema_box.children = ()
-            self._error(str(exc))
+            self._error(str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
             return False
         self._build_rows(draft)
         self.release_button.disabled = False
+        leaks = [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
         self._info(f"{len(self.frame)} rows × {self.frame.shape[1]} columns loaded; review the schema below.",
-                   warn=[f"{len(self.leak_rows())} domain(s) were read from the data"])
+                   warn=[f"{len(self.leak_rows())} domain(s) were read from the data "
+                         f"({', '.join(self.leak_rows())}), marked ⚠ from data below"] + leaks)
         return True
 
     def _build_rows(self, draft: pd.DataFrame) -> None:
@@ -534,14 +646,16 @@ class YourDataApp:
                 self._error("load a table first")
             return None
         try:
-            schema, encoded, leaks = build_schema(self.frame, self.draft())
+            with warnings.catch_warnings(record=True):  # the leaks are shown below, not on stderr
+                warnings.simplefilter("always", PrivacyLeakWarning)
+                schema, encoded, leaks = build_schema(self.frame, self.draft())
             result = release(encoded, schema, self.method.value, self.epsilon.value, leaks=leaks,
-                             random_state=self.random_state)
+                             random_state=self._rng, accountant=self.accountant)
         except (InputError, BudgetExceededError) as exc:
             self._error(str(exc))
             return None
-        except ValueError as exc:  # a method refused the data: still a message, not a traceback
-            self._error(f"{self.method.value} could not run on this table: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a method refused the data: a message, not a traceback
+            self._error(f"{self.method.value} could not run on this table: {type(exc).__name__}: {exc}")
             return None
         self.result = result
         self.leak_messages = leaks

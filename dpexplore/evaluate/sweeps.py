@@ -371,7 +371,8 @@ def sweep(methods: Mapping[str, Any], data: tuple[pd.DataFrame, Schema], epsilon
     metrics : "error" (default), "accuracy", "auc" (binary), a list of them, or a mapping
         name → callable(estimator, X_test, y_test).
     n_jobs : worker processes (1: serial, -1: one per core); the table is identical either way.
-    random_state : int seed (reproducible), Generator or None.
+    random_state : int seed (reproducible: the same seed gives the same table, serial or
+        parallel, except the measured ``seconds``), Generator or None.
     progress : show a tqdm.auto progress bar.
 
     Returns
