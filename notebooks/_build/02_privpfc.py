@@ -230,7 +230,7 @@ concentrated the choice is), the chosen grid on the taxonomies, the test errors 
 classifier and of a tree trained on the synthetic data next to the baselines, and true vs noisy
 counts in six released cells from the largest to the smallest (the true counts are a
 non-private view). Qualities are cached per ε_pert, so moving only the selection share, Θ within a scored pool or the seed
-redraws at once; a new ε_pert rescores the pool (one to two seconds).
+redraws at once; a new ε_pert rescores the pool (about half a second on Adult).
 
 *Without a running kernel (e.g. on a static page) the widget shows nothing; the charts of
 section 4 are the same views for ε = 1 and the paper's split.*
