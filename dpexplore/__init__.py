@@ -11,4 +11,12 @@ from .domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
 __version__ = "0.1.0"
 
 __all__ = ["BudgetAccountant", "BudgetExceededError", "Attribute", "PrivacyLeakWarning", "Schema",
-           "Taxonomy", "__version__"]
+           "Taxonomy", "SKLEARN_EXPECTED_FAILURES", "__version__"]
+
+
+def __getattr__(name: str):
+    # imported on first use: it loads every estimator module
+    if name == "SKLEARN_EXPECTED_FAILURES":
+        from . import conformance
+        return conformance.SKLEARN_EXPECTED_FAILURES
+    raise AttributeError(f"module 'dpexplore' has no attribute {name!r}")

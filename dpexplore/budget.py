@@ -239,7 +239,15 @@ class RecordsSpends:
     ``fit`` calls ``self._open_ledger(accountant)`` before its first spend and
     ``self._close_ledger()`` after its last one. ``ledger_`` is then exactly this fit's spends,
     even when the accountant is shared and spent from later (say by the classifier after a
-    selector in a ``Pipeline``); ``epsilon_spent_`` is their total.
+    selector in a ``Pipeline``).
+
+    ``epsilon_spent_`` is what this fit *cost*: how much it raised the cost of the scope it ran
+    in (the accountant's root, or the ``branch`` it was fitted inside), with any ``parallel``
+    scopes inside the fit charged at their maximum. It is computed from this fit's own spends,
+    never from the accountant's overall total: inside a ``parallel`` scope next to a sibling
+    that spent more, the total does not move, yet the fit still cost its ε on its own part of
+    the data. A fit cannot run *directly* inside ``parallel()`` (each of its spends would count
+    as a disjoint part); open a ``branch`` for it.
     """
 
     def _start(self, epsilon: float) -> np.random.Generator:
@@ -250,12 +258,22 @@ class RecordsSpends:
         return check_random_state(self.random_state)
 
     def _open_ledger(self, accountant: BudgetAccountant) -> None:
+        scope = accountant._stack[-1]
+        if scope.parallel:
+            raise RuntimeError(
+                f"{type(self).__name__} was fitted directly inside parallel({scope.name!r}); its spends "
+                "would each count as a disjoint part of the data. Fit it inside "
+                "`with acc.branch(name):` for the part of the data it sees.")
         self.accountant_ = accountant
         self._ledger_start = len(accountant.ledger)
         self._ledger_end: int | None = None  # still spending: the slice runs to the end
+        self._scope = scope
+        self._scope_cost_start = scope.cost
+        self._cost = 0.0
 
     def _close_ledger(self) -> None:
         self._ledger_end = len(self.accountant_.ledger)
+        self._cost = float(self._scope.cost - self._scope_cost_start)
 
     def _spend(self, epsilon: float, label: str) -> float:
         """Spend from ``accountant_`` and extend this fit's slice of the ledger to cover it."""
@@ -273,5 +291,9 @@ class RecordsSpends:
 
     @property
     def epsilon_spent_(self) -> float:
-        """Total ε charged by the last ``fit`` (the sum of ``ledger_["charged"]``)."""
-        return float(self.ledger_["charged"].sum())
+        """ε this fit cost on its data (sequential sum of its spends, parallel parts at their max)."""
+        if "accountant_" not in self.__dict__:
+            raise AttributeError("epsilon_spent_ is available after fit()")
+        if self.__dict__.get("_ledger_end") is None:  # still spending: read the live cost
+            return float(self._scope.cost - self._scope_cost_start)
+        return float(self._cost)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._validation import check_frame, check_target
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema"]
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -32,6 +32,69 @@ class PrivacyLeakWarning(UserWarning):
 
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def class_values(classes: Sequence, like: Any) -> np.ndarray:
+    """Declared class labels in the type of the caller's labels ``like``, for ``classes_``.
+
+    A schema stores classes as strings, so integer labels 0/1 become "0"/"1"; predictions must
+    come back as 0/1, or ``score`` and ``cross_val_score`` compare ints with strings. Decided by
+    the *dtype* of ``like`` only, never by which labels occur in it (that would leak which
+    classes are present): bool dtypes get True/False, numeric dtypes get numbers when every
+    label round-trips to the same text, anything else keeps the strings.
+    """
+    out = np.asarray([str(c) for c in classes], dtype=object)
+    dtype = getattr(like, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(like).dtype
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        names = {"False": False, "True": True}
+        return np.asarray([names[c] for c in out]) if set(out) <= set(names) else out
+    if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
+        try:
+            conv = np.asarray([str(c) for c in classes]).astype(dtype)
+        except (TypeError, ValueError):
+            return out
+        if [str(v) for v in conv.tolist()] == [str(c) for c in out]:
+            return conv
+    return out
+
+
+def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """The public class list and each label's index in it, for estimators without a schema.
+
+    ``classes`` is the caller's declaration (public: it must not come from ``y``); the labels of
+    ``y`` must all be among them. With ``classes=None`` the observed labels of ``y`` are used and a
+    :class:`PrivacyLeakWarning` says so: which classes occur is a fact about the private records
+    (one record of a rare class changes the model's shape, an unbounded privacy loss).
+    Returns ``(classes_, codes)``: the classes in the type of ``y`` (see :func:`class_values`)
+    in the declared order, and an int array of class indices.
+    """
+    arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
+    if classes is None:
+        warnings.warn(
+            f"{owner} read its class labels from the private y: which classes occur is not covered by "
+            "any ε (one record of a rare class changes the released model). Pass classes=[...] "
+            "(or a Schema) with the labels you know without looking at the data.",
+            PrivacyLeakWarning, stacklevel=3)
+        labels = [str(c) for c in np.unique(arr)]
+        order = np.unique(arr)
+        values = order if order.dtype != object else np.asarray(labels, dtype=object)
+        text = np.asarray(labels, dtype=object)
+    else:
+        if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+            raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
+        declared = list(classes)
+        text = np.asarray([str(c) for c in declared], dtype=object)
+        if len(declared) < 2 or len(set(text)) != len(text):
+            raise ValueError(f"classes must hold at least two distinct labels, got {declared!r}")
+        values = class_values(text, arr)
+    codes = pd.Index(list(text), dtype=object).get_indexer(arr.astype(str).astype(object))
+    if np.any(codes < 0):
+        unknown = sorted({str(v) for v in arr[codes < 0]})[:5]
+        raise ValueError(f"y has label(s) {unknown} that are not among the declared classes {list(text)}; "
+                         "declare every class the target can take")
+    return values, codes.astype(np.int64)
 
 
 # =========================================================================== Taxonomy

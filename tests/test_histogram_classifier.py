@@ -114,13 +114,13 @@ def test_inputs_are_not_mutated_and_sklearn_contract(table):
     assert twin.get_params()["grid"] == {"age": 1, "sex": 1} and not hasattr(twin, "counts_")
 
 
-def test_label_values_follow_the_type_of_y():
-    from dpexplore.models.histogram import label_values
-    assert label_values(["0", "1"], pd.Series([1, 0, 1])).tolist() == [0, 1]
-    assert label_values(["0.0", "1.5"], np.array([0.0, 1.5])).tolist() == [0.0, 1.5]
-    assert label_values(["no", "yes"], pd.Series(["no", "yes"])).dtype == object
-    assert label_values(["a", "1"], pd.Series([1, 1])).tolist() == ["a", "1"]   # not convertible: text
-    assert label_values(["False", "True"], pd.Series([True, False])).tolist() == [False, True]
+def test_class_values_follow_the_type_of_y():
+    from dpexplore.domain import class_values
+    assert class_values(["0", "1"], pd.Series([1, 0, 1])).tolist() == [0, 1]
+    assert class_values(["0.0", "1.5"], np.array([0.0, 1.5])).tolist() == [0.0, 1.5]
+    assert class_values(["no", "yes"], pd.Series(["no", "yes"])).dtype == object
+    assert class_values(["a", "1"], pd.Series([1, 1])).tolist() == ["a", "1"]   # not convertible: text
+    assert class_values(["False", "True"], pd.Series([True, False])).tolist() == [False, True]
     schema = Schema([Attribute.categorical("s", ["F", "M"])], "y", ["0", "1"])
     clf = HistogramClassifier.from_counts([[3.0, 1.0], [0.5, 2.0]], {"s": 1}, schema, classes=[0, 1])
     assert clf.predict(pd.DataFrame({"s": ["F", "M"]})).tolist() == [0, 1]

@@ -104,7 +104,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any) -> "PrivateLRClassifier":
         from .._validation import check_positive, check_random_state
-        from ..models.histogram import label_values
+        from ..domain import class_values
         from ..models.logistic import PrivateLogisticRegression
 
         if not isinstance(self.schema, Schema):
@@ -130,7 +130,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
                                                   accountant=accountant, random_state=rng)
                         .fit(Z, (y_text == c).astype(int)) for c, eps in zip(targets, parts)]
         self._close_ledger()
-        self.classes_ = label_values(list(classes), y)
+        self.classes_ = class_values(list(classes), y)
         self.n_features_in_ = len(self.schema.predictors)
         return self
 

@@ -23,33 +23,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_frame, check_same_length, check_target
-from ..domain import Schema
+from ..domain import Schema, class_values
 from ..histogram import cell_codes, class_counts
 
-__all__ = ["HistogramClassifier", "check_grid", "grid_node_codes", "generalize", "label_values"]
-
-
-def label_values(classes: Sequence[str], y: Any) -> np.ndarray:
-    """The schema's class labels (text) in the type of the caller's ``y``, for ``classes_``.
-
-    A schema stores classes as strings, so integer labels 0/1 become "0"/"1"; predictions must
-    come back as 0/1, or ``score`` and ``cross_val_score`` compare ints with strings. Decided by
-    the dtype of ``y`` only (not by which labels occur in it): numeric/bool dtypes get the labels
-    converted when every one round-trips to the same text, anything else keeps the strings.
-    """
-    out = np.asarray(list(classes), dtype=object)
-    dtype = getattr(y, "dtype", np.asarray(y).dtype)
-    if isinstance(dtype, np.dtype) and dtype.kind == "b":
-        names = {"False": False, "True": True}
-        return np.asarray([names[c] for c in classes]) if set(classes) <= set(names) else out
-    if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
-        try:
-            conv = np.asarray(list(classes)).astype(dtype)
-        except (TypeError, ValueError):
-            return out
-        if [str(v) for v in conv.tolist()] == [str(c) for c in classes]:
-            return conv
-    return out
+__all__ = ["HistogramClassifier", "check_grid", "grid_node_codes", "generalize"]
 
 
 def check_grid(grid: Mapping[str, int] | Sequence[int], schema: Schema) -> dict[str, int]:
@@ -185,7 +162,7 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         """A fitted classifier from a (noisy) count table of shape (n_cells, n_classes).
 
         ``classes``: the labels predictions return, one per schema class in schema order
-        (default: the schema's class strings; see :func:`label_values`).
+        (default: the schema's class strings; see :func:`class_values`).
         """
         clf = cls(schema=schema, grid=grid)
         clf._setup(schema, grid, classes)
@@ -196,7 +173,7 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         self._setup(self.schema, self.grid)
         y = check_target(y, "y")
         check_same_length(X, y)
-        self.classes_ = label_values(self.schema_.classes, y)
+        self.classes_ = class_values(self.schema_.classes, y)
         used = [n for n, d in self.grid_.items() if d > 0]
         if used:
             self.schema_.subset(used).validate(X[used] if set(used) <= set(X.columns) else X)

@@ -408,7 +408,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
                 data[a] = self._region_labels(a)[region]
             else:
                 data[a] = self._sample_values(a, region, rng)
-        data[self.schema_.target] = np.asarray(self._label_values(), dtype=object)[cls]
+        data[self.schema_.target] = np.asarray(self._class_values(), dtype=object)[cls]
         return pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
 
     def _sample_values(self, attribute: str, region: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -434,7 +434,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
             out[m] = leaves[order[pick]]
         return out
 
-    def _label_values(self) -> list:
+    def _class_values(self) -> list:
         return [self._label_map.get(c, c) for c in self.schema_.classes]
 
     # ------------------------------------------------------------------ classifier
@@ -471,12 +471,12 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Majority noisy class of each record's region."""
         best = self.predict_proba(X).argmax(axis=1)
-        return np.asarray(self._label_values())[best]
+        return np.asarray(self._class_values())[best]
 
     def _set_labels(self, y: pd.Series) -> None:
         """Map the schema's string class labels back to the caller's label values (for score)."""
         self._label_map = {str(v): v for v in pd.unique(y)}
-        self.classes_ = np.asarray(self._label_values())
+        self.classes_ = np.asarray(self._class_values())
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§8.2): the generalized records,
@@ -503,7 +503,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
             out[axis + "0"], out[axis + "1"] = lo, hi
             out["label_" + axis] = self._region_labels(a)
         counts = self.noisy_counts_
-        out["majority"] = np.asarray(self._label_values(), dtype=object)[counts.argmax(axis=1)]
+        out["majority"] = np.asarray(self._class_values(), dtype=object)[counts.argmax(axis=1)]
         out["count"] = counts.sum(axis=1)
         return pd.DataFrame(out)
 
@@ -552,7 +552,7 @@ class ReleaseClassifier:
             weight = counts[region, cls].astype(float)
         self.encoder = OneHotEncoder(handle_unknown="ignore")
         Xtr = self.encoder.fit_transform(parts.iloc[region].astype(str))
-        labels = np.asarray(release._label_values())
+        labels = np.asarray(release._class_values())
         self.estimator.fit(Xtr, labels[cls], sample_weight=weight)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

@@ -29,9 +29,9 @@ from .. import mechanisms
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_positive,
                            check_random_state)
 from ..budget import BudgetAccountant
-from ..domain import PrivacyLeakWarning, Schema
+from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
-from ..models.histogram import HistogramClassifier, generalize, label_values
+from ..models.histogram import HistogramClassifier, generalize
 from .base import Release, check_release_input, prepare_accountant
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -505,7 +505,7 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         accountant = prepare_accountant(self.epsilon, self.accountant)
         codes = LevelCodes(X, schema)
         scorer = GridScorer(codes, schema.encode_target(y), schema.n_classes)
-        self._fit_scorer(scorer, schema, accountant, classes=label_values(schema.classes, y))
+        self._fit_scorer(scorer, schema, accountant, classes=class_values(schema.classes, y))
         self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
         self.n_features_in_ = X.shape[1]
         return self
