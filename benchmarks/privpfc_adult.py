@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split  # noqa: E402
 from dpexplore.domain import PrivacyLeakWarning  # noqa: E402
-from dpexplore.publish.privpfc import PrivPfC, PrivPfCSelNF  # noqa: E402
+from dpexplore.publish.privpfc import PrivPfC, PrivPfCSelNF, describe_grid  # noqa: E402
 
 EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0)
 TARGETS = {("Adult", 1.0): 0.175, ("Adult", 0.05): 0.19, ("Adult-MC", 1.0): 0.13}
@@ -40,8 +40,8 @@ def run(name: str, loader, repetitions: int) -> pd.DataFrame:
         for seed in range(repetitions):
             model = PrivPfC(epsilon=eps, random_state=seed).fit(X_train, y_train, schema=schema)
             rows.append({"dataset": name, "epsilon": eps, "seed": seed, "method": "PrivPfC",
-                         "error": 1 - model.score(X_test, y_test), "grid": model.candidates_.loc[
-                             model.candidates_["chosen"], "grid"].iloc[0]})
+                         "error": 1 - model.score(X_test, y_test),
+                         "grid": describe_grid(list(model.grid_.values()), list(model.grid_))})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             for seed in range(min(repetitions, 3)):

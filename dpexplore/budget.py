@@ -203,6 +203,11 @@ class BudgetAccountant:
         return parts
 
     @property
+    def n_spends(self) -> int:
+        """Number of spends recorded so far (rows of :attr:`ledger`, without building it)."""
+        return len(self._rows)
+
+    @property
     def ledger(self) -> pd.DataFrame:
         """One row per spend: label, scope path, ε requested, ε charged to the total."""
         return pd.DataFrame(self._rows, columns=["label", "scope", "epsilon", "charged"])
@@ -265,14 +270,14 @@ class RecordsSpends:
                 "would each count as a disjoint part of the data. Fit it inside "
                 "`with acc.branch(name):` for the part of the data it sees.")
         self.accountant_ = accountant
-        self._ledger_start = len(accountant.ledger)
+        self._ledger_start = accountant.n_spends
         self._ledger_end: int | None = None  # still spending: the slice runs to the end
         self._scope = scope
         self._scope_cost_start = scope.cost
         self._cost = 0.0
 
     def _close_ledger(self) -> None:
-        self._ledger_end = len(self.accountant_.ledger)
+        self._ledger_end = self.accountant_.n_spends
         self._cost = float(self._scope.cost - self._scope_cost_start)
 
     def _spend(self, epsilon: float, label: str) -> float:

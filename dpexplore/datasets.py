@@ -23,7 +23,7 @@ from ._validation import RandomState, check_frame, check_random_state
 from .domain import Attribute, Schema, Taxonomy
 
 __all__ = ["ADULT_COLUMNS", "load_adult", "load_adult_multiclass", "load_german", "load_iris",
-           "make_synthetic", "train_test_split", "data_path"]
+           "make_synthetic", "train_test_split", "bernoulli_split", "data_path"]
 
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
@@ -277,3 +277,31 @@ def train_test_split(frame: pd.DataFrame, schema: Schema, test_size: float | int
     X, y = frame[schema.predictors], frame[schema.target]
     X_train, X_test, y_train, y_test = _sk_split(X, y, test_size=test_size, random_state=seed, stratify=y)
     return X_train.copy(), X_test.copy(), y_train.copy(), y_test.copy()
+
+
+def bernoulli_split(frame: pd.DataFrame, schema: Schema, test_fraction: float = 0.2,
+                    random_state: RandomState = None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Series]:
+    """Split with membership decided per record: each row goes to the test part independently
+    with probability ``test_fraction`` (a public number), else to the training part.
+
+    Use it before a private fit: with this split, adding or removing one record changes the
+    training part by at most that record (add/remove neighbours), so an ε-DP fit on the training
+    part is ε-DP for the whole table (Poisson subsampling only helps). A fixed-size or stratified
+    split is not: adding a record can push another one out of the training part, a substitution,
+    which costs 2ε. Neither part is guaranteed to be non-empty or to hold every class.
+    ``test_fraction`` = 0 puts every row in training. Returns copies: X_train, X_test, y_train, y_test.
+    """
+    check_frame(frame, "frame")
+    if not isinstance(schema, Schema):
+        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the schema's column(s) {missing}")
+    if (isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(test_fraction) < 1.0):
+        raise ValueError(f"test_fraction must be a number in [0, 1), got {test_fraction!r}")
+    rng = check_random_state(random_state)
+    test = rng.random(len(frame)) < float(test_fraction)
+    X, y = frame[schema.predictors], frame[schema.target]
+    return X[~test].copy(), X[test].copy(), y[~test].copy(), y[test].copy()

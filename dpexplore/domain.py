@@ -545,8 +545,8 @@ class Schema:
             raise ValueError(f"{name} lacks the schema's column(s) {missing}")
         for col in self.attributes:
             self.attributes[col].validate(X[col])
-        if y is not None:
-            y = check_target(y, "y", min_classes=2)
+        if y is not None:  # classes are declared: y may hold any of them, even a single one
+            y = check_target(y, "y", min_classes=1)
             if len(y) != len(X):
                 raise ValueError(f"{name} has {len(X)} rows but y has {len(y)}")
             unknown = set(y.astype(str)) - set(self.classes)

@@ -15,7 +15,7 @@ from . import mechanisms
 from ._validation import RandomState, check_random_state
 from .domain import Schema
 
-__all__ = ["LevelCodes", "cell_codes", "decode_cells", "class_counts", "sparse_class_counts",
+__all__ = ["MAX_SYNTHETIC_ROWS", "LevelCodes", "cell_codes", "decode_cells", "class_counts", "sparse_class_counts",
            "noisy_counts", "synthetic_from_counts"]
 
 
@@ -40,6 +40,24 @@ class LevelCodes:
             dtype = np.int32
             self._codes[n] = [tax.node_codes(leaves[n], d).astype(dtype) for d in range(tax.height)]
             self.level_sizes[n] = tax.level_sizes
+
+    @classmethod
+    def from_table(cls, table: Any, attributes: Sequence[str] | None = None) -> "LevelCodes":
+        """The node codes of a :class:`~dpexplore.counts.CountTable`'s occupied cells (one "row"
+        per cell: weight them by ``table.counts``). No record is read: the table is already
+        validated, and its leaf codes are what ``Schema.leaf_codes`` gives on the records."""
+        schema = table.schema
+        names = schema.predictors if attributes is None else schema.check_columns(attributes, "attributes")
+        self = object.__new__(cls)
+        self.schema = schema
+        self.attributes = list(names)
+        self.n_rows = int(table.counts.shape[0])  # occupied cells (private), not records
+        self._codes, self.level_sizes = {}, {}
+        for n in names:
+            tax = schema[n].taxonomy
+            self._codes[n] = [tax.node_codes(table.leaf_codes[n], d).astype(np.int32) for d in range(tax.height)]
+            self.level_sizes[n] = tax.level_sizes
+        return self
 
     def codes(self, attribute: str, depth: int) -> np.ndarray:
         """Node code of every row for ``attribute`` generalised to ``depth``."""
@@ -100,6 +118,7 @@ def decode_cells(cells: Any, shape: Sequence[int]) -> tuple[np.ndarray, ...]:
 
 
 MAX_DENSE_ENTRIES = 200_000_000  # (cell, class) entries a dense count array may hold
+MAX_SYNTHETIC_ROWS = 10_000_000  # public cap on the rows synthetic_from_counts materialises
 
 
 def class_counts(cells: np.ndarray, y_codes: np.ndarray, n_cells: int, n_classes: int) -> np.ndarray:
@@ -169,8 +188,12 @@ def noisy_counts(counts: Any, *, epsilon: float, mechanism: str = "laplace",
 
 def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], schema: Schema,
                           attributes: Sequence[str] | None = None, *, values: str = "generalized",
-                          rounding: str = "round", random_state: RandomState = None) -> pd.DataFrame:
+                          rounding: str = "round", random_state: RandomState = None,
+                          max_rows: int | None = None) -> pd.DataFrame:
     """Rows from a (noisy) histogram: each (cell, class) is repeated by its rounded count.
+
+    ``max_rows`` (default :data:`MAX_SYNTHETIC_ROWS`, a public cap) is checked before any row is
+    materialised: at a tiny ε the noisy counts, hence the row count, can be astronomically large.
 
     Negative noisy counts give no rows (post-processing, PrivPfC spec §5.2). ``values``:
     "generalized" writes the node label of each cell (attributes at depth 0 get the root label,
@@ -209,6 +232,12 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
     else:
         reps = np.floor(np.clip(counts, 0, None)).astype(np.int64)
     flat = reps.ravel()
+    limit = MAX_SYNTHETIC_ROWS if max_rows is None else int(max_rows)
+    total = float(flat.sum(dtype=np.float64))
+    if total > limit:
+        raise ValueError(f"the synthetic table would have about {total:,.0f} rows, more than max_rows = {limit:,} "
+                         "(noisy counts at a small ε are huge); raise max_rows, or use the counts themselves "
+                         "(e.g. PrivPfC.synthetic(weighted=True): one row per cell with its copy count)")
     idx = np.repeat(np.arange(flat.size), flat)
     cells, labels = np.divmod(idx, schema.n_classes)
     node = decode_cells(cells, shape) if shape else ()

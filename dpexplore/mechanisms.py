@@ -12,11 +12,26 @@ Dwork & Roth, *The Algorithmic Foundations of Differential Privacy* (2014): Lapl
 Ghosh, Roughgarden & Sundararajan (2009): the two-sided geometric mechanism for integer counts.
 McSherry & Talwar (2007): the exponential mechanism over a base measure, used for intervals
 (DiffMulti, Al-Hussaeni et al., Eq. 11–12).
+Mironov (2012), "On significance of the least significant bits for differential privacy": the
+textbook floating-point Laplace sampler leaks through the low bits of its output.
+Canonne, Kamath & Steinke (2020), "The discrete Gaussian for differential privacy", Alg. 1–2:
+exact discrete-Laplace sampling with integer arithmetic, used by the hardened samplers here.
+
+Hardened noise
+--------------
+``laplace(..., hardened=True)`` and ``geometric(..., hardened=True)`` (or every call inside a
+``with hardened_noise():`` block) use exact discrete noise on a power-of-two grid instead of the
+textbook floating-point sampler; see :func:`hardened_laplace_parameters` for the guarantee.
+The teaching plots keep the textbook sampler (its density is the one drawn next to it).
 """
 from __future__ import annotations
 
+import contextvars
+import math
 import numbers
-from typing import Any
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any, Iterator
 
 import numpy as np
 from scipy.special import logsumexp
@@ -24,7 +39,8 @@ from scipy.special import logsumexp
 from ._validation import RandomState, check_epsilon, check_positive, check_random_state
 
 __all__ = [
-    "laplace", "laplace_scale", "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
+    "laplace", "laplace_scale", "hardened_noise", "hardened_laplace_parameters", "discrete_laplace",
+    "discrete_laplace_pmf", "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
     "geometric", "geometric_pmf", "geometric_variance",
     "exponential", "exponential_log_weights", "exponential_probabilities",
     "exponential_interval", "exponential_interval_probabilities",
@@ -55,15 +71,27 @@ def laplace_scale(*, epsilon: float, sensitivity: float = 1.0) -> float:
 
 
 def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0,
-            random_state: RandomState = None) -> Any:
+            random_state: RandomState = None, hardened: bool | None = None) -> Any:
     """Add Laplace(Δ/ε) noise independently to each entry of ``value`` (Dwork–Roth Thm 3.6).
 
     ``sensitivity`` is the L1 sensitivity of the whole vector ``value``; each entry gets noise of
     that scale. Returns a float for scalar input, a float array otherwise.
+
+    ``hardened``: True → exact discrete noise on a power-of-two grid (immune to the Mironov 2012
+    floating-point attack; :func:`hardened_laplace_parameters` states the guarantee); False → the
+    textbook ``Generator.laplace`` draw; None (default) → hardened inside a
+    :func:`hardened_noise` block, textbook otherwise.
     """
     b = laplace_scale(epsilon=epsilon, sensitivity=sensitivity)
     v = _as_float_array(value)
     rng = check_random_state(random_state)
+    if _use_hardened(hardened):
+        grid, t, s, _ = hardened_laplace_parameters(epsilon=epsilon, sensitivity=sensitivity, size=v.size)
+        if v.size and np.max(np.abs(v)) / grid >= 2.0 ** 52:
+            raise ValueError("value is too large for the hardened sampler's grid (|value|/grid ≥ 2**52): "
+                             "rescale it or use a smaller size")
+        k = np.rint(v / grid).astype(np.int64) + discrete_laplace(t, s, size=v.shape, random_state=rng)
+        return _as_output(k.astype(float) * grid, value)
     return _as_output(v + rng.laplace(0.0, b, size=v.shape), value)
 
 
@@ -95,6 +123,135 @@ def laplace_tail(t: Any, *, epsilon: float, sensitivity: float = 1.0) -> Any:
     return _as_output(np.where(tt >= 0, half, 1.0 - half), t)
 
 
+# --------------------------------------------------------------------------- hardened (exact) noise
+_HARDENED = contextvars.ContextVar("dpexplore_hardened_noise", default=False)
+#: denominator of the rational noise scale t/s (in grid units) of the exact sampler
+_SCALE_DENOMINATOR = 1 << 10
+#: the grid is at most Δ / (2**_GRID_SHIFT · size): the rounding costs ≤ 2**-_GRID_SHIFT of ε
+_GRID_SHIFT = 10
+
+
+@contextmanager
+def hardened_noise(enabled: bool = True) -> Iterator[None]:
+    """Within the block, :func:`laplace` and :func:`geometric` calls that do not pass
+    ``hardened=`` draw exact discrete noise (see :func:`hardened_laplace_parameters`).
+
+    Every publisher, model and selector that calls them is hardened without changes to its code:
+    ``with hardened_noise(): est.fit(X, y)``. Blocks nest (``hardened_noise(False)`` switches
+    back); the setting is per thread / asyncio task (a context variable).
+    """
+    token = _HARDENED.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _HARDENED.reset(token)
+
+
+def _use_hardened(hardened: bool | None) -> bool:
+    if hardened is None:
+        return _HARDENED.get()
+    if not isinstance(hardened, (bool, np.bool_)):
+        raise TypeError(f"hardened must be True, False or None, got {hardened!r}")
+    return bool(hardened)
+
+
+def hardened_laplace_parameters(*, epsilon: float, sensitivity: float = 1.0, size: int = 1
+                                ) -> tuple[float, int, int, float]:
+    """Grid and exact noise scale of the hardened Laplace sampler: ``(g, t, s, ε_effective)``.
+
+    Each of the ``size`` entries is rounded to the nearest multiple of the grid g (a power of two,
+    the largest ≤ Δ / (1024·size)), and exact discrete-Laplace noise with P[k] ∝ exp(-|k|·s/t)
+    (t/s grid units, sampled with integer arithmetic: Canonne, Kamath & Steinke 2020, Alg. 2) is
+    added; the output is g·(round(v/g) + k), a float that is exactly a grid point.
+
+    Guarantee (the ε correction for rounding): rounding moves each entry by at most g/2, so two
+    inputs at L1 distance ≤ Δ round to grid points at L1 distance ≤ Δ + size·g (in grid units
+    (Δ + size·g)/g). The scale t/s = ⌈s·(Δ + size·g)/(ε·g)⌉/s is rounded *up* in exact rational
+    arithmetic, so the release is ε_effective-DP with ε_effective = (Δ + size·g)·s/(g·t) ≤ ε,
+    exactly: no floating-point operation touches the noise (the approach of the OpenDP library;
+    Mironov 2012 shows why the textbook float sampler is not ε-DP). The noise is at most
+    (1 + 2/1024) times the textbook scale Δ/ε.
+    """
+    eps = check_epsilon(epsilon)
+    delta = check_positive(sensitivity, "sensitivity")
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
+        raise ValueError(f"size must be a non-negative integer, got {size!r}")
+    m = max(int(size), 1)
+    grid = 2.0 ** math.floor(math.log2(delta / (2 ** _GRID_SHIFT * m)))
+    eff_delta = Fraction(delta) + m * Fraction(grid)
+    s = _SCALE_DENOMINATOR
+    t = math.ceil(eff_delta * s / (Fraction(eps) * Fraction(grid)))
+    eps_eff = float(eff_delta * s / (Fraction(grid) * t))
+    return grid, int(t), s, eps_eff
+
+
+def _uniform_below(high: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniform integers in [0, high) (exact; ``high`` an int64 array ≥ 1)."""
+    return rng.integers(0, high, dtype=np.int64)
+
+
+def _bernoulli_exp(num: np.ndarray, den: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Exact Bernoulli(exp(-num/den)) for 0 ≤ num/den ≤ 1, elementwise (CKS 2020, Alg. 1):
+    K = first k with Bernoulli(γ/k) = 0; return K odd. Integer arithmetic only."""
+    num = np.asarray(num, dtype=np.int64)
+    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
+    result = np.zeros(num.shape, dtype=bool)
+    active = np.ones(num.shape, dtype=bool)
+    k = 1
+    while active.any():
+        idx = np.flatnonzero(active)
+        a = _uniform_below(den[idx] * k, rng) < num[idx]  # Bernoulli(num / (den·k))
+        stop = idx[~a]
+        result[stop] = (k % 2) == 1
+        active[stop] = False
+        k += 1
+    return result
+
+
+def discrete_laplace(t: int, s: int = 1, *, size: Any = None, random_state: RandomState = None) -> Any:
+    """Exact samples with P[k] ∝ exp(-|k|·s/t) on the integers (scale t/s), CKS 2020, Alg. 2.
+
+    Integer arithmetic and uniform integer draws only (no logarithms, no floats), so every
+    probability is exactly the discrete-Laplace pmf (:func:`discrete_laplace_pmf`).
+    """
+    for name, v in (("t", t), ("s", s)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if t >= 2 ** 50 or s >= 2 ** 20:
+        raise ValueError("the noise scale t/s is too large for the exact sampler (t < 2**50, s < 2**20)")
+    rng = check_random_state(random_state)
+    shape = () if size is None else size
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.zeros(n, dtype=np.int64)
+    todo = np.arange(n)
+    while todo.size:
+        m = todo.size
+        u = _uniform_below(np.full(m, t, dtype=np.int64), rng)
+        d = _bernoulli_exp(u, np.int64(t), rng)                     # accept U w.p. exp(-U/t)
+        v = np.zeros(m, dtype=np.int64)
+        going = np.ones(m, dtype=bool)
+        while going.any():                                          # V ~ Geometric(1 - 1/e)
+            idx = np.flatnonzero(going)
+            b = _bernoulli_exp(np.ones(idx.size, dtype=np.int64), np.int64(1), rng)
+            v[idx[b]] += 1
+            going[idx[~b]] = False
+        y = (u + t * v) // s                                        # ⌊X/s⌋, X = U + t·V
+        sign = rng.integers(0, 2, size=m, dtype=np.int64)
+        ok = d & ~((sign == 1) & (y == 0))                          # reject "-0"
+        out[todo[ok]] = np.where(sign[ok] == 1, -y[ok], y[ok])
+        todo = todo[~ok]
+    return int(out[0]) if size is None else out.reshape(shape)
+
+
+def discrete_laplace_pmf(k: Any, t: int, s: int = 1) -> Any:
+    """P[K = k] = (1-α)/(1+α)·α^|k| with α = exp(-s/t) (0 off the integers)."""
+    rate = s / t
+    alpha, one_minus = np.exp(-rate), -np.expm1(-rate)
+    kk = np.asarray(k, dtype=float)
+    pmf = np.where(kk == np.round(kk), one_minus / (1 + alpha) * np.exp(-rate * np.abs(kk)), 0.0)
+    return _as_output(pmf, k)
+
+
 # --------------------------------------------------------------------------- geometric
 def _check_integer_sensitivity(sensitivity: Any) -> int:
     if isinstance(sensitivity, bool) or not isinstance(sensitivity, numbers.Real):
@@ -115,11 +272,14 @@ def _geometric_alpha(epsilon: float, sensitivity: Any) -> float:
 
 
 def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
-              random_state: RandomState = None) -> Any:
+              random_state: RandomState = None, hardened: bool | None = None) -> Any:
     """Add two-sided geometric noise, P[Z = z] ∝ α^|z| with α = exp(-ε/Δ), to integer values.
 
     The discrete analogue of Laplace: outputs stay integers, so a noisy count is still a count
     (Ghosh et al. 2009). Sampled as the difference of two iid geometric variables.
+    ``hardened`` (True, or None inside :func:`hardened_noise`): exact integer-arithmetic
+    sampling (:func:`discrete_laplace`) with the scale Δ/ε rounded up to a multiple of 1/1024,
+    so the release is exactly ε'-DP for some ε' ≤ ε (at most 0.1 % more noise for ε ≤ 1).
     """
     rate = _geometric_rate(epsilon, sensitivity)
     v = np.asarray(value)
@@ -129,6 +289,11 @@ def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
         else:
             raise ValueError("value must hold finite integers (counts) for the geometric mechanism")
     rng = check_random_state(random_state)
+    if _use_hardened(hardened):
+        s = _SCALE_DENOMINATOR
+        t = math.ceil(Fraction(_check_integer_sensitivity(sensitivity)) * s / Fraction(check_epsilon(epsilon)))
+        noise = discrete_laplace(int(t), s, size=v.shape, random_state=rng)
+        return _as_output(v.astype(np.int64) + noise, value)
     p = float(-np.expm1(-rate))  # success probability 1 - α, without cancellation for small ε
     noise = rng.geometric(p, size=v.shape).astype(np.int64) - rng.geometric(p, size=v.shape)
     return _as_output(v.astype(np.int64) + noise, value)

@@ -328,3 +328,91 @@ def test_bad_value_types_name_the_argument():
     x = np.array([3, 4])
     m.geometric(x, epsilon=1.0, random_state=0)
     assert np.array_equal(x, [3, 4])
+
+
+# ----------------------------------------------------------------------------- hardened noise (issue 11 item 9)
+@pytest.mark.parametrize("t,s", [(3 * 1024, 1024), (1025, 1024), (7, 3)])
+def test_discrete_laplace_matches_pmf_chi_square_and_moments(t, s):
+    k = m.discrete_laplace(t, s, size=100_000, random_state=2)
+    assert k.dtype == np.int64
+    lim = int(np.ceil(6 * t / s))
+    support = np.arange(-lim, lim + 1)
+    observed = np.array([(k == v).sum() for v in support] + [(np.abs(k) > lim).sum()])
+    p = m.discrete_laplace_pmf(support, t, s)
+    expected = np.append(p, 1 - p.sum()) * k.size
+    keep = expected > 5
+    obs = np.append(observed[keep], observed[~keep].sum())  # the rare cells pooled into one
+    exp = np.append(expected[keep], max(expected[~keep].sum(), 1e-9))
+    assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-3
+    var = 2 * np.exp(-s / t) / np.expm1(-s / t) ** 2
+    assert abs(k.mean()) < 5 * np.sqrt(var / k.size)
+    assert abs(k.var() - var) / var < 0.05
+
+
+def test_hardened_laplace_outputs_lie_on_the_grid_and_epsilon_is_corrected():
+    g, t, s, eps_eff = m.hardened_laplace_parameters(epsilon=0.5, sensitivity=2.0, size=4)
+    assert g == 2.0 ** np.floor(np.log2(2.0 / (1024 * 4)))       # a power of two
+    assert eps_eff <= 0.5 and eps_eff > 0.5 * (1 - 1e-3)        # rounding accounted, ε never exceeded
+    assert (2.0 + 4 * g) * s / (g * t) == pytest.approx(eps_eff)
+    x = m.laplace(np.array([0.3, 10.123456789, -7.0, 1e6]), epsilon=0.5, sensitivity=2.0,
+                  random_state=0, hardened=True)
+    for _ in range(3):
+        assert np.all(np.mod(x / g, 1.0) == 0.0)                 # exactly on the grid
+    big = m.laplace(np.full(50_000, 2.5), epsilon=1.0, random_state=1, hardened=True)
+    assert abs(big.var() - 2.0) < 0.05 and abs(big.mean() - 2.5) < 0.02  # ≈ Laplace(1): variance 2b²
+
+
+def test_hardened_noise_context_switches_every_call_and_nests():
+    assert m.laplace(1.0, epsilon=1.0, random_state=3) == m.laplace(1.0, epsilon=1.0, random_state=3,
+                                                                     hardened=False)
+    with m.hardened_noise():
+        a = m.laplace(1.0, epsilon=1.0, random_state=3)
+        c = m.geometric(5, epsilon=1.0, random_state=3)
+        with m.hardened_noise(False):
+            b = m.laplace(1.0, epsilon=1.0, random_state=3)
+    assert a == m.laplace(1.0, epsilon=1.0, random_state=3, hardened=True)
+    assert c == m.geometric(5, epsilon=1.0, random_state=3, hardened=True) and isinstance(c, int)
+    assert b == m.laplace(1.0, epsilon=1.0, random_state=3, hardened=False)
+    g = m.hardened_laplace_parameters(epsilon=1.0)[0]
+    assert a / g == round(a / g)
+    with pytest.raises(TypeError, match="hardened"):
+        m.laplace(1.0, epsilon=1.0, hardened="yes")
+
+
+def test_hardened_geometric_matches_pmf():
+    x = m.geometric(np.zeros(100_000, dtype=int), epsilon=0.7, random_state=4, hardened=True)
+    support = np.arange(-8, 9)
+    freq = np.array([(x == v).mean() for v in support])
+    assert np.allclose(freq, m.geometric_pmf(support, epsilon=0.7), atol=4e-3)
+
+
+def _low_bit_event(z):
+    """Mironov's observation: outputs in [0.25, 0.5) that are odd multiples of 2**-54."""
+    inside = (z >= 0.25) & (z < 0.5)
+    odd = np.mod(z / 2.0 ** -54, 2.0) == 1.0
+    return np.where(inside & odd, "odd low bit", np.where(inside, "even", "elsewhere"))
+
+
+def test_textbook_float_sampler_leaks_through_low_bits_hardened_does_not():
+    """From 0, Z itself is returned (half the outputs in [0.25, 0.5) have an odd last bit); from 1,
+    fl(1 + Z) is a multiple of 2**-53 there: those outputs are impossible, the loss is infinite."""
+    def run(hardened):
+        def mech(data, rng, n):
+            return _low_bit_event(m.laplace(np.full(n, float(data)), epsilon=1.0, random_state=rng,
+                                            hardened=hardened))
+        return mech
+    textbook = privacy_loss(run(False), 0, 1, n_samples=20_000, batched=True, random_state=0)
+    assert textbook.epsilon_lower > 3.0                      # a claimed ε = 1 is broken
+    hardened = privacy_loss(run(True), 0, 1, n_samples=20_000, batched=True, random_state=0)
+    assert hardened.epsilon_lower <= 1.0
+
+
+def test_hardened_laplace_audit_within_epsilon_and_flags_understated_sensitivity():
+    def mech(sens):
+        return lambda data, rng, n: m.laplace(np.full(n, float(data)), epsilon=1.0, sensitivity=sens,
+                                              random_state=rng, hardened=True)
+    edges = np.linspace(-3, 4, 15)
+    ok = privacy_loss(mech(1.0), 0, 1, n_samples=40_000, batched=True, bins=edges, random_state=1)
+    assert ok.epsilon_lower <= 1.0 and ok.epsilon_hat > 0.6
+    bad = privacy_loss(mech(1 / 3), 0, 1, n_samples=40_000, batched=True, bins=edges, random_state=1)
+    assert bad.epsilon_lower > 1.0

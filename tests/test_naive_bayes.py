@@ -91,8 +91,12 @@ def test_nb_bad_input_before_spend():
         ({}, X * 2, y, "0/1"),
         ({}, np.where(X == 1, np.nan, 0.0), y, "NaN"),
         ({}, X, np.zeros_like(y), "class"),
-        ({}, X[:0], y[:0], "empty"),
-        ({}, X, y[:-1], "rows"),
+        ({}, X[:0], y[:0], "0 sample"),
+        ({}, X, y[:-1], "inconsistent numbers of samples"),
+        ({}, X, y + 0.5, "Unknown label type"),
+        ({"classes": [0]}, X, y, "two distinct"),
+        ({"classes": [0, 1]}, X, y + 3, "not among the declared classes"),
+        ({"binarize": np.nan}, X, y, "binarize"),
     ]:
         with pytest.raises((ValueError, TypeError), match=match):
             PrivateNaiveBayes(**{"epsilon": 0.5, **kwargs}, accountant=acc).fit(Xb, yb)
@@ -229,7 +233,7 @@ def test_pipeline_bad_model_parameters_cost_nothing():
             SelectThenTrain(PrivateKSubsetSelector(k=2), model, epsilon=1.0, accountant=acc).fit(X, y)
         assert acc.ledger.empty, model
     acc = BudgetAccountant(1.0)
-    with pytest.raises(ValueError, match="two classes"):      # bad data: the selector refuses first
+    with pytest.raises(ValueError, match="1 class"):      # bad data: refused before the selector spends
         SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=1.0,
                         accountant=acc).fit(X, np.zeros_like(y))
     assert acc.ledger.empty
@@ -260,3 +264,138 @@ def test_sklearn_data_checks_pipeline_without_selector(check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         check("SelectThenTrain", SelectThenTrain(None, PrivateGaussianNB(), epsilon=1e6, random_state=0))
+
+
+# --------------------------------------------------------------------------- issue 11 item 1 / issue 15
+@pytest.mark.parametrize("make", [lambda **k: PrivateNaiveBayes(**k), lambda **k: PrivateGaussianNB(bounds=(0, 1), **k)],
+                         ids=["bernoulli", "gaussian"])
+def test_nb_classes_are_declared_not_read_from_y(make):
+    # old code: classes_ = np.unique(y), silently: a 3rd-class record changed the model's shape
+    X, y = _binary(n=400)
+    with pytest.warns(PrivacyLeakWarning, match="class labels"):
+        make(epsilon=1.0, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        m = make(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    # the declared class 2 is absent from y but is a class of the model (its noisy statistics)
+    assert list(m.classes_) == [0, 1, 2]
+    assert m.predict_proba(X).shape == (400, 3) and m.class_prior_.shape == (3,)
+    # the output shape does not depend on whether class 2 occurs
+    X2, y2 = np.vstack([X, X[:1]]), np.append(y, 2)
+    m2 = make(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X2, y2)
+    assert m2.theta_.shape == m.theta_.shape and list(m2.classes_) == list(m.classes_)
+
+
+def test_nb_declared_classes_keep_the_declared_order_and_dtype():
+    X, y = _binary(n=400)
+    m = PrivateNaiveBayes(1e6, classes=["1", "0"], random_state=0).fit(X, y)
+    assert list(m.classes_) == [1, 0] and m.classes_.dtype.kind == "i"
+    assert np.mean(m.predict(X) == y) > 0.7
+    ys = np.where(y == 1, "yes", "no").astype(object)
+    m = PrivateNaiveBayes(1e6, classes=["no", "yes", "maybe"], random_state=0).fit(X, ys)
+    assert list(m.classes_) == ["no", "yes", "maybe"] and set(m.predict(X)) <= {"no", "yes"}
+
+
+def test_nb_binarize_is_a_public_cut_point():
+    # issue 15: real-valued X used to be refused outright; binarize=t maps X > t to 1 (public rule)
+    X, y = _binary(n=2000)
+    Xr = X + np.random.default_rng(0).uniform(-0.4, 0.4, X.shape)
+    with pytest.raises(ValueError, match="0/1"):
+        PrivateNaiveBayes(1.0, classes=[0, 1]).fit(Xr, y)
+    a = PrivateNaiveBayes(1.0, classes=[0, 1], binarize=0.5, random_state=0).fit(Xr, y)
+    b = PrivateNaiveBayes(1.0, classes=[0, 1], random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.theta_, b.theta_)          # same counts, same seed
+    np.testing.assert_array_equal(a.predict(Xr), b.predict(X))
+    # 0/1 data are unchanged by binarize=0.0 (BernoulliNB's default rule)
+    c = PrivateNaiveBayes(1.0, classes=[0, 1], binarize=0.0, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(c.theta_, b.theta_)
+
+
+def test_pipeline_passes_one_class_list_to_both_steps():
+    X, y = _binary(n=600, d=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        p = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
+                            random_state=0).fit(X, y)
+        assert p.selector_.classes == [0, 1] and p.model_.classes == [0, 1] and list(p.classes_) == [0, 1]
+        # declared on the model only: the selector gets the same list
+        p = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(classes=[0, 1]), epsilon=1.0,
+                            random_state=0).fit(X, y)
+        assert p.selector_.classes == [0, 1]
+    with pytest.warns(PrivacyLeakWarning, match="class labels"):      # nothing declared: the steps warn
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=1.0, random_state=0).fit(X, y)
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="not among the declared classes"):   # before the selector spends
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
+                        accountant=acc).fit(X, y + 2)
+    assert acc.ledger.empty
+
+
+# --------------------------------------------------------------------------- issue 15: sklearn's tools
+def _tool_cases():
+    return [
+        ("PrivateNaiveBayes", PrivateNaiveBayes(classes=[0, 1], random_state=0), "clamp_quantile", [0.5, 0.65]),
+        ("PrivateGaussianNB", PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), random_state=0), "var_floor",
+         [0.01, 0.05]),
+        ("SelectThenTrain", SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1],
+                                            random_state=0), "selection_fraction", [0.3, 0.5]),
+    ]
+
+
+@pytest.mark.parametrize("name,est,param,values", _tool_cases(), ids=[c[0] for c in _tool_cases()])
+def test_grid_search_cross_val_clone_pickle(name, est, param, values):
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, cross_val_score, cross_validate
+
+    X, y = _binary(n=600, d=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)      # everything declared: no leak warning
+        gs = GridSearchCV(est, {"epsilon": [0.5, 2.0], param: values}, cv=3).fit(X, y)
+        best = gs.best_estimator_
+        assert best.ledger_["epsilon"].sum() == pytest.approx(gs.best_params_["epsilon"])
+        assert best.epsilon_spent_ == pytest.approx(gs.best_params_["epsilon"])
+        scores = cross_val_score(clone(est).set_params(epsilon=1.0), X, y, cv=3)
+        assert scores.shape == (3,) and np.all(scores > 0.5)
+        # every fit has its own accountant and ledger holding exactly its ε
+        res = cross_validate(clone(est).set_params(epsilon=1.0), X, y, cv=3, return_estimator=True)
+        fitted = res["estimator"]
+        assert len({id(m.accountant_) for m in fitted}) == 3
+        assert all(m.ledger_["epsilon"].sum() == pytest.approx(1.0) for m in fitted)
+        # clone keeps the parameters, not the fit; pickle keeps the fit
+        c = clone(best)
+        assert c.get_params()[param] == best.get_params()[param] and not hasattr(c, "classes_")
+        p = pickle.loads(pickle.dumps(best))
+        np.testing.assert_array_equal(p.predict(X), best.predict(X))
+        assert p.ledger_["epsilon"].sum() == pytest.approx(gs.best_params_["epsilon"])
+
+
+def test_binarizer_in_sklearn_tools_and_arrays():
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    frame, schema = make_synthetic(n_samples=400, n_numeric=2, n_categorical=1, random_state=0)
+    X, y = frame[schema.predictors], frame[schema.target]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        b = Binarizer(schema).fit(X)
+        assert b.n_features_in_ == 3 and list(b.feature_names_in_) == schema.predictors
+        out = b.transform(X)
+        p = pickle.loads(pickle.dumps(b))
+        assert out.equals(p.transform(X)) and out.equals(clone(b).fit(X).transform(X))
+        # an array holds the schema's columns in order
+        Xn = X[schema.numeric]
+        bn = Binarizer(schema, columns=schema.numeric).fit(Xn.to_numpy())
+        assert bn.transform(Xn.to_numpy()).to_numpy().tolist() == \
+            Binarizer(schema, columns=schema.numeric).fit(Xn).transform(Xn).to_numpy().tolist()
+        pipe = make_pipeline(Binarizer(schema), SelectThenTrain(
+            PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=list(schema.classes), epsilon=1.0,
+            random_state=0))
+        assert cross_val_score(pipe, X, y, cv=3).shape == (3,)
+    # without a schema the domain is read from the data: warned
+    with pytest.warns(PrivacyLeakWarning, match="without a schema"):
+        Binarizer().fit(np.random.default_rng(0).normal(size=(20, 2)))

@@ -1,6 +1,7 @@
 """PrivPfC (Su et al. 2018): quality, sensitivity, candidate pool, selection, release, estimator."""
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
 from dpexplore.histogram import LevelCodes
 from dpexplore.models.histogram import HistogramClassifier, generalize
-from dpexplore.publish.privpfc import (CONSTANT_SENSITIVITY, GridScorer, PrivPfC, PrivPfCSelNF,
+from dpexplore.publish.privpfc import (CONSTANT_SENSITIVITY, GridScorer, PrivPfC, PrivPfCRun, PrivPfCSelNF,
                                        cell_quality, enumerate_grids, grid_quality, grid_threshold,
                                        quality_sensitivity, run_privpfc, win_probability)
 
@@ -167,8 +168,8 @@ def test_pool_depends_on_n_hat_not_on_the_data():
     a = PrivPfC(epsilon=0.5, theta=40, random_state=9).fit(X1, y1, schema=s1)
     b = PrivPfC(epsilon=0.5, theta=40, random_state=9).fit(X2, y2, schema=s2)
     assert a.n_hat_ == b.n_hat_ and a.tau_ == b.tau_
-    assert list(a.candidates_["depths"]) == list(b.candidates_["depths"])
-    assert not np.allclose(a.candidates_["quality"], b.candidates_["quality"])
+    assert list(a.diagnostics(X1, y1)["depths"]) == list(b.diagnostics(X2, y2)["depths"])
+    assert not np.allclose(a.diagnostics(X1, y1)["quality"], b.diagnostics(X2, y2)["quality"])
     assert grid_threshold(1000, 0.6) == pytest.approx(120)
 
 
@@ -248,14 +249,14 @@ def test_each_mechanism_is_called_once_with_the_epsilon_the_ledger_reports(table
     size = int(np.prod([schema[a].taxonomy.level_sizes[d] for a, d in model.grid_.items()]))
     assert [c[0] for c in calls] == ["laplace", "exponential", "laplace"]
     assert calls[0][1:] == (pytest.approx(0.024), 1.0, ())
-    assert calls[1][1:] == (pytest.approx(0.296), pytest.approx(quality_sensitivity(0.48)), (len(model.candidates_),))
+    assert calls[1][1:] == (pytest.approx(0.296), pytest.approx(quality_sensitivity(0.48)), (len(model.diagnostics(X, y)),))
     assert calls[2][1:] == (pytest.approx(0.48), 1.0, (size, 2))
     assert sum(c[1] for c in calls) == pytest.approx(model.ledger_["charged"].sum()) == pytest.approx(0.8)
     # τ = 0.2·N̂·ε_pert (Eq. 6) and the pool is exactly Enumerate(T, Θ, τ): nothing else decides it
     assert model.tau_ == pytest.approx(0.2 * model.n_hat_ * 0.48)
     levels = [schema[a].taxonomy.level_sizes for a in schema.predictors]
-    assert np.array_equal(np.array(list(model.candidates_["depths"])), enumerate_grids(levels, 70, model.tau_))
-    assert len(model.candidates_) <= 70
+    assert np.array_equal(np.array(list(model.diagnostics(X, y)["depths"])), enumerate_grids(levels, 70, model.tau_))
+    assert len(model.diagnostics(X, y)) <= 70
 
 
 def test_noise_scales_record_count_and_every_cell_including_empty_ones():
@@ -300,13 +301,13 @@ def test_ledger_spends_exactly_epsilon_with_labels(table):
 def test_release_has_every_cell_with_noise(table):
     schema, X, y = table
     model = PrivPfC(epsilon=1.0, theta=200, random_state=3).fit(X, y, schema=schema)
-    size = int(model.candidates_.loc[model.candidates_["chosen"], "size"].iloc[0])
+    size = int(model.diagnostics(X, y).loc[model.diagnostics(X, y)["chosen"], "size"].iloc[0])
     assert model.counts_.shape == (size, 2)
     assert size == np.prod([schema[a].taxonomy.level_sizes[d] for a, d in model.grid_.items()])
     assert np.all(model.counts_ != np.round(model.counts_))  # noise on every entry, empty cells too
     assert model.levels_ == {a: d + 1 for a, d in model.grid_.items()}
-    assert model.candidates_["size"].max() <= max(model.tau_, 1)
-    assert model.candidates_["probability"].sum() == pytest.approx(1.0)
+    assert model.diagnostics(X, y)["size"].max() <= max(model.tau_, 1)
+    assert model.diagnostics(X, y)["probability"].sum() == pytest.approx(1.0)
     hist = model.noisy_histogram()
     assert len(hist) == size and list(hist.columns[-2:]) == ["no", "yes"]
 
@@ -314,7 +315,7 @@ def test_release_has_every_cell_with_noise(table):
 def test_large_epsilon_recovers_the_best_grid_and_its_classifier(table):
     schema, X, y = table
     model = PrivPfC(epsilon=1e4, theta=500, random_state=0).fit(X, y, schema=schema)
-    cand = model.candidates_
+    cand = model.diagnostics(X, y)
     assert cand["chosen"].idxmax() == cand["quality"].idxmax()
     assert model.grid_["age"] > 0 and model.grid_["colour"] > 0  # the informative attributes
     exact = HistogramClassifier(schema=schema, grid=model.grid_).fit(X, y)
@@ -351,7 +352,7 @@ def test_multiclass_uses_top_two_quality():
     schema, X, y = make_table(n=3000, seed=8, n_classes=3)
     model = PrivPfC(epsilon=1.0, theta=100, random_state=2).fit(X, y, schema=schema)
     assert model.counts_.shape[1] == 3
-    row = model.candidates_.iloc[5]
+    row = model.diagnostics(X, y).iloc[5]
     counts = GridScorer(LevelCodes(X, schema), schema.encode_target(y), 3).counts(row["depths"])
     assert row["quality"] == pytest.approx(grid_quality(counts, model.epsilon_split_["histogram counts"]))
     assert model.score(X, y) > y.value_counts(normalize=True).max()
@@ -361,7 +362,7 @@ def test_selnf_is_labelled_and_takes_the_argmax(table):
     schema, X, y = table
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
         model = PrivPfCSelNF(epsilon=0.1, theta=100, random_state=0).fit(X, y, schema=schema)
-    assert model.candidates_["chosen"].idxmax() == model.candidates_["quality"].idxmax()
+    assert model.diagnostics(X, y)["chosen"].idxmax() == model.diagnostics(X, y)["quality"].idxmax()
     assert "grid selection" not in set(model.ledger_["label"])
 
 
@@ -483,11 +484,11 @@ def test_plots_take_tidy_data(table):
     from dpexplore.publish.privpfc import counts_comparison, grid_levels, sensitivity_curve
     schema, X, y = table
     model = PrivPfC(epsilon=1.0, theta=300, random_state=0).fit(X, y, schema=schema)
-    spec = candidates_chart(model.candidates_, tau=model.tau_, n_records=len(X), max_points=40).to_dict()
+    spec = candidates_chart(model.diagnostics(X, y), tau=model.tau_, n_records=len(X), max_points=40).to_dict()
     shown = pd.DataFrame(spec["layer"][0]["data"]["values"] if "values" in spec["layer"][0].get("data", {})
                          else next(iter(spec["datasets"].values())))
     assert len(shown) <= 41 and shown["chosen"].any()
-    assert shown["quality"].max() == model.candidates_["quality"].max()  # the best grids are kept
+    assert shown["quality"].max() == model.diagnostics(X, y)["quality"].max()  # the best grids are kept
     levels = grid_levels(model.grid_, schema)
     assert levels["chosen"].sum() == len(schema.predictors)
     assert levels.loc[levels["chosen"] & levels["refined"], "attribute"].tolist() == \
@@ -498,7 +499,7 @@ def test_plots_take_tidy_data(table):
     assert true_total <= len(X)
     curve = sensitivity_curve([0.1, 1.0])
     assert np.allclose(curve["sensitivity"], [1.088877, 1.083969], atol=1e-6)
-    for chart in (sensitivity_chart(curve), selection_chart(model.candidates_), grid_levels_chart(levels),
+    for chart in (sensitivity_chart(curve), selection_chart(model.diagnostics(X, y)), grid_levels_chart(levels),
                   counts_chart(comp), error_chart(pd.DataFrame({"epsilon": [0.1, 1], "error": [0.2, 0.1]}), {"majority": 0.3})):
         assert chart.to_dict()
 
@@ -587,7 +588,50 @@ def test_integer_labels_and_integer_coded_categories_round_trip():
     assert pred.dtype.kind == "i" and set(np.unique(pred)) <= {0, 1}
     assert list(model.classes_) == [0, 1]
     assert model.score(Xi, yi) > yi.value_counts(normalize=True).max()
-    assert set(model.synthetic(random_state=0)["y"]) <= {"0", "1"}  # the release keeps the schema's labels
+    assert set(model.synthetic(random_state=0)["y"]) <= {0, 1}      # synthetic labels typed like y, too
+    assert set(model.synthetic(weighted=True)["y"]) <= {0, 1}
     clf = HistogramClassifier(schema=schema, grid={"sex": 1, "age": 1}).fit(Xi, yi)
     assert np.array_equal(clf.cells(Xi), clf.cells(Xi.assign(sex=Xi["sex"].astype(str))))
     assert clf.predict(Xi).dtype.kind == "i"
+
+
+# ----------------------------------------------------------------------------- issue 11 / issue 15
+def test_pickle_carries_no_candidate_qualities(table):
+    import pickle
+    schema, X, y = table
+    model = PrivPfC(epsilon=1.0, theta=100, random_state=0).fit(X, y, schema=schema)
+    state = pickle.loads(pickle.dumps(model)).__dict__
+    assert "candidates_" not in state and "run_" not in state
+    assert not any(isinstance(v, (pd.DataFrame, PrivPfCRun)) for v in state.values())
+    cand = model.diagnostics(X, y)                       # the non-private view, on demand
+    assert cand["chosen"].sum() == 1 and cand["probability"].sum() == pytest.approx(1.0)
+
+
+def test_synthetic_size_is_capped_before_rows_are_made(table):
+    schema, X, y = table
+    for seed in range(20):   # a fit with a positive noisy count (each is positive w.p. ½)
+        model = PrivPfC(epsilon=1e-9, theta=50, random_state=seed).fit(X, y, schema=schema)
+        if model.counts_.max() > 2e7:
+            break
+    with pytest.raises(ValueError, match="max_rows"):   # tried 30 GiB before
+        model.synthetic()
+    assert len(model.synthetic(weighted=True)) <= model.counts_.size
+
+
+def test_sklearn_tools_with_arrays_and_frames(table):
+    import pickle
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    schema, X, y = table
+    search = GridSearchCV(PrivPfC(random_state=0, theta=50),
+                          {"epsilon": [0.5, 4.0], "sensitivity": ["exact", "constant"]}, cv=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        search.fit(X.to_numpy(dtype=object), y.to_numpy(), schema=schema)
+        scores = cross_val_score(PrivPfC(2.0, theta=50, random_state=0), X, y, cv=3, params={"schema": schema})
+    assert search.best_estimator_.ledger_["charged"].sum() == pytest.approx(search.best_params_["epsilon"])
+    assert len(scores) == 3 and np.all(np.isfinite(scores))
+    model = PrivPfC(1.0, theta=50, random_state=0).fit(X, y, schema=schema)
+    assert not hasattr(clone(model), "counts_")
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+    np.testing.assert_array_equal(model.predict(X.to_numpy(dtype=object)), model.predict(X))

@@ -1,13 +1,16 @@
 """Tests for Vinterbo's projected histograms (dpexplore.publish.projected)."""
 from itertools import combinations, product
+import warnings
 
 import numpy as np
+import scipy.sparse
 import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.base import clone
 
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
 from dpexplore.datasets import load_iris, make_synthetic
 from dpexplore.publish import projected as ph
 from dpexplore.publish.projected import ProjectedHistogram
@@ -330,6 +333,14 @@ def test_bad_parameters_spend_nothing(iris, kwargs, err):
     assert acc.spent == 0
 
 
+def test_declared_classes_fit_a_table_holding_one_of_them(iris):
+    """With a schema the classes are declared: a table holding a single one of them is released
+    like any other (refusing it would itself depend on the private data), with every class."""
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, random_state=0).fit(X, pd.Series(["setosa"] * len(X)), schema)
+    assert list(model.classes_) == list(schema.classes) and model.epsilon_spent_ == pytest.approx(1.0)
+
+
 def test_bad_data_spend_nothing(iris):
     X, y, schema = iris
     acc = BudgetAccountant(5.0)
@@ -342,15 +353,20 @@ def test_bad_data_spend_nothing(iris):
     out.iloc[0, 0] = 100.0                    # outside the public bounds
     with pytest.raises(ValueError):
         model.fit(out, y, schema)
-    with pytest.raises(ValueError):
-        model.fit(X, pd.Series(["setosa"] * 150), schema)      # one class
+    with pytest.raises(ValueError, match="class"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        model.fit(X, pd.Series(["setosa"] * 150), None)         # one class read from y: refused
     with pytest.raises(ValueError):
         model.fit(X.iloc[:0], y.iloc[:0], schema)               # empty
     with pytest.raises(ValueError):
         model.fit(X.rename(columns={"petal_length": "petal"}), y, schema)   # unknown column
-    with pytest.raises(TypeError):
-        model.fit(X.to_numpy(), y, schema)
-    assert acc.spent == 0
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        model.fit(scipy.sparse.csr_matrix(X.to_numpy()), y, schema)
+    with pytest.raises(ValueError, match="continuous"):
+        model.fit(X, np.linspace(0, 1, len(X)), schema)
+    with pytest.raises(ValueError, match="1d array"):
+        model.fit(X, np.column_stack([y, y]), schema)
+    assert acc.spent == 0 and len(acc.ledger) == 0
     with pytest.raises(BudgetExceededError):
         ProjectedHistogram(1.0, accountant=BudgetAccountant(0.5)).fit(X, y, schema)
 
@@ -361,8 +377,11 @@ def test_predict_checks_input(iris):
     with pytest.raises(Exception, match="not fitted"):
         model.predict(X)
     model.fit(X, y, schema)
-    with pytest.raises(ValueError, match="selected"):
+    with pytest.raises(ValueError, match="feature"):         # scikit-learn's feature-name check
         model.predict(X.drop(columns=model.selected_[0]))
+    with pytest.raises(ValueError, match="features"):        # scikit-learn's n_features check
+        model.predict(X.to_numpy()[:, :2])
+    np.testing.assert_array_equal(model.predict(X.to_numpy()), model.predict(X))   # arrays by position
 
 
 # ----------------------------------------------------------------------------- notebook helpers
@@ -372,12 +391,13 @@ def test_histogram_table_and_charts_agree_with_release(iris):
     X, y, schema = iris
     model = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=2).fit(X, y, schema)
     table = explore.histogram_table(model, X, y)
+    diag = model.diagnostics(X, y)                              # the non-private view, recomputed
     assert len(table) == model.n_cells_ and table["true_count"].sum() == len(X)
     kept = table["status"].str.startswith("kept")
     assert kept.sum() == len(model.histogram_)
-    assert (table["status"] == "kept, empty in truth").sum() == model.histogram_["was_empty"].sum()
+    assert (table["status"] == "kept, empty in truth").sum() == diag["histogram"]["was_empty"].sum()
     np.testing.assert_allclose(np.sort(table.loc[kept, "noisy_count"]), np.sort(model.histogram_["noisy_count"]))
-    for chart in (charts.histogram_chart(table, model.threshold_), charts.selection_chart(model.selection_),
+    for chart in (charts.histogram_chart(table, model.threshold_), charts.selection_chart(diag["selection"]),
                   charts.survival_chart(explore.survival_table(150, [0.5, 1.0]), 0.04)):
         assert isinstance(chart.to_dict(), dict)
 
@@ -414,8 +434,9 @@ def test_unseen_public_levels_can_be_released():
     for seed in range(fits):
         model = ProjectedHistogram(1.0, random_state=seed, neighbours="substitution").fit(X, y, schema)
         assert model.n_cells_ == 4 * 2
-        d_rows = model.histogram_[model.histogram_["cat_0"] == "d"]
-        assert d_rows["was_empty"].all()
+        hist = model.diagnostics(X, y)["histogram"]
+        d_rows = hist[hist["cat_0"] == "d"]
+        assert d_rows["was_empty"].all() and (d_rows["true_count"] == 0).all()
         hits += len(d_rows)
         expected += 2 * ph.survival_probability(0, model.n_hat_, model.epsilon_split_["histogram"], 0.5, 2.0)
     assert hits > 0
@@ -462,3 +483,67 @@ def test_weak_regularisation_keeps_the_noise_free_ceiling(iris):
     model = ProjectedHistogram(1e4, k=1, random_state=0, neighbours="substitution").fit(X, y, schema)
     assert model.selected_ == ["petal_length"] and model.n_bins_ == 2
     assert auc(y, model.predict_proba(X), schema.classes) > 0.95
+
+
+# ----------------------------------------------------------------------------- issue 11 / issue 15
+def test_integer_target_gives_integer_classes_and_predictions(iris):
+    X, y, schema = iris
+    schema01 = schema.with_target("y", ["0", "1", "2"])
+    yi = pd.Series(pd.Categorical(y).codes.astype(int), name="y")
+    model = ProjectedHistogram(2.0, k=2, random_state=0).fit(X, yi, schema01)
+    assert list(model.classes_) == [0, 1, 2] and model.predict(X).dtype.kind == "i"
+    assert model.score(X, yi) > 0.5            # score() compared '0' with 0 before: accuracy 0
+
+
+def test_integer_coded_categories_are_validated_before_any_spend():
+    schema = Schema([Attribute.categorical("c", ["0", "1", "2"]), Attribute.numeric("x", 0, 1)], "y", ["a", "b"])
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": rng.integers(0, 3, 200), "x": rng.random(200)})
+    y = pd.Series(np.where(X["c"] == 2, "a", "b"), name="y")
+    as_int = ProjectedHistogram(1.0, k=1, random_state=4).fit(X, y, schema)       # coded 0/1/2: fine
+    as_txt = ProjectedHistogram(1.0, k=1, random_state=4).fit(X.assign(c=X["c"].astype(str)), y, schema)
+    pd.testing.assert_frame_equal(as_int.histogram_, as_txt.histogram_)
+    acc = BudgetAccountant(5.0)
+    with pytest.raises(ValueError, match="'c'.*categories"):
+        ProjectedHistogram(1.0, k=1, accountant=acc).fit(X.assign(c=X["c"] + 5), y, schema)
+    assert acc.spent == 0 and len(acc.ledger) == 0
+
+
+def test_tiny_epsilon_sizes_are_refused_before_any_spend(iris):
+    X, y, schema = iris
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="MAX_RECORDS"):
+        ProjectedHistogram(1e-9, accountant=acc).fit(X, y, schema)   # tried 48 GiB after spending
+    assert acc.spent == 0 and len(acc.ledger) == 0
+
+
+def test_pickle_carries_no_nonprivate_diagnostics(iris):
+    import pickle
+    X, y, schema = iris
+    model = ProjectedHistogram(1.0, k=2, random_state=1).fit(X, y, schema)
+    state = pickle.loads(pickle.dumps(model)).__dict__
+    assert "selection_" not in state and "was_empty" not in state["histogram_"].columns
+    assert not any(isinstance(v, pd.DataFrame) and {"gain", "probability"} <= set(v.columns) for v in state.values())
+    diag = model.diagnostics(X, y)
+    assert set(diag["selection"]["attribute"][diag["selection"]["chosen"]]) == set(model.selected_)
+
+
+def test_sklearn_tools_with_arrays_and_frames(iris):
+    import pickle
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    X, y, schema = iris
+    search = GridSearchCV(ProjectedHistogram(random_state=0, k=2),
+                          {"epsilon": [0.5, 4.0], "n_bins": ["literal", 4]}, cv=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)      # the public schema is routed to fit
+        search.fit(X.to_numpy(dtype=float), y.to_numpy(), schema=schema)   # array columns = predictors
+        scores = cross_val_score(ProjectedHistogram(2.0, k=2, random_state=0), X, y, cv=3,
+                                 params={"schema": schema})
+    assert search.best_estimator_.ledger_["charged"].sum() == pytest.approx(search.best_params_["epsilon"])
+    assert len(scores) == 3 and np.all(scores >= 0)
+    model = ProjectedHistogram(1.0, k=2, random_state=0).fit(X, y, schema)
+    twin = clone(model)
+    assert not hasattr(twin, "counts_") and twin.get_params() == model.get_params()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+    assert model.n_features_in_ == 4 and list(model.feature_names_in_) == list(X.columns)

@@ -18,6 +18,8 @@ from dpexplore.evaluate.roc import (
     recursive_median_thresholds, roc_curve_exact,
 )
 
+CL = [0, 1]   # the declared (public) classes of the test labels
+
 
 def _scores(n=400, seed=0, positive_rate=0.3):
     rng = np.random.default_rng(seed)
@@ -224,11 +226,11 @@ def test_noise_free_priroc_recovers_the_true_curve():
     y, s = _scores(300, seed=9)
     s = np.round(s, 2)
     for method in ("fixed_space", "recursive_medians"):
-        curve = private_roc_curve(y, s, epsilon=1e9, thresholds=method, n_thresholds=1024,
+        curve = private_roc_curve(y, s, classes=CL, epsilon=1e9, thresholds=method, n_thresholds=1024,
                                   median="exponential", random_state=0)
         assert curve.attrs["auc"] == pytest.approx(roc_auc_score(y, s), abs=2e-3)
         assert area_between_curves(curve, roc_curve_exact(y, s)) < 5e-3
-    curve = private_roc_curve(y, s, epsilon=1e9, thresholds="fixed_space", n_thresholds=100,
+    curve = private_roc_curve(y, s, classes=CL, epsilon=1e9, thresholds="fixed_space", n_thresholds=100,
                               random_state=0)   # grid 0.01 apart = the rounding: exact
     assert curve.attrs["auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-6)
 
@@ -241,7 +243,7 @@ def test_noise_free_priroc_recovers_the_true_curve():
 def test_private_curve_is_monotone_anchored_and_its_ledger_sums_to_epsilon(kwargs):
     y, s = _scores()
     eps = 0.7
-    curve = private_roc_curve(y, s, epsilon=eps, random_state=3, **kwargs)
+    curve = private_roc_curve(y, s, classes=CL, epsilon=eps, random_state=3, **kwargs)
     assert list(curve.columns) == ["threshold", "fpr", "tpr"]
     assert np.all(np.diff(curve["fpr"]) >= -1e-12) and np.all(np.diff(curve["tpr"]) >= -1e-12)
     assert np.all(np.diff(curve["threshold"]) < 0)
@@ -255,23 +257,23 @@ def test_private_curve_is_monotone_anchored_and_its_ledger_sums_to_epsilon(kwarg
 def test_shared_accountant_gets_exactly_epsilon_and_refuses_overspend():
     y, s = _scores()
     acc = BudgetAccountant(1.0)
-    private_roc_curve(y, s, epsilon=0.6, n_thresholds=32, accountant=acc, random_state=0)
+    private_roc_curve(y, s, classes=CL, epsilon=0.6, n_thresholds=32, accountant=acc, random_state=0)
     assert acc.spent == pytest.approx(0.6)
     before = len(acc.ledger)
     with pytest.raises(BudgetExceededError):
-        private_roc_curve(y, s, epsilon=0.6, n_thresholds=32, accountant=acc, random_state=0)
+        private_roc_curve(y, s, classes=CL, epsilon=0.6, n_thresholds=32, accountant=acc, random_state=0)
     with pytest.raises(BudgetExceededError):
-        laplace_roc_curve(y, s, epsilon=0.6, accountant=acc, random_state=0)
+        laplace_roc_curve(y, s, classes=CL, epsilon=0.6, accountant=acc, random_state=0)
     assert len(acc.ledger) == before
 
 
 def test_recursive_median_levels_spend_the_threshold_fraction():
     y, s = _scores()
-    ledger = private_roc_curve(y, s, epsilon=1.0, n_thresholds=32, random_state=0).attrs["ledger"]
+    ledger = private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=32, random_state=0).attrs["ledger"]
     levels = ledger[ledger["label"].str.startswith("thresholds")]
     assert len(levels) == 5
     assert levels["charged"].sum() == pytest.approx(0.2)
-    ledger = private_roc_curve(y, s, epsilon=1.0, n_thresholds=32, counts_split="parallel",
+    ledger = private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=32, counts_split="parallel",
                                random_state=0).attrs["ledger"]
     counts = ledger[~ledger["label"].str.startswith("thresholds")]
     assert counts["epsilon"].tolist() == pytest.approx([0.8, 0.8])
@@ -282,13 +284,13 @@ def test_recursive_median_levels_spend_the_threshold_fraction():
 def test_private_auc_is_accurate_and_beats_the_paper_laplace_baseline():
     y, s = _scores(600, seed=10, positive_rate=0.3)
     true = roc_auc_score(y, s)
-    pri = [abs(private_auc(y, s, epsilon=1.0, n_thresholds=16, random_state=r) - true)
+    pri = [abs(private_auc(y, s, classes=CL, epsilon=1.0, n_thresholds=16, random_state=r) - true)
            for r in range(25)]
-    lap = [auc_error(y, s, laplace_roc_curve(y, s, epsilon=1.0, random_state=r)) for r in range(25)]
+    lap = [auc_error(y, s, laplace_roc_curve(y, s, classes=CL, epsilon=1.0, random_state=r)) for r in range(25)]
     assert np.median(pri) < 0.05
     assert np.median(pri) < np.median(lap)
     # less budget, more error
-    low = [abs(private_auc(y, s, epsilon=0.05, n_thresholds=16, random_state=r) - true)
+    low = [abs(private_auc(y, s, classes=CL, epsilon=0.05, n_thresholds=16, random_state=r) - true)
            for r in range(25)]
     assert np.median(low) > np.median(pri)
 
@@ -296,7 +298,7 @@ def test_private_auc_is_accurate_and_beats_the_paper_laplace_baseline():
 def test_laplace_roc_ledger_and_sensitivity_label():
     y, s = _scores()
     for sens, delta in (("paper", 21), ("tight", 11)):
-        curve = laplace_roc_curve(y, s, epsilon=0.5, n_thresholds=10, sensitivity=sens, random_state=0)
+        curve = laplace_roc_curve(y, s, classes=CL, epsilon=0.5, n_thresholds=10, sensitivity=sens, random_state=0)
         assert curve.attrs["ledger"]["charged"].sum() == pytest.approx(0.5)
         assert f"sensitivity {delta}" in curve.attrs["ledger"]["label"].iloc[0]
         assert len(curve) == 12
@@ -305,7 +307,7 @@ def test_laplace_roc_ledger_and_sensitivity_label():
 def test_score_range_is_public_and_scores_are_clipped_not_read():
     y, s = _scores()
     logits = np.log(s / (1 - s))
-    curve = private_roc_curve(y, logits, epsilon=1e9, thresholds="fixed_space", n_thresholds=400,
+    curve = private_roc_curve(y, logits, classes=CL, epsilon=1e9, thresholds="fixed_space", n_thresholds=400,
                               score_range=(-3, 3), random_state=0)
     assert curve["threshold"].iloc[0] == 3 and curve["threshold"].iloc[-1] == -3
     clipped = np.clip(logits, -3, 3)
@@ -317,7 +319,7 @@ def test_degenerate_curve_is_the_diagonal_with_a_warning():
     s = np.linspace(0, 1, 31)
     with pytest.warns(DegenerateCurveWarning):
         for r in range(50):   # at tiny ε the single positive's noisy total is soon ≤ 0
-            curve = private_roc_curve(y, s, epsilon=0.01, n_thresholds=4, random_state=r)
+            curve = private_roc_curve(y, s, classes=CL, epsilon=0.01, n_thresholds=4, random_state=r)
             if curve.attrs["degenerate"]:
                 break
     assert curve.attrs["degenerate"]
@@ -330,9 +332,9 @@ def test_non_finite_scores_are_rejected(bad):
     y, s = _scores(50)
     s[3] = bad
     with pytest.raises(ValueError, match="scores must be finite"):
-        private_roc_curve(y, s, epsilon=1.0)
+        private_roc_curve(y, s, classes=CL, epsilon=1.0)
     with pytest.raises(ValueError, match="scores must be finite"):
-        laplace_roc_curve(y, s, epsilon=1.0)
+        laplace_roc_curve(y, s, classes=CL, epsilon=1.0)
 
 
 def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():
@@ -341,21 +343,21 @@ def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():
         private_roc_curve(np.ones(50), s, epsilon=1.0)
     for eps in (0, -1, np.nan, np.inf):
         with pytest.raises(ValueError, match="epsilon"):
-            private_roc_curve(y, s, epsilon=eps)
+            private_roc_curve(y, s, classes=CL, epsilon=eps)
         with pytest.raises(ValueError, match="epsilon"):
-            laplace_roc_curve(y, s, epsilon=eps)
+            laplace_roc_curve(y, s, classes=CL, epsilon=eps)
     with pytest.raises(TypeError, match="epsilon"):
-        private_roc_curve(y, s, epsilon="1")
+        private_roc_curve(y, s, classes=CL, epsilon="1")
     with pytest.raises(ValueError, match="power of two"):
-        private_roc_curve(y, s, epsilon=1.0, n_thresholds=10)
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=10)
     with pytest.raises(ValueError, match="score_range"):
-        private_roc_curve(y, s, epsilon=1.0, score_range=(1, 0))
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, score_range=(1, 0))
     with pytest.raises(ValueError, match="thresholds"):
-        private_roc_curve(y, s, epsilon=1.0, thresholds="quantiles")
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, thresholds="quantiles")
     with pytest.raises(ValueError, match="entries"):
-        private_roc_curve(y[:-1], s, epsilon=1.0)
+        private_roc_curve(y[:-1], s, classes=CL, epsilon=1.0)
     with pytest.raises(ValueError, match="threshold_fraction"):
-        private_roc_curve(y, s, epsilon=1.0, threshold_fraction=1.0)
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=1.0)
 
 
 def test_bad_input_is_rejected_before_anything_is_spent():
@@ -364,18 +366,18 @@ def test_bad_input_is_rejected_before_anything_is_spent():
     bad_scores = s.copy()
     bad_scores[0] = np.nan
     calls = [
-        lambda: private_roc_curve(y, bad_scores, epsilon=0.5, accountant=acc),
+        lambda: private_roc_curve(y, bad_scores, classes=CL, epsilon=0.5, accountant=acc),
         lambda: private_roc_curve(np.zeros(60), s, epsilon=0.5, accountant=acc),
-        lambda: private_roc_curve(y, s, epsilon=0.0, accountant=acc),
-        lambda: private_roc_curve(y, s, epsilon=-0.5, accountant=acc),
-        lambda: private_roc_curve(y, s, epsilon=0.5, n_thresholds=12, accountant=acc),
-        lambda: private_roc_curve(y, s, epsilon=0.5, median="mean", accountant=acc),
-        lambda: private_roc_curve(y, s, epsilon=0.5, counts_split="both", accountant=acc),
-        lambda: laplace_roc_curve(y, bad_scores, epsilon=0.5, accountant=acc),
+        lambda: private_roc_curve(y, s, classes=CL, epsilon=0.0, accountant=acc),
+        lambda: private_roc_curve(y, s, classes=CL, epsilon=-0.5, accountant=acc),
+        lambda: private_roc_curve(y, s, classes=CL, epsilon=0.5, n_thresholds=12, accountant=acc),
+        lambda: private_roc_curve(y, s, classes=CL, epsilon=0.5, median="mean", accountant=acc),
+        lambda: private_roc_curve(y, s, classes=CL, epsilon=0.5, counts_split="both", accountant=acc),
+        lambda: laplace_roc_curve(y, bad_scores, classes=CL, epsilon=0.5, accountant=acc),
         lambda: laplace_roc_curve(np.ones(60), s, epsilon=0.5, accountant=acc),
-        lambda: laplace_roc_curve(y, s, epsilon=0.0, accountant=acc),
-        lambda: laplace_roc_curve(y, s, epsilon=0.5, sensitivity="loose", accountant=acc),
-        lambda: private_auc(y, bad_scores, epsilon=0.5, accountant=acc),
+        lambda: laplace_roc_curve(y, s, classes=CL, epsilon=0.0, accountant=acc),
+        lambda: laplace_roc_curve(y, s, classes=CL, epsilon=0.5, sensitivity="loose", accountant=acc),
+        lambda: private_auc(y, bad_scores, classes=CL, epsilon=0.5, accountant=acc),
     ]
     for call in calls:
         with pytest.raises(ValueError):
@@ -403,13 +405,13 @@ def test_ledger_of_every_path_sums_to_epsilon_and_matches_the_noise_used(monkeyp
     for kwargs in (dict(thresholds="fixed_space"), dict(counts_split="parallel"),
                    dict(range_mechanism="laplace_bins"), dict(median="exponential")):
         used.clear()
-        curve = private_roc_curve(y, s, epsilon=0.8, n_thresholds=8, random_state=0, **kwargs)
+        curve = private_roc_curve(y, s, classes=CL, epsilon=0.8, n_thresholds=8, random_state=0, **kwargs)
         ledger = curve.attrs["ledger"]
         assert ledger["charged"].sum() == pytest.approx(0.8)
         counts = ledger[~ledger["label"].str.startswith("thresholds")]["epsilon"].tolist()
         assert sorted(e for _, e in used) == pytest.approx(sorted(counts))
     used.clear()
-    curve = laplace_roc_curve(y, s, epsilon=0.3, random_state=0)
+    curve = laplace_roc_curve(y, s, classes=CL, epsilon=0.3, random_state=0)
     assert [e for _, e in used] == pytest.approx([0.3])
     assert curve.attrs["ledger"]["charged"].sum() == pytest.approx(0.3)
 
@@ -418,16 +420,16 @@ def test_inputs_are_not_mutated_and_pandas_is_accepted():
     y, s = _scores(100)
     ys, ss = pd.Series(y.copy()), pd.Series(s.copy())
     ycopy, scopy = ys.copy(), ss.copy()
-    private_roc_curve(ys, ss, epsilon=1.0, n_thresholds=16, random_state=0)
-    laplace_roc_curve(ys, ss, epsilon=1.0, random_state=0)
+    private_roc_curve(ys, ss, classes=CL, epsilon=1.0, n_thresholds=16, random_state=0)
+    laplace_roc_curve(ys, ss, classes=CL, epsilon=1.0, random_state=0)
     pd.testing.assert_series_equal(ys, ycopy)
     pd.testing.assert_series_equal(ss, scopy)
 
 
 def test_seeded_runs_are_reproducible():
     y, s = _scores(200)
-    a = private_roc_curve(y, s, epsilon=1.0, n_thresholds=32, random_state=11)
-    b = private_roc_curve(y, s, epsilon=1.0, n_thresholds=32, random_state=np.random.default_rng(11))
+    a = private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=32, random_state=11)
+    b = private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=32, random_state=np.random.default_rng(11))
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -443,7 +445,7 @@ def test_plots_and_explorer_build_from_library_output():
     from dpexplore.widgets.roc import PrivateROCExplorer
 
     y, s = _scores(200)
-    curves = [private_roc_curve(y, s, epsilon=1.0, random_state=r) for r in range(2)]
+    curves = [private_roc_curve(y, s, classes=CL, epsilon=1.0, random_state=r) for r in range(2)]
     tidy = stack_curves({"PriROC": curves}, roc_curve_exact(y, s))
     assert set(tidy["curve"]) == {"PriROC", "true ROC (not private)"}
     assert isinstance(roc_chart(tidy), alt.LayerChart)
@@ -482,3 +484,40 @@ def test_recursive_medians_report_their_midpoint_fallbacks():
     _, fell = recursive_median_thresholds(x, epsilon=1e7, depth=3, return_fallbacks=True,
                                           random_state=0)
     assert not fell.any()
+
+
+# --------------------------------------------------------------------------- declared classes (issue 11.1)
+def test_classes_are_declared_or_the_release_warns():
+    from dpexplore.domain import PrivacyLeakWarning
+
+    y, s = _scores(200)
+    with pytest.warns(PrivacyLeakWarning, match="class labels from the private y"):
+        private_roc_curve(y, s, epsilon=1.0, random_state=0)
+    with pytest.warns(PrivacyLeakWarning):
+        laplace_roc_curve(y, s, epsilon=1.0, random_state=0)
+    # declared: no warning, same release as before for 0/1 labels
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("error", PrivacyLeakWarning)
+        a = private_roc_curve(y, s, epsilon=1.0, random_state=0, classes=[0, 1])
+    # the positive class is the declared one, not the larger label: [1, 0] mirrors the curve
+    b = private_roc_curve(y, s, epsilon=1e9, thresholds="fixed_space", n_thresholds=64, classes=[1, 0])
+    c = private_roc_curve(y, s, epsilon=1e9, thresholds="fixed_space", n_thresholds=64, classes=[0, 1])
+    assert b.attrs["auc"] == pytest.approx(1 - c.attrs["auc"], abs=1e-6)
+    assert a.attrs["ledger"]["charged"].sum() == pytest.approx(1.0)
+
+
+def test_declared_classes_allow_a_test_set_holding_one_class():
+    # with classes=None a one-class test set raises (a data-dependent outcome); declared, the
+    # release runs as for any other data (the noisy empty class gives the diagonal, or not)
+    s = np.linspace(0, 1, 40)
+    curve = private_roc_curve(np.ones(40, int), s, epsilon=1.0, random_state=0, classes=[0, 1])
+    assert curve.attrs["ledger"]["charged"].sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="not among the declared classes"):
+        private_roc_curve(np.full(40, 2), s, epsilon=1.0, classes=[0, 1])
+    with pytest.raises(ValueError, match="two public labels"):
+        private_roc_curve(np.ones(40, int), s, epsilon=1.0, classes=[0, 1, 2])
+    # string labels: declared order decides which is positive
+    ys = np.where(np.arange(40) % 2 == 0, "spam", "ham")
+    curve = private_auc(ys, s, epsilon=1e9, thresholds="fixed_space", n_thresholds=64, classes=["ham", "spam"])
+    assert curve == pytest.approx(roc_curve_exact(ys == "spam", s).attrs["auc"], abs=0.02)

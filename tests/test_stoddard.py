@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
 from dpexplore.audit import privacy_loss
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.domain import PrivacyLeakWarning
 from dpexplore.mechanisms import exponential_probabilities
 from dpexplore.select.scores import difference_count, purity_index, total_count
+from dpexplore.select.thesis import IterativeSelector, PrivateKSubsetSelector
 from dpexplore.select.stoddard import (
     ClusterSelection, ExponentialTopKSelector, NotDifferentiallyPrivateWarning,
     PrivateThresholdTesting, ScorePerturbationSelector, SparseVectorSelector, audit_selectors,
@@ -177,7 +182,7 @@ def test_sp_noise_is_laplace_with_scale_s_over_epsilon():
     noise = sel.noisy_scores_ - difference_count(X_capped, y)
     assert stats.kstest(noise, stats.laplace(scale=12).cdf).pvalue > 0.01
     assert stats.kstest(noise, stats.laplace(scale=6).cdf).pvalue < 1e-6
-    assert sel.n_rows_capped_ > 0
+    assert "n_rows_capped_" not in vars(sel)     # a true count: not kept on the selector (issue 11.7)
 
 
 # --------------------------------------------------------------------------- EM top-k
@@ -237,8 +242,12 @@ def test_bad_input_is_rejected_before_spending():
         ScorePerturbationSelector(k=3, threshold=1.0, accountant=acc).fit(X, y)
     with pytest.raises(ValueError, match="0/1"):
         ScorePerturbationSelector(k=3, accountant=acc).fit(X * 2, y)
-    with pytest.raises(ValueError, match="two classes"):
+    with pytest.raises(ValueError, match="only 1 class"):
         ExponentialTopKSelector(k=3, score="DC", accountant=acc).fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="not among the declared classes"):
+        ExponentialTopKSelector(k=3, score="DC", accountant=acc, classes=[0, 1]).fit(X, y + 1)
+    with pytest.raises(ValueError, match="requires y"):
+        ExponentialTopKSelector(k=3, score="DC", accountant=acc, classes=[0, 1]).fit(X)
     with pytest.raises(ValueError, match="n_min"):
         ScorePerturbationSelector(k=3, score="IG", accountant=acc).fit(X, y)
     with pytest.raises(ValueError, match="score"):
@@ -343,3 +352,131 @@ def test_selection_quality_precision_recall_f1():
     assert selection_quality([1, 0], [0, 1])["f1"] == 0.0
     with pytest.raises(ValueError, match="same length"):
         selection_quality([1, 0], [1, 0, 0])
+
+
+# --------------------------------------------------------------------------- every selector (issues 11, 15)
+_SPENDERS = {   # selector → (unfitted instance, a method parameter to grid over)
+    "PrivateKSubsetSelector": (lambda: PrivateKSubsetSelector(k=2, epsilon=0.5, classes=[0, 1]),
+                               ("mechanism", ["subset", "noisy_scores"])),
+    "IterativeSelector": (lambda: IterativeSelector(k=2, epsilon=0.5, classes=[0, 1]), ("score", ["count", "mi"])),
+    "ScorePerturbationSelector": (lambda: ScorePerturbationSelector(k=2, epsilon=0.5, classes=[0, 1]),
+                                  ("score", ["TC", "DC"])),
+    "ExponentialTopKSelector": (lambda: ExponentialTopKSelector(k=2, epsilon=0.5, classes=[0, 1]),
+                                ("method", ["one_shot", "peeling"])),
+    "SparseVectorSelector": (lambda: SparseVectorSelector(threshold=20, cutoff=2, epsilon=0.5, classes=[0, 1]),
+                             ("score", ["TC", "PI"])),
+}
+_NOT_DP_SELECTORS = {
+    "PrivateThresholdTesting": lambda: PrivateThresholdTesting(threshold=20, classes=[0, 1]),
+    "ClusterSelection": lambda: ClusterSelection(threshold=20, classes=[0, 1]),
+}
+
+
+def _xy(n=120, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = np.where(rng.random((n, d)) < np.linspace(0.5, 0.9, d), y[:, None], 1 - y[:, None])
+    return pd.DataFrame(X, columns=[f"f{j}" for j in range(d)]), y
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+        return est.fit(X, y)
+
+
+@pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
+def test_clone_pickle_arrays_and_frames(name):
+    make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
+    X, y = _xy()
+    est = make().set_params(random_state=3)
+    assert clone(est).get_params() == est.get_params()
+    fitted = _fit(clone(est), X, y)
+    again = pickle.loads(pickle.dumps(fitted))
+    pd.testing.assert_frame_equal(again.transform(X), fitted.transform(X))
+    np.testing.assert_array_equal(list(fitted.get_feature_names_out()), list(fitted.transform(X).columns))
+    # NumPy input: columns are x0, x1, …; the same seed gives the same selection
+    arr = _fit(clone(est), X.to_numpy(), y)
+    np.testing.assert_array_equal(arr.get_support(), fitted.get_support())
+    assert list(arr.get_feature_names_out()) == [f"x{i}" for i in arr.get_support(indices=True)]
+    assert not hasattr(arr, "feature_names_in_")
+    with pytest.raises(ValueError, match="X has 3 features"):
+        arr.transform(X.to_numpy()[:, :3])
+    with pytest.raises(ValueError, match="feature names"):
+        fitted.transform(X.iloc[:, :3])
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        import scipy.sparse as sp
+        _fit(clone(est), sp.csr_matrix(X.to_numpy()), y)
+
+
+@pytest.mark.parametrize("name", list(_SPENDERS))
+def test_each_fit_has_its_epsilon_in_its_own_ledger_in_a_pipeline(name):
+    X, y = _xy(seed=1)
+    acc = BudgetAccountant(5.0)
+    pipe = Pipeline([("select", _SPENDERS[name][0]().set_params(accountant=acc, random_state=0)),
+                     ("clf", LogisticRegression())])
+    _fit(pipe, X, y)
+    first = pipe["select"].ledger_
+    assert first["charged"].sum() == pytest.approx(0.5) == pipe["select"].epsilon_spent_
+    assert pipe.predict(X).shape == (len(X),)
+    _fit(pipe, X, y)                                   # a second fit: its own ledger slice
+    assert pipe["select"].ledger_["charged"].sum() == pytest.approx(0.5)
+    assert acc.spent == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", list(_SPENDERS))
+def test_grid_search_over_epsilon_and_a_method_parameter_and_cross_val_score(name):
+    make, (param, values) = _SPENDERS[name]
+    X, y = _xy(n=150, seed=2)
+    pipe = Pipeline([("select", make().set_params(random_state=0)), ("clf", LogisticRegression())])
+    grid = {"select__epsilon": [0.5, 2.0], f"select__{param}": values}
+    if name == "SparseVectorSelector":
+        grid["select__threshold"] = [0]          # PI scores are far below TC's threshold
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+        warnings.simplefilter("ignore", PrivacyLeakWarning)    # score='mi' without n_min
+        search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
+        scores = cross_val_score(pipe, X, y, cv=3)
+    assert len(search.cv_results_["params"]) == 4 and np.all(np.isfinite(scores))
+    best = search.best_estimator_["select"]
+    assert best.ledger_["charged"].sum() == pytest.approx(best.epsilon)
+
+
+@pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
+def test_no_exact_quantity_rides_on_the_fitted_selector(name):
+    # issue 11.7: exact scores, exact probabilities and true counts are not kept (nor pickled)
+    make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
+    X, y = _xy(seed=4)
+    est = _fit(make().set_params(random_state=0), X, y)
+    exact = [purity_index(X, y), difference_count(X, y), total_count(X)]
+    for key, value in vars(est).items():
+        assert key not in ("scores_", "inclusion_probabilities_", "n_rows_capped_"), key
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.shape == (X.shape[1],):
+            assert not any(np.array_equal(value, q) for q in exact), key
+    blob = pickle.dumps(est)
+    for q in exact:
+        assert q.tobytes() not in blob
+
+
+@pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
+def test_classes_are_declared_or_the_fit_warns(name):
+    # issue 11.1: with a label score, classes=None reads them from y and warns; declared labels
+    # fit without warning, in any dtype; the LAST declared class is the positive one
+    make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
+    X, y = _xy(seed=5)
+    est = make().set_params(random_state=0)
+    if "score" in est.get_params() and est.score in ("TC",):
+        est.set_params(score="DC")
+    with pytest.warns(PrivacyLeakWarning, match="class labels from the private y"):
+        _fit(clone(est).set_params(classes=None), X, y)
+    labels = np.where(y == 1, "yes", "no")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        a = _fit(clone(est).set_params(classes=["no", "yes"]), X, labels)
+        # one record per class is enough: a table holding one class fits like any other
+        _fit(clone(est).set_params(classes=["no", "yes"]), X, np.full(len(y), "no"))
+    assert list(a.classes_) == ["no", "yes"]
+    b = _fit(clone(est).set_params(classes=[0, 1]), X, y)
+    np.testing.assert_array_equal(a.get_support(), b.get_support())
+    with pytest.raises(ValueError, match="not among the declared classes"):
+        _fit(clone(est).set_params(classes=["no", "yes"]), X, np.where(y == 1, "yes", "maybe"))

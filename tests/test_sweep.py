@@ -263,3 +263,21 @@ def test_repeated_epsilon_and_tiny_class_rejected(data):
     lonely.loc[lonely.index[1:], "label"] = "0"
     with pytest.raises(ValueError, match="at least 2 rows of every class"):
         sweep({"toy": NoisyMajority}, (lonely, schema), [1.0], progress=False)
+
+
+def test_predictions_of_another_label_type_are_refused_not_scored_zero(data):
+    """Issue 11 item 2: a method predicting "0"/"1" for an integer 0/1 target got accuracy 0.000
+    without complaint; the metric now refuses labels that can never equal y's."""
+    frame, schema = data
+    int_frame = frame.assign(label=frame["label"].astype(int))
+
+    class StringLabels(NoisyMajority):
+        def predict(self, X):
+            return np.full(len(X), str(self.pred_), dtype=object)
+
+    with pytest.raises(TypeError, match="type of the training labels"):
+        sweep({"strings": StringLabels}, (int_frame, schema), [1.0], repetitions=1, random_state=0,
+              progress=False)
+    ok = sweep({"ints": NoisyMajority}, (int_frame, schema), [1.0], repetitions=1, random_state=0,
+               progress=False, metrics="accuracy")
+    assert ok["value"].iloc[0] > 0.3

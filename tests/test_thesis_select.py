@@ -20,6 +20,9 @@ from dpexplore.select.thesis import (IterativeSelector, NotDifferentiallyPrivate
                                      iterative_selection_probabilities, thesis_scores)
 
 
+CL = [0, 1]     # the declared (public) classes used throughout
+
+
 def _data(n: int = 400, d: int = 6, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
@@ -50,29 +53,34 @@ def test_selector_uses_the_subset_sampler_with_sensitivity_k(monkeypatch):
         return real(scores, k, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
 
     monkeypatch.setattr(thesis, "exponential_subset", spy)
-    sel = PrivateKSubsetSelector(k=3, epsilon=0.7, random_state=0).fit(X, y)
+    sel = PrivateKSubsetSelector(k=3, epsilon=0.7, random_state=0, classes=CL).fit(X, y)
     assert len(calls) == 1
     scores, k, eps, sens = calls[0]
     np.testing.assert_array_equal(scores, purity_index(X, y))
     assert (k, eps, sens) == (3, 0.7, 3.0)          # utility of a k-subset: sensitivity k·Δq
     assert sel.get_support().sum() == 3
-    np.testing.assert_allclose(sel.inclusion_probabilities_,
+    # the teaching view recomputes the exact probabilities from the data passed in
+    np.testing.assert_allclose(sel.inclusion_probabilities(X, y),
                                exponential_subset_inclusion(scores, 3, epsilon=0.7, sensitivity=3.0))
+    np.testing.assert_array_equal(sel.true_scores(X, y), scores)
 
 
 def test_selection_frequencies_match_exact_subset_probabilities():
     # tiny case: the selector's distribution over the C(5, 2) subsets vs exact enumeration
+    # (the same distribution the enumeration test below checks for ε-DP: fit samples it)
     X, y = _data(n=60, d=5, seed=1)
     q = purity_index(X, y)
     eps, k = 0.5, 2
     subsets = list(itertools.combinations(range(5), k))
     w = np.array([np.exp(eps * q[list(s)].sum() / (2 * k)) for s in subsets])
     expected = w / w.sum()
+    exact = PrivateKSubsetSelector(k=k, epsilon=eps, classes=CL).subset_probabilities(X, y)
+    np.testing.assert_allclose(exact.loc[subsets].to_numpy(), expected)
     rng = np.random.default_rng(3)
     n_draws = 4000
     counts = dict.fromkeys(subsets, 0)
     for _ in range(n_draws):
-        sel = PrivateKSubsetSelector(k=k, epsilon=eps, random_state=rng).fit(X, y)
+        sel = PrivateKSubsetSelector(k=k, epsilon=eps, random_state=rng, classes=CL).fit(X, y)
         counts[tuple(sel.get_support(indices=True))] += 1
     observed = np.array([counts[s] for s in subsets])
     keep = expected * n_draws >= 5
@@ -85,31 +93,31 @@ def test_selection_frequencies_match_exact_subset_probabilities():
 
 def test_mi_score_sensitivity_and_leak_warning():
     X, y = _data(n=500)
-    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=400, random_state=0).fit(X, y)
+    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=400, random_state=0, classes=CL).fit(X, y)
     assert sel.score_sensitivity_ == pytest.approx(mutual_information_sensitivity(400, base=2))
     assert sel.subset_sensitivity_ == pytest.approx(2 * sel.score_sensitivity_)
     with pytest.warns(PrivacyLeakWarning):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", random_state=0).fit(X, y)
+        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", random_state=0, classes=CL).fit(X, y)
     with pytest.raises(ValueError, match="n_min"):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=10_000).fit(X, y)
+        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=10_000, classes=CL).fit(X, y)
 
 
 def test_noisy_scores_mechanism_and_strong_signal():
     X, y = _data(n=2000, d=6)
     acc = BudgetAccountant(2.0)
     sel = PrivateKSubsetSelector(k=2, epsilon=2.0, mechanism="noisy_scores", accountant=acc,
-                                 random_state=0).fit(X, y)
+                                 random_state=0, classes=CL).fit(X, y)
     assert sel.get_support().sum() == 2
     assert "Alg. 3" in acc.ledger["label"].iloc[0]
     # at ε = 2 with count scores in the hundreds, the subset sampler picks the two best features
-    sub = PrivateKSubsetSelector(k=2, epsilon=2.0, random_state=0).fit(X, y)
+    sub = PrivateKSubsetSelector(k=2, epsilon=2.0, random_state=0, classes=CL).fit(X, y)
     assert set(sub.get_support(indices=True)) == {4, 5}
 
 
 def test_transform_support_names_and_ledger():
     X, y = _data()
     acc = BudgetAccountant(1.0)
-    sel = PrivateKSubsetSelector(k=2, epsilon=0.4, accountant=acc, random_state=0).fit(X, y)
+    sel = PrivateKSubsetSelector(k=2, epsilon=0.4, accountant=acc, random_state=0, classes=CL).fit(X, y)
     out = sel.transform(X)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == list(sel.get_feature_names_out())
     assert sel.transform(X.to_numpy()).shape == (len(X), 2)
@@ -126,10 +134,15 @@ def test_transform_support_names_and_ledger():
     ({"k": 7}, None, None, "exceeds"),
     ({"score": "gini"}, None, None, "score"),
     ({}, lambda X: X.assign(f0=X["f0"] * 2), None, "0/1"),
-    ({}, lambda X: X.astype(float).assign(f0=np.nan), None, "0/1"),
-    ({}, None, lambda y: np.zeros_like(y), "two classes"),
-    ({}, None, lambda y: y[:-1], "rows"),
-    ({}, lambda X: X.iloc[:0], lambda y: y[:0], "non-empty"),
+    ({}, lambda X: X.astype(float).assign(f0=np.nan), None, "NaN"),
+    ({"classes": None}, None, lambda y: np.zeros_like(y), "only 1 class"),
+    ({}, None, lambda y: np.where(y == 1, 2, 0), "not among the declared classes"),
+    ({"classes": "01"}, None, None, "list of labels"),
+    ({"binarize": "half"}, None, None, "binarize"),
+    ({}, None, lambda y: y[:-1], "inconsistent numbers of samples"),
+    ({}, lambda X: X.iloc[:0], lambda y: y[:0], "0 sample"),
+    ({"classes": None}, None, lambda y: y + 0.5, "Unknown label type"),
+    ({}, None, lambda y: np.column_stack([y, y]), "1d array"),
 ])
 def test_bad_input_raises_before_any_spend(kwargs, X_fn, y_fn, match):
     X, y = _data()
@@ -137,7 +150,7 @@ def test_bad_input_raises_before_any_spend(kwargs, X_fn, y_fn, match):
     X = X_fn(X) if X_fn else X
     y = y_fn(y) if y_fn else y
     acc = BudgetAccountant(5.0)
-    params = {"k": 2, "epsilon": 0.5, **kwargs}
+    params = {"k": 2, "epsilon": 0.5, "classes": CL, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         PrivateKSubsetSelector(**params, accountant=acc).fit(X, y)
     assert acc.ledger.empty
@@ -149,14 +162,14 @@ def test_budget_exceeded_before_spend():
     X, y = _data()
     acc = BudgetAccountant(0.1)
     with pytest.raises(BudgetExceededError):
-        PrivateKSubsetSelector(k=2, epsilon=0.5, accountant=acc).fit(X, y)
+        PrivateKSubsetSelector(k=2, epsilon=0.5, accountant=acc, classes=CL).fit(X, y)
     assert acc.ledger.empty
 
 
 def test_iterative_selector_is_labelled_not_dp():
     X, y = _data()
     with pytest.warns(NotDifferentiallyPrivateWarning):
-        sel = IterativeSelector(k=3, epsilon=0.3, random_state=0).fit(X, y)
+        sel = IterativeSelector(k=3, epsilon=0.3, random_state=0, classes=CL).fit(X, y)
     assert sel.get_support().sum() == 3
     assert sel.n_steps_ >= 3
     assert sel.epsilon_composed_ == pytest.approx(sel.n_steps_ * 0.3 / 3) and sel.epsilon_composed_ >= 0.3 - 1e-12
@@ -209,53 +222,45 @@ def test_widgets_and_plots_build_on_small_data():
     assert isinstance(plots.ledger_chart(state["ledger"]), alt.Chart)
 
 
-def _subset_log_probs(q: np.ndarray, k: int, eps: float, sens: float) -> dict:
-    subsets = list(itertools.combinations(range(q.size), k))
-    logw = np.array([eps * q[list(s)].sum() / (2 * sens) for s in subsets])
-    logp = logw - np.logaddexp.reduce(logw)
-    return dict(zip(subsets, logp))
+def _log_probs(selector: PrivateKSubsetSelector, X, y) -> pd.Series:
+    """log P(S) of every k-subset, from the selector's own calibration (the one fit samples)."""
+    return np.log(selector.subset_probabilities(X, y))
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_subset_selector_is_exactly_eps_dp_on_neighbours_by_enumeration(k):
-    # exact check of ε-DP: for neighbours X, X + one record, every k-subset's probability under
-    # the selector's distribution (count score, sensitivity k·Δq) changes by at most e^ε
+    # exact check of ε-DP on the package's own selection distribution: for neighbours X and
+    # X + one record, every k-subset's probability under PrivateKSubsetSelector (its scores, its
+    # declared sensitivity, its ε) changes by at most e^ε. The sampler in fit draws from exactly
+    # this distribution (test_selection_frequencies_match_exact_subset_probabilities).
     eps = 0.8
+    sel = PrivateKSubsetSelector(k=k, epsilon=eps, classes=CL)
     rng = np.random.default_rng(k)
     worst = 0.0
     for _ in range(40):
         X, y = _data(n=int(rng.integers(20, 60)), d=6, seed=int(rng.integers(1 << 30)))
         X = X.to_numpy()
-        # the worst record for the count score: it moves several scores the same way
         record = rng.integers(0, 2, 6)
         Xn, yn = np.vstack([X, record]), np.append(y, rng.integers(0, 2))
-        q, qn = purity_index(X, y), purity_index(Xn, yn)
-        assert np.max(np.abs(q - qn)) <= 1                       # Δq = 1 (spec §4.4)
-        a, b = _subset_log_probs(q, k, eps, k * 1.0), _subset_log_probs(qn, k, eps, k * 1.0)
-        worst = max(worst, max(abs(a[s] - b[s]) for s in a))
+        a, b = _log_probs(sel, X, y), _log_probs(sel, Xn, yn)
+        worst = max(worst, float(np.max(np.abs(a - b))))
     assert worst <= eps + 1e-12
-    # calibrating to Δq instead of k·Δq (the spec's trap 8) breaks ε-DP. Balanced classes of 20;
-    # features 0-2 on in 15 class-1 and 5 class-0 records (q = 10); features 3-5 on in every
-    # class-0 record (q = 20). One more class-1 record with every feature on lifts q_0..q_2 to 11
-    # and leaves q_3..q_5 alone. (One record can only move all scores the same way, so the
-    # factor 2 of the mechanism hides the error up to k = 2; k = 3 exposes it.)
+    # the worst case for the count score: balanced classes of 20; features 0-2 on in 15 class-1
+    # and 5 class-0 records (q = 10); features 3-5 on in every class-0 record (q = 20). One more
+    # class-1 record with every feature on lifts q_0..q_2 to 11 and leaves q_3..q_5 alone, so a
+    # k-subset's utility moves by k: calibrated to Δq instead of k·Δq (spec trap 8) the
+    # selector would lose ≈ k·ε/2 (> ε for k = 3). The package's calibration must hold it to ε.
     y = np.array([1] * 20 + [0] * 20)
     X = np.zeros((40, 6), dtype=int)
     X[:15, :3] = 1
     X[20:25, :3] = 1
     X[20:, 3:] = 1
     Xn, yn = np.vstack([X, np.ones(6, dtype=int)]), np.append(y, 1)
-    q, qn = purity_index(X, y), purity_index(Xn, yn)
-    np.testing.assert_array_equal(q, [10, 10, 10, 20, 20, 20])
-    np.testing.assert_array_equal(qn - q, [1, 1, 1, 0, 0, 0])
-
-    def loss(sens):
-        a, b = _subset_log_probs(q, k, eps, sens), _subset_log_probs(qn, k, eps, sens)
-        return max(abs(a[s] - b[s]) for s in a)
-
-    assert loss(k * 1.0) <= eps + 1e-12
-    if k == 3:
-        assert loss(1.0) > 1.4 * eps               # ≈ k·ε/2 = 1.5ε
+    np.testing.assert_array_equal(sel.true_scores(X, y), [10, 10, 10, 20, 20, 20])
+    np.testing.assert_array_equal(sel.true_scores(Xn, yn) - sel.true_scores(X, y), [1, 1, 1, 0, 0, 0])
+    loss = float(np.max(np.abs(_log_probs(sel, X, y) - _log_probs(sel, Xn, yn))))
+    assert loss <= eps + 1e-12
+    # (calibrated to Δq this pair loses ≈ 1.5ε at k = 3; with k·Δq it loses ≈ 0.34ε)
 
 
 def test_subset_sampler_is_stable_with_huge_count_scores():
@@ -276,15 +281,15 @@ def test_selector_in_sklearn_pipeline_and_no_mutation():
 
     X, y = _data(n=600, d=8)
     X0, y0 = X.copy(), y.copy()
-    pipe = make_pipeline(PrivateKSubsetSelector(k=3, epsilon=1.0, random_state=0),
-                         PrivateNaiveBayes(1.0, random_state=0)).fit(X, y)
+    pipe = make_pipeline(PrivateKSubsetSelector(k=3, epsilon=1.0, random_state=0, classes=CL),
+                         PrivateNaiveBayes(1.0, random_state=0, classes=CL)).fit(X, y)
     assert pipe.predict(X).shape == (600,)
     assert pipe[0].get_support().sum() == 3 and pipe[-1].n_features_in_ == 3
-    out = PrivateKSubsetSelector(k=3, epsilon=1.0, random_state=0).fit_transform(X, y)
+    out = PrivateKSubsetSelector(k=3, epsilon=1.0, random_state=0, classes=CL).fit_transform(X, y)
     assert out.shape == (600, 3)
     pd.testing.assert_frame_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
     # the same seed reproduces the same choice
-    a = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7).fit(X, y).get_support()
-    b = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7).fit(X, y).get_support()
+    a = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7, classes=CL).fit(X, y).get_support()
+    b = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7, classes=CL).fit(X, y).get_support()
     np.testing.assert_array_equal(a, b)

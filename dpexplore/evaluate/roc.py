@@ -35,6 +35,7 @@ import pandas as pd
 
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..budget import BudgetAccountant
+from ..domain import declared_classes
 from ..mechanisms import exponential_interval, laplace
 
 __all__ = [
@@ -62,8 +63,15 @@ def _check_range(score_range: Any) -> tuple[float, float]:
     return lo, hi
 
 
-def _check_inputs(y_true: Any, scores: Any, score_range: Any) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Binary labels (0/1 or two classes; the larger label is positive) and finite scores."""
+def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = None, *,
+                  owner: str | None = None) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """0/1 positive indicators, finite scores and the public range.
+
+    ``classes`` = the two public labels ``[negative, positive]`` (every label of ``y_true`` must
+    be one of them; a test set may hold only one). ``classes=None``: the two observed labels,
+    the larger positive; for a private release (``owner`` given) that reads which classes occur
+    from the private labels and warns :class:`~dpexplore.domain.PrivacyLeakWarning`.
+    """
     y = np.asarray(y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.DataFrame)) else y_true)
     s = np.asarray(scores.to_numpy() if isinstance(scores, (pd.Series, pd.DataFrame)) else scores)
     if y.ndim != 1 or y.size == 0:
@@ -83,10 +91,19 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any) -> tuple[np.ndarra
                          f"{int((~np.isfinite(s)).sum())} bad value(s)")
     if pd.isna(y).any():
         raise ValueError("y_true has missing values (NaN): drop those rows first")
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(f"y_true must hold exactly two classes for a ROC curve, got {classes.size}")
-    positive = (y == classes[1]).astype(np.int64)
+    if classes is not None:
+        if isinstance(classes, (str, bytes)) or len(list(classes)) != 2:
+            raise ValueError(f"classes must be the two public labels [negative, positive], got {classes!r}")
+        _, codes = declared_classes(y, classes, owner or "roc")
+        positive = (codes == 1).astype(np.int64)
+    else:
+        if owner is not None:
+            declared_classes(y, None, owner)          # warns: classes read from the private labels
+        observed = np.unique(y)
+        if observed.size != 2:
+            raise ValueError(f"y_true must hold exactly two classes for a ROC curve, got {observed.size}; "
+                             "declare classes=[negative, positive]")
+        positive = (y == observed[1]).astype(np.int64)
     lo, hi = _check_range(score_range)
     return positive, s, (lo, hi)
 
@@ -104,7 +121,7 @@ def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> tuple[Budge
     elif not isinstance(accountant, BudgetAccountant):
         raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
     accountant.require(epsilon)   # BudgetExceededError before anything is computed
-    return accountant, len(accountant.ledger)
+    return accountant, accountant.n_spends
 
 
 # =========================================================================== Privelet (§4.3)
@@ -367,10 +384,11 @@ def curve_auc(curve: pd.DataFrame) -> float:
     return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
 
 
-def roc_curve_exact(y_true: Any, scores: Any) -> pd.DataFrame:
+def roc_curve_exact(y_true: Any, scores: Any, *, classes: Any = None) -> pd.DataFrame:
     """The non-private ROC curve with every distinct score as a threshold (ties give diagonal
-    segments, so its trapezoid AUC is the Mann–Whitney statistic, as sklearn's). Not private."""
-    positive, s, _ = _check_inputs(y_true, scores, (0.0, 1.0))
+    segments, so its trapezoid AUC is the Mann–Whitney statistic, as sklearn's). Not private.
+    ``classes=[negative, positive]`` (default: the larger observed label is positive)."""
+    positive, s, _ = _check_inputs(y_true, scores, (0.0, 1.0), classes)
     order = np.argsort(-s, kind="mergesort")
     s_sorted, pos_sorted = s[order], positive[order]
     last_of_tie = np.r_[np.diff(s_sorted) != 0, True]
@@ -390,9 +408,9 @@ def area_between_curves(curve_a: pd.DataFrame, curve_b: pd.DataFrame, grid: int 
     return float(np.trapezoid(np.abs(ta - tb), f))
 
 
-def auc_error(y_true: Any, scores: Any, curve: pd.DataFrame) -> float:
-    """|AUC(true curve) − AUC(private curve)|: the paper's Table 1 metric ("AUC error")."""
-    return abs(roc_curve_exact(y_true, scores).attrs["auc"] - curve_auc(curve))
+def auc_error(y_true: Any, scores: Any, curve: pd.DataFrame, *, classes: Any = None) -> float:
+    """|AUC(true curve) − AUC(private curve)|: the paper's Table 1 metric ("AUC error"). Not private."""
+    return abs(roc_curve_exact(y_true, scores, classes=classes).attrs["auc"] - curve_auc(curve))
 
 
 def _finish(frame: pd.DataFrame, degenerate: bool, accountant: BudgetAccountant, start: int,
@@ -416,14 +434,17 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
                       threshold_fraction: float = 0.2, median: str = "smooth",
                       counts_split: str = "sequential",
                       range_mechanism: str = "privelet", isotonic: bool = True,
-                      random_state: RandomState = None,
+                      classes: Any = None, random_state: RandomState = None,
                       accountant: BudgetAccountant | None = None) -> pd.DataFrame:
     """PriROC (Stoddard et al. 2014, Alg. 3): an ε-DP ROC curve of ``scores`` on a private test set.
 
     Parameters
     ----------
-    y_true, scores : labels (two classes; the larger is positive) and one finite score per record
-        (``predict_proba`` output with two columns is accepted).
+    y_true, scores : labels and one finite score per record (``predict_proba`` output with two
+        columns is accepted).
+    classes : the two public labels ``[negative, positive]``. Which classes occur in a private
+        test set is private: with ``None`` the two observed labels are used (the larger is
+        positive) and a :class:`~dpexplore.domain.PrivacyLeakWarning` says so.
     epsilon : total ε of this release.
     thresholds : ``"recursive_medians"`` (Alg. 4, spends ``threshold_fraction``·ε, paper: 0.2) or
         ``"fixed_space"`` (public equal-width grid, spends nothing).
@@ -446,7 +467,8 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     ``degenerate``. Every spend goes through ``accountant`` (a fresh ``BudgetAccountant(epsilon)``
     if None) and the ledger rows of this call sum to ``epsilon``.
     """
-    positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range)
+    positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range, classes,
+                                          owner="private_roc_curve")
     if thresholds not in ("recursive_medians", "fixed_space"):
         raise ValueError("thresholds must be 'recursive_medians' or 'fixed_space', "
                          f"got {thresholds!r}")
@@ -525,7 +547,7 @@ def private_auc(y_true: Any, scores: Any, *, epsilon: float, **kwargs: Any) -> f
 # =========================================================================== LaplaceROC (§4.6)
 def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds: int = 10,
                       score_range: tuple[float, float] = (0.0, 1.0), sensitivity: str = "paper",
-                      isotonic: bool = False, random_state: RandomState = None,
+                      isotonic: bool = False, classes: Any = None, random_state: RandomState = None,
                       accountant: BudgetAccountant | None = None) -> pd.DataFrame:
     """LaplaceROC, the paper's baseline (§4.2, §4.6): one joint Laplace on n1, n0, TP(θ), FP(θ).
 
@@ -534,9 +556,10 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     baseline honest, spec §11). Sensitivity of the released vector: ``"paper"`` = 2t + 1 as
     printed, or ``"tight"`` = t + 1 (a record touches n1 and its TP(θ)'s, or n0 and its FP(θ)'s;
     §9.3). Rates are noisy TP / noisy n1 clipped to [0, 1]; with ``isotonic=True`` the counts
-    are made monotone first. Same return format as :func:`private_roc_curve`.
+    are made monotone first. ``classes`` as in :func:`private_roc_curve`. Same return format.
     """
-    positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range)
+    positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range, classes,
+                                          owner="laplace_roc_curve")
     t = _check_int(n_thresholds, "n_thresholds", 1)
     if sensitivity not in ("paper", "tight"):
         raise ValueError(f"sensitivity must be 'paper' or 'tight', got {sensitivity!r}")

@@ -53,7 +53,8 @@ def _projected(epsilon: float, random_state: Any):
 
 def _nb(schema: Schema, epsilon: float, random_state: Any):
     """Thesis pipeline: public one-hot encoding → DP k-subset selection (k = 10, half of ε) →
-    DP Bernoulli naive Bayes (the other half)."""
+    DP Bernoulli naive Bayes (the other half), both with the schema's declared classes (with more
+    than two, the selection scores the last class against the rest)."""
     from sklearn.pipeline import make_pipeline
 
     from ..models.naive_bayes import Binarizer, PrivateNaiveBayes
@@ -61,33 +62,94 @@ def _nb(schema: Schema, epsilon: float, random_state: Any):
     from ..select.thesis import PrivateKSubsetSelector
 
     return make_pipeline(Binarizer(schema), SelectThenTrain(PrivateKSubsetSelector(k=10), PrivateNaiveBayes(),
-                                                            epsilon=epsilon, random_state=random_state))
+                                                            classes=list(schema.classes), epsilon=epsilon,
+                                                            random_state=random_state))
 
 
 class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
     """Objective-perturbation logistic regression (Chaudhuri et al. 2011) on the public encoding
     of the table: numeric columns scaled by their public bounds into [0, 1], categoricals one-hot
     over their public categories (at predict time, numbers outside the bounds are clipped and
-    unknown categories get no indicator; ``fit`` refuses them, as every method does). Binary: one model at ε; q > 2
-    classes: one-vs-rest, ε/q each (sequential composition on the same rows), all spent from one
-    accountant (``accountant`` or a fresh one): ``ledger_`` and ``epsilon_spent_`` after fit.
+    unknown categories get no indicator; ``fit`` refuses them, as every method does). Binary: one
+    model at ε; q > 2 classes: one-vs-rest, ε/q each (sequential composition on the same rows),
+    all spent from one accountant (``accountant`` or a fresh one): ``ledger_`` and
+    ``epsilon_spent_`` after fit.
 
-    ``fit`` validates the table against the schema (and that every class occurs, which one-vs-rest
-    needs) before anything is spent. Predictions come back in the type of the training labels.
+    Every class of the schema gets its one-vs-rest model, whether or not it occurs in the
+    training rows (a class with no rows gets a model fitted on an all-negative target, noise
+    included): refusing when a class is absent would reveal that it is, a data-dependent answer
+    no ε pays for. ``schema=None`` infers the domain and the classes from the data with a
+    :class:`~dpexplore.domain.PrivacyLeakWarning` (for scikit-learn's tools; not DP). X may be a
+    DataFrame or an array (columns ``x0, x1, …``, or the schema's predictors in order).
+    Predictions come back in the type of the training labels.
     """
 
-    def __init__(self, schema: Schema, epsilon: float = 1.0, random_state: Any = None, C: float = 1.0,
-                 accountant: BudgetAccountant | None = None):
+    def __init__(self, schema: Schema | None = None, epsilon: float = 1.0, random_state: Any = None,
+                 C: float = 1.0, accountant: BudgetAccountant | None = None):
         self.schema = schema
         self.epsilon = epsilon
         self.random_state = random_state
         self.C = C
         self.accountant = accountant
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None   # fresh noise on every unseeded fit
+        tags.input_tags.sparse = False
+        return tags
+
+    def _frame(self, X: Any, y: Any = None, *, reset: bool) -> tuple[pd.DataFrame, Any]:
+        """scikit-learn's validation (shape, names, NaN, sparse, complex, empty; y's length), then
+        X as a DataFrame named like the schema's predictors."""
+        from sklearn.utils.validation import validate_data
+
+        frame = isinstance(X, pd.DataFrame)
+        kwargs = {"dtype": None if frame else "numeric"}
+        if reset:
+            Xv, yv = validate_data(self, X, y, **kwargs)
+        else:
+            Xv, yv = validate_data(self, X, reset=False, **kwargs), None
+        if frame:
+            if not all(isinstance(c, str) for c in X.columns):   # e.g. integer column labels
+                X = X.set_axis([str(c) for c in X.columns], axis=1)
+            return X, yv
+        schema = self.schema if reset else self.schema_
+        if isinstance(schema, Schema) and not (reset and self.schema is None):
+            if Xv.shape[1] != len(schema.predictors):
+                raise ValueError(f"X has {Xv.shape[1]} columns, the schema has {len(schema.predictors)} "
+                                 f"predictors {schema.predictors}: pass a DataFrame with those columns")
+            names = schema.predictors
+        else:
+            names = [f"x{i}" for i in range(Xv.shape[1])]
+        return pd.DataFrame(Xv, columns=names), yv
+
+    @staticmethod
+    def _infer_schema(X: pd.DataFrame, y: np.ndarray) -> Schema:
+        """The domain read from the data (NOT private): observed bounds, categories and classes."""
+        from ..domain import Attribute, PrivacyLeakWarning
+
+        labels = np.unique(y)
+        if labels.size < 2:
+            raise ValueError(f"y has {labels.size} class: a classifier needs at least 2 (declare them in a Schema)")
+        attrs = []
+        for col in X.columns:
+            v = X[col]
+            if pd.api.types.is_numeric_dtype(v) and not pd.api.types.is_bool_dtype(v):
+                lo, hi = float(v.min()), float(v.max())
+                attrs.append(Attribute.numeric(str(col), lo, hi if hi > lo else lo + 1.0))
+            else:
+                attrs.append(Attribute.categorical(str(col), sorted(set(v.astype(str)))))
+        warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
+                      "labels are read from the private data, which no ε covers. Pass a Schema with the "
+                      "public domain.", PrivacyLeakWarning, stacklevel=3)
+        target = "__target__"
+        return Schema(attrs, target, [str(c) for c in labels])
+
     def _design(self, X: pd.DataFrame) -> np.ndarray:
+        schema = self.__dict__.get("schema_", self.schema)
         blocks = []
-        for a in self.schema.predictors:
-            attr = self.schema[a]
+        for a in schema.predictors:
+            attr = schema[a]
             if attr.kind == "numeric":
                 u = (X[a].to_numpy(dtype=float) - attr.lower) / (attr.upper - attr.lower)
                 blocks.append(np.clip(u, 0, 1)[:, None])
@@ -102,49 +164,61 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
                 blocks.append(onehot)
         return np.hstack(blocks)
 
-    def fit(self, X: pd.DataFrame, y: Any) -> "PrivateLRClassifier":
-        from .._validation import check_positive, check_random_state
+    def fit(self, X: Any, y: Any) -> "PrivateLRClassifier":
+        """Validate everything (before any spend), then fit one model per declared class."""
+        from sklearn.utils.multiclass import check_classification_targets
+
+        from .._validation import check_epsilon, check_positive, check_random_state
         from ..domain import class_values
         from ..models.logistic import PrivateLogisticRegression
 
-        if not isinstance(self.schema, Schema):
-            raise TypeError(f"schema must be a dpexplore Schema, got {type(self.schema).__name__}")
+        if self.schema is not None and not isinstance(self.schema, Schema):
+            raise TypeError(f"schema must be a dpexplore Schema or None, got {type(self.schema).__name__}")
+        check_epsilon(self.epsilon)
         check_positive(self.C, "C")
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        self.schema.validate(X[self.schema.predictors] if set(self.schema.predictors) <= set(X.columns) else X, y)
-        y_text = np.asarray(pd.Series(np.asarray(y)).astype(str), dtype=object)
-        classes = np.asarray(self.schema.classes, dtype=object)
-        absent = [c for c in classes if not np.any(y_text == c)]
-        if absent:
-            raise ValueError(f"class(es) {absent} do not occur in y: one-vs-rest logistic regression needs "
-                             "every class of the schema in the training rows")
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None (PrivateLRClassifier is a classifier)")
+        frame, yv = self._frame(X, y, reset=True)
+        check_classification_targets(yv)
+        if self.schema is None:
+            schema = self._infer_schema(frame, yv)
+        else:
+            schema = self.schema
+            # X against the public domain; y only against the declared classes (no "every class
+            # occurs" or "two classes occur" refusal: that would depend on the private rows)
+            schema.validate(frame[schema.predictors] if set(schema.predictors) <= set(frame.columns) else frame)
+        codes = schema.encode_target(yv)       # a label outside the declared classes: refused
         rng = check_random_state(self.random_state)
-        accountant = prepare_accountant(self.epsilon, self.accountant)  # checks epsilon, before spending
-        Z = self._design(X)
-        targets = classes[1:] if len(classes) == 2 else classes
+        accountant = prepare_accountant(self.epsilon, self.accountant)  # raises before any spend
+        self.schema_ = schema
+        Z = self._design(frame)
+        q = len(schema.classes)
+        targets = [1] if q == 2 else list(range(q))
         parts = accountant.split([1.0] * len(targets), total=float(self.epsilon))
         bounds = (np.zeros(Z.shape[1]), np.ones(Z.shape[1]))
         self._open_ledger(accountant)
+        # one-vs-rest over every declared class (Chaudhuri et al. Alg. 2 per part, ε/q each)
         self.models_ = [PrivateLogisticRegression(epsilon=eps, C=self.C, bounds=bounds, fit_intercept=True,
-                                                  accountant=accountant, random_state=rng)
-                        .fit(Z, (y_text == c).astype(int)) for c, eps in zip(targets, parts)]
+                                                  classes=[0, 1], accountant=accountant, random_state=rng)
+                        .fit(Z, (codes == c).astype(int)) for c, eps in zip(targets, parts)]
         self._close_ledger()
-        self.classes_ = class_values(list(classes), y)
-        self.n_features_in_ = len(self.schema.predictors)
+        self.classes_ = class_values(list(schema.classes), yv)
         return self
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        if not hasattr(self, "models_"):
-            raise AttributeError("this PrivateLRClassifier is not fitted yet: call fit(X, y)")
-        Z = self._design(X)
-        pos = np.column_stack([m.predict_proba(Z)[:, list(m.classes_).index(1)] for m in self.models_])
+    def predict_proba(self, X: Any) -> np.ndarray:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "models_")
+        frame, _ = self._frame(X, reset=False)
+        Z = self._design(frame)
+        pos = np.column_stack([m.predict_proba(Z)[:, 1] for m in self.models_])
         if len(self.classes_) == 2:
             return np.column_stack([1 - pos[:, 0], pos[:, 0]])
         return pos / np.clip(pos.sum(axis=1, keepdims=True), 1e-300, None)
 
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+    def predict(self, X: Any) -> np.ndarray:
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 def _lr(schema: Schema, epsilon: float, random_state: Any) -> PrivateLRClassifier:

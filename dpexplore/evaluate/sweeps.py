@@ -48,8 +48,20 @@ Metric = Callable[[Any, pd.DataFrame, pd.Series], float]
 
 
 # --------------------------------------------------------------------------- metrics
+def _comparable_predictions(est: Any, X: pd.DataFrame, y: pd.Series) -> np.ndarray:
+    """``est.predict(X)``, refused when its labels cannot equal y's (e.g. "0"/"1" against 0/1):
+    every prediction would then count as wrong and the error would be silently 1."""
+    pred = np.asarray(est.predict(X))
+    truth = np.asarray(y)
+    text = lambda a: pd.api.types.infer_dtype(a, skipna=True) in ("string", "bytes")  # noqa: E731
+    if len(pred) and text(pred) != text(truth):
+        raise TypeError(f"{type(est).__name__} predicts labels such as {pred[0]!r} but y holds labels such as "
+                        f"{truth[0]!r}: predictions must come back in the type of the training labels")
+    return pred
+
+
 def _error(est: Any, X: pd.DataFrame, y: pd.Series) -> float:
-    return float(np.mean(np.asarray(est.predict(X)) != np.asarray(y)))
+    return float(np.mean(_comparable_predictions(est, X, y) != np.asarray(y)))
 
 
 def _accuracy(est: Any, X: pd.DataFrame, y: pd.Series) -> float:

@@ -22,11 +22,25 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from .._validation import check_frame, check_same_length, check_target
+from .._validation import check_frame
 from ..domain import Schema, class_values
 from ..histogram import cell_codes, class_counts
 
-__all__ = ["HistogramClassifier", "check_grid", "grid_node_codes", "generalize"]
+__all__ = ["HistogramClassifier", "check_grid", "default_grid", "grid_node_codes", "generalize", "MAX_CELLS"]
+
+MAX_CELLS = 1_000_000
+"""Public cap on the cells of the default grid (``grid=None``)."""
+
+
+def default_grid(schema: Schema, max_cells: int = MAX_CELLS) -> dict[str, int]:
+    """The deepest common depth (clipped to each taxonomy's height) whose grid has at most
+    ``max_cells`` cells: a function of the public taxonomies only (depth 1 at least)."""
+    heights = [schema[n].taxonomy.height for n in schema.predictors]
+    for depth in range(max(heights) - 1, 0, -1):
+        grid = {n: min(depth, h - 1) for n, h in zip(schema.predictors, heights)}
+        if np.prod([float(schema[n].taxonomy.level_sizes[d]) for n, d in grid.items()]) <= max_cells:
+            return grid
+    return {n: min(1, h - 1) for n, h in zip(schema.predictors, heights)}
 
 
 def check_grid(grid: Mapping[str, int] | Sequence[int], schema: Schema) -> dict[str, int]:
@@ -114,10 +128,14 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
     ----------
     schema : Schema
         Public schema: taxonomies of the predictors and the class labels.
+        None: read from the data at ``fit`` with a :class:`~dpexplore.domain.PrivacyLeakWarning`
+        (numeric bounds, categories and classes leak; for exploring only).
     grid : mapping {predictor: depth} or sequence of depths (schema order)
-        Depth 0 = root (our numbering; the PrivPfC paper's level ℓ is depth ℓ-1).
+        Depth 0 = root (our numbering; the PrivPfC paper's level ℓ is depth ℓ-1). None: the
+        deepest common depth with at most :data:`MAX_CELLS` cells (:func:`default_grid`).
 
-    ``fit(X, y)`` counts the true training data (NOT private: a noise-free baseline). For a
+    ``fit(X, y)`` counts the true training data (NOT private: a noise-free baseline). ``X`` is
+    a DataFrame or an array (columns ``x0, x1, …``, or the schema's predictors). For a
     private classifier build it from released counts with :meth:`from_counts`.
     Fitted attributes: ``counts_`` (n_cells, n_classes), ``classes_``, ``grid_``,
     ``shape_`` (nodes per predictor), ``default_class_`` (global majority, index).
@@ -128,10 +146,17 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         self.grid = grid
 
     # ------------------------------------------------------------------ fitting
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True            # categorical columns may hold strings
+        tags.input_tags.categorical = True
+        tags.classifier_tags.poor_score = True   # one coarse grid: not meant to be accurate
+        return tags
+
     def _setup(self, schema: Schema, grid, classes: Any = None) -> None:
-        if schema is None or grid is None:
-            raise ValueError("HistogramClassifier needs schema= and grid=")
-        self.grid_ = check_grid(grid, schema)
+        if schema is None:
+            raise ValueError("HistogramClassifier needs a schema")
+        self.grid_ = check_grid(default_grid(schema) if grid is None else grid, schema)
         self.schema_ = schema
         self.shape_ = tuple(schema[n].taxonomy.level_sizes[d] for n, d in self.grid_.items())
         self.n_cells_ = int(np.prod(self.shape_, dtype=np.int64))
@@ -139,8 +164,9 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) != len(schema.classes):
             raise ValueError(f"classes must hold one label per schema class ({len(schema.classes)}), "
                              f"got {len(self.classes_)}")
-        self.feature_names_in_ = np.asarray(schema.predictors, dtype=object)
-        self.n_features_in_ = len(schema.predictors)
+        if not hasattr(self, "n_features_in_"):   # from_counts: the schema's predictors
+            self.feature_names_in_ = np.asarray(schema.predictors, dtype=object)
+            self.n_features_in_ = len(schema.predictors)
 
     def _set_counts(self, counts: Any) -> "HistogramClassifier":
         counts = np.asarray(counts, dtype=float)
@@ -168,15 +194,20 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         clf._setup(schema, grid, classes)
         return clf._set_counts(counts)
 
-    def fit(self, X: pd.DataFrame, y: Any) -> "HistogramClassifier":
-        """Count the training data on the grid. NOT differentially private (a baseline)."""
-        self._setup(self.schema, self.grid)
-        y = check_target(y, "y")
-        check_same_length(X, y)
-        self.classes_ = class_values(self.schema_.classes, y)
-        used = [n for n, d in self.grid_.items() if d > 0]
-        if used:
-            self.schema_.subset(used).validate(X[used] if set(used) <= set(X.columns) else X)
+    def fit(self, X: Any, y: Any = None) -> "HistogramClassifier":
+        """Count the training data on the grid. NOT differentially private (a baseline).
+
+        ``fit(X, y)``, or ``fit(source)`` with a :class:`dpexplore.sources.Source`: the grid's
+        counts are summed from its CountTable (``classes_`` = the schema's strings)."""
+        from ..publish.base import check_release_input, source_input   # publish imports this module
+        got = source_input(X, y, self.schema, estimator=self)
+        if got is not None:
+            table, schema = got
+            self._setup(schema, self.grid)
+            return self._set_counts(table.grid_counts([self.grid_.get(n, 0) for n in table.attributes]))
+        X, y, schema = check_release_input(X, y, self.schema, estimator=self)
+        self._setup(schema, self.grid)
+        self.classes_ = class_values(self.schema_.classes, y)   # schema order, y's dtype
         y_codes = self.schema_.encode_target(y)
         cells = cell_codes(grid_node_codes(X, self.grid_, self.schema_), self.shape_)
         return self._set_counts(class_counts(cells, y_codes, self.n_cells_, len(self.classes_)))
@@ -196,10 +227,14 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         empty = self.counts_.max(axis=1) <= 0
         return np.where(empty, self.default_class_, best)
 
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
+    def _check_X(self, X: Any) -> pd.DataFrame:
+        from ..publish.base import check_release_features
+        return check_release_features(self, X, list(self.schema_.predictors))
+
+    def predict(self, X: Any) -> np.ndarray:
         """Class with the largest count in each row's cell (global majority for cells ≤ 0)."""
         self._check_fitted()
-        return self.predict_cells(self.cells(X))
+        return self.predict_cells(self.cells(self._check_X(X)))
 
     def predict_cells(self, cells: Any) -> np.ndarray:
         """Predicted class of precomputed cell indices (e.g. from ``LevelCodes.cell_codes``)."""
@@ -212,5 +247,5 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         pos = np.clip(self.counts_, 0, None)
         total = pos.sum(axis=1, keepdims=True)
         proba = np.where(total > 0, pos / np.where(total > 0, total, 1), self.prior_[None, :])
-        return proba[self.cells(X)]
+        return proba[self.cells(self._check_X(X))]
 

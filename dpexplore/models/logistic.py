@@ -35,12 +35,12 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..domain import PrivacyLeakWarning
 from ..budget import RecordsSpends
-from .naive_bayes import _as_matrix, _check_bounds_pair, _resolve_bounds
+from .naive_bayes import _check_bounds_pair, _class_list, _DPTags, _fit_input, _resolve_bounds
 
 __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
            "objective_perturbation_parameters", "objective_branch_boundary",
@@ -96,7 +96,7 @@ def objective_perturbation_parameters(epsilon: float, lam: float, c: float = LOG
             "noise_scale": 2.0 / eps_prime, "effective_lambda": lam + n_delta}
 
 
-class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
+class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEstimator):
     """ε-DP binary logistic regression by output or objective perturbation (Chaudhuri et al. 2011).
 
     Parameters: ``epsilon``; ``method`` "objective" | "output"; ``lam`` (thesis λ = N·Λ, the
@@ -105,24 +105,32 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
     data with a PrivacyLeakWarning); ``row_norm`` "clip" (default: divide by max(1, ‖x‖)), "bound"
     (divide every row by the public maximum norm √D) or "unit" (divide by ‖x‖) — all per-record
     maps;
-    ``fit_intercept`` adds a constant feature inside the norm bound.
+    ``fit_intercept`` adds a constant feature inside the norm bound. ``classes``: the two public
+    labels [negative, positive] (the model is fitted even when y holds only one of them); None
+    reads them from y with a PrivacyLeakWarning.
 
     Binary only (use scikit-learn's OneVsRestClassifier for more classes, with a budget per
     class); ``decision_function`` and ``predict_proba`` follow scikit-learn's binary shapes.
     Fitted: ``classes_``, ``coef_`` (1×D) and ``intercept_`` in the scaled feature space
     (these are the ε-DP release), ``lambda_``, ``noise_scale_``, ``sensitivity_`` (output) or
-    ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``.
-    Diagnostics for teaching that are **not** private (do not publish them with the model):
-    ``noise_norm_`` (with θ it reveals a data-dependent gradient / the exact minimiser's distance)
-    and ``n_iter_``.
+    ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``. Nothing computed
+    from the data alone is kept: the noise vector's norm (which with θ reveals the exact
+    minimiser's gradient) and the optimiser's iteration count are not stored (issue 11, item 7).
     """
 
-    def __init__(self, epsilon: float = 1.0, *, method: str = "objective", C: float = 1.0,
+    _sklearn_expected_failures = {
+        "check_non_transformer_estimators_n_iter": "n_iter_ (the optimiser's iteration count) is computed "
+                                                   "from the private data alone and not covered by ε, so it "
+                                                   "is not kept on the released model",
+    }
+
+    def __init__(self, epsilon: float = 1.0, *, method: str = "objective", classes: Any = None, C: float = 1.0,
                  lam: float | None = None, bounds: Any = None, row_norm: str = "clip",
                  fit_intercept: bool = False, tol: float = 1e-10, max_iter: int = 2000,
                  accountant: Any = None, random_state: RandomState = None):
         self.epsilon = epsilon
         self.method = method
+        self.classes = classes
         self.C = C
         self.lam = lam
         self.bounds = bounds
@@ -134,7 +142,7 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+        tags = super().__sklearn_tags__()   # _DPTags: non-deterministic unless seeded, dense
         tags.classifier_tags.multi_class = False   # binary (Chaudhuri et al.); use OneVsRestClassifier
         return tags
 
@@ -162,26 +170,22 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         _check_bounds_pair(self.bounds)
+        classes = _class_list(self)
+        if classes is not None and len(list(classes)) != 2:
+            raise ValueError(f"PrivateLogisticRegression is binary: classes must be two labels [negative, "
+                             f"positive], got {list(classes)!r}; for more classes wrap it in "
+                             "sklearn.multiclass.OneVsRestClassifier (and budget each class)")
         return epsilon, lam
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> "PrivateLogisticRegression":
         """Fit with the chosen perturbation; spends ``epsilon`` once."""
         epsilon, lam = self._check_params()
-        Xa = _as_matrix(X)
-        ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
-        if ya.ndim == 2 and ya.shape[1] == 1:
-            ya = ya.ravel()
-        if ya.ndim != 1 or ya.size != Xa.shape[0]:
-            raise ValueError(f"y must be one label per row of X ({Xa.shape[0]}), got shape {ya.shape}")
-        if pd.isna(ya).any():
-            raise ValueError("y has missing values (NaN): drop those rows first")
-        classes = np.unique(ya)
-        if classes.size < 2:
-            raise ValueError(f"y has {classes.size} class: a classifier needs 2")
+        Xa, classes, codes = _fit_input(self, X, y, self.classes)
         if classes.size > 2:
-            raise ValueError(f"PrivateLogisticRegression is binary, y has {classes.size} classes: wrap it "
-                             "in sklearn.multiclass.OneVsRestClassifier (and budget each class)")
+            raise ValueError(f"Only binary classification is supported: y has {classes.size} classes. Wrap "
+                             "PrivateLogisticRegression in sklearn.multiclass.OneVsRestClassifier (and budget "
+                             "each class) or use PrivateLRClassifier")
         lo, hi, from_data = _resolve_bounds(self.bounds, X, Xa)
         if from_data:
             warnings.warn("PrivateLogisticRegression without public bounds: the feature ranges used to "
@@ -190,16 +194,14 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
                           PrivacyLeakWarning, stacklevel=2)
             hi = np.where(hi > lo, hi, lo + 1.0)
         rng = self._start(epsilon)
-        self.classes_, self.n_features_in_ = classes, Xa.shape[1]
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        self.classes_ = classes
         self.lower_, self.upper_ = lo, hi
         Z = self._transform_rows(Xa)
         # the theorems need ‖x‖ ≤ 1 (spec §5.1). The largest row norm is data-dependent, so it is
         # checked here but not stored as a fitted attribute (it would leak).
         if float(np.max(np.linalg.norm(Z, axis=1))) > 1 + 1e-9:
             raise RuntimeError("internal error: a scaled row has norm > 1")
-        s = np.where(ya == classes[1], 1.0, -1.0)
+        s = np.where(codes == 1, 1.0, -1.0)   # the second declared class is the positive one
         N, D = Z.shape
         self.lambda_ = lam
         if self.method == "output":
@@ -217,7 +219,7 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
             noise = l2_noise(D, self.noise_scale_, random_state=rng)
             # argmin Σℓ + ½(λ + NΔ)‖θ‖² + bᵀθ  (= N × the perturbed objective of Alg. 2)
             theta = self._minimise(Z, s, lam + self.n_delta_, noise)
-        self.noise_norm_ = float(np.linalg.norm(noise))
+        # ‖noise‖ is not stored: with θ it gives the exact minimiser's gradient (item 7)
         self.theta_ = theta
         if self.fit_intercept:
             self.coef_, self.intercept_ = theta[None, :-1], np.array([theta[-1]])
@@ -235,23 +237,19 @@ class PrivateLogisticRegression(RecordsSpends, ClassifierMixin, BaseEstimator):
 
         res = minimize(f, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15})
-        self.n_iter_ = int(res.nit)
         # the guarantees assume the exact minimiser (spec trap 12). Strong convexity (reg) bounds
-        # the distance to it by ‖∇‖/reg; warn when that exceeds 1% of the sensitivity 2/λ.
-        grad_norm = float(np.linalg.norm(f(res.x)[1]))
-        if grad_norm > 0.02:
-            warnings.warn(f"the optimiser stopped with gradient norm {grad_norm:.3g} (not a stationary "
-                          "point); raise max_iter: the privacy analysis assumes the exact minimiser",
+        # the distance to it by ‖∇‖/reg; warn when that exceeds 1% of the sensitivity 2/λ. The
+        # norm itself (a true, data-dependent number) is neither stored nor printed (item 7).
+        if float(np.linalg.norm(f(res.x)[1])) > 0.02:
+            warnings.warn("the optimiser stopped before a stationary point; raise max_iter: the "
+                          "privacy analysis assumes the exact minimiser",
                           ConvergenceWarning, stacklevel=3)
         return res.x
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "theta_")
-        a = _as_matrix(X)
-        if a.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {a.shape[1]} features, the model was fitted on {self.n_features_in_}")
-        return a
+        return validate_data(self, X, reset=False, dtype=np.float64)
 
     def transform_rows(self, X: Any) -> np.ndarray:
         """The rows as the model sees them: public scaling into the unit ball (post-processing)."""

@@ -11,11 +11,15 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..budget import RecordsSpends, prepare_accountant
+from ..domain import declared_classes
 
 __all__ = ["SelectThenTrain"]
 
@@ -28,19 +32,54 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     and :class:`~dpexplore.models.naive_bayes.PrivateNaiveBayes`); clones are fitted with
     ε_FS = ``selection_fraction``·ε and ε_train = the rest, on one shared accountant (the
     given one or a fresh ``BudgetAccountant(epsilon)``). ``selector=None`` spends everything
-    on training (all features). Fitted: ``selector_``, ``model_``, ``epsilon_selection_``,
+    on training (all features). ``classes``: the public class labels, passed to both steps so
+    they agree (a declared class absent from y stays a class of the model); None takes the
+    ``classes`` declared on the model or selector, else each step reads them from y (with its
+    PrivacyLeakWarning). Fitted: ``selector_``, ``model_``, ``classes_``, ``epsilon_selection_``,
     ``epsilon_training_``, ``accountant_``, ``ledger_``.
     """
 
     def __init__(self, selector: Any = None, model: Any = None, *, epsilon: float = 0.1,
-                 selection_fraction: float = 0.5, accountant: Any = None,
+                 selection_fraction: float = 0.5, classes: Any = None, accountant: Any = None,
                  random_state: RandomState = None):
         self.selector = selector
         self.model = model
         self.epsilon = epsilon
         self.selection_fraction = selection_fraction
+        self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
+
+    @classmethod
+    def _sklearn_check_instance(cls) -> "SelectThenTrain":
+        # the thesis pipeline on real-valued X: a public cut point at 0, one feature kept
+        from ..select.thesis import PrivateKSubsetSelector
+        from .naive_bayes import PrivateNaiveBayes
+
+        return cls(PrivateKSubsetSelector(k=1, binarize=0.0), PrivateNaiveBayes(binarize=0.0), epsilon=1.0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        tags.input_tags.sparse = False
+        # keeping k of D features (k = 1 for the checks) caps the accuracy by design
+        tags.classifier_tags.poor_score = self.selector is not None or (
+            self.model is not None and get_tags(self.model).classifier_tags.poor_score)
+        return tags
+
+    def _declared_classes(self, y: np.ndarray) -> Any:
+        """One class list for both steps, checked against y before any spend (None: nothing is
+        declared anywhere; each step then reads y itself and warns)."""
+        classes = self.classes
+        for step in (self.model, self.selector):
+            if classes is None and step is not None and hasattr(step, "get_params"):
+                classes = step.get_params().get("classes")
+        if classes is not None:
+            declared_classes(y, classes, "SelectThenTrain")     # unknown labels: refused here
+        elif np.unique(y).size < 2:
+            raise ValueError(f"y has {np.unique(y).size} class: a classifier needs at least 2 (declare "
+                             "them with classes=[...])")
+        return classes
 
     def fit(self, X: Any, y: Any) -> "SelectThenTrain":
         """Fit selector then model on the selected columns (same data: ε_FS + ε_train)."""
@@ -53,6 +92,13 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         if self.selector is not None and not (isinstance(f, numbers.Real) and not isinstance(f, bool)
                                               and 0 < f < 1):
             raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None (SelectThenTrain is a classifier)")
+        Xv, yv = validate_data(self, X, y, dtype="numeric")
+        check_classification_targets(yv)
+        classes = self._declared_classes(yv)
+        if not isinstance(X, pd.DataFrame):
+            X = Xv                      # validated array; a DataFrame goes on with its column names
         accountant = prepare_accountant(epsilon, self.accountant)
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=2)
@@ -63,6 +109,8 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         self._open_ledger(accountant)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]))
+        if classes is not None and "classes" in model.get_params():
+            model.set_params(classes=classes)
         # the model's own parameters are checked *before* the selector spends ε_FS (a bad
         # model parameter must not cost budget)
         if hasattr(model, "_check_params"):
@@ -70,6 +118,8 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         if self.selector is not None:
             selector = clone(self.selector).set_params(epsilon=eps_sel, accountant=accountant,
                                                        random_state=int(seeds[0]))
+            if classes is not None and "classes" in selector.get_params():
+                selector.set_params(classes=classes)
             selector.fit(X, y)
             X = selector.transform(X)
             self.selector_ = selector
@@ -78,18 +128,15 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
             self.selector_ = None
         self.model_ = model.fit(X, y)
         self._close_ledger()
-        self.classes_ = self.model_.classes_
-        self.n_features_in_ = (self.selector_ if self.selector_ is not None else self.model_).n_features_in_
-        names = getattr(self.selector_ if self.selector_ is not None else self.model_, "feature_names_in_", None)
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self.classes_ = self.model_.classes_     # n_features_in_ / feature_names_in_: validate_data
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
         return self
 
     def _reduce(self, X: Any) -> Any:
         check_is_fitted(self, "model_")
+        Xv = validate_data(self, X, reset=False, dtype="numeric")
+        if not isinstance(X, pd.DataFrame):
+            X = Xv
         return X if self.selector_ is None else self.selector_.transform(X)
 
     def predict(self, X: Any) -> np.ndarray:

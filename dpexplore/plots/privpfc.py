@@ -2,7 +2,7 @@
 
 They never compute anything private: feed them the tidy frames of
 :mod:`dpexplore.publish.privpfc` (``sensitivity_curve``, ``win_probability_curve``,
-``candidates_``, ``grid_levels``, ``counts_comparison``) or a results table.
+``PrivPfC.diagnostics(X, y)`` (not private), ``grid_levels``, ``counts_comparison``) or a results table.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_recor
                      max_points: int = 1500, width: int = 480, height: int = 280) -> alt.Chart:
     """Quality of the candidate grids against their number of cells; the chosen grid is ringed.
 
-    ``candidates``: PrivPfC's ``candidates_`` (grid, size, n_refined, quality, probability,
+    ``candidates``: ``PrivPfC.diagnostics(X, y)`` (a non-private teaching view: grid, size, n_refined, quality, probability,
     chosen). With ``n_records`` the quality is shown as expected accuracy (quality / N). Large
     pools are thinned to ``max_points`` (the best quarter plus an even sample of the rest).
     """

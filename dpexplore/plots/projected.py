@@ -16,7 +16,7 @@ _STATUS_COLORS = alt.Scale(domain=["kept", "kept, empty in truth", "dropped", "e
 def selection_chart(selection: pd.DataFrame, width: int = 160) -> alt.Chart:
     """PRIVATEKD step by step: each candidate's selection probability, the pick highlighted.
 
-    ``selection``: columns step, attribute, gain, probability, chosen (``ProjectedHistogram.selection_``).
+    ``selection``: columns step, attribute, gain, probability, chosen (``ProjectedHistogram.diagnostics(X, y)["selection"]``, not private).
     """
     data = selection.assign(picked=np.where(selection["chosen"], "picked", "not picked"),
                             gain=selection["gain"].round(2), probability=selection["probability"].round(4))
@@ -99,14 +99,20 @@ def budget_chart(split: dict[str, float], k: int) -> alt.Chart:
     ).transform_window(index="row_number()").properties(width=420, height=40)
 
 
-def summary_text(model: Any) -> str:
-    """One paragraph of the released numbers of a fitted ProjectedHistogram."""
+def summary_text(model: Any, diagnostics: dict | None = None) -> str:
+    """One paragraph of the released numbers of a fitted ProjectedHistogram.
+
+    ``diagnostics``: optionally ``model.diagnostics(X, y)`` (NOT private), to add how many kept
+    cells were empty in truth.
+    """
     h = model.histogram_
+    truth = ("" if diagnostics is None else
+             f", {int(diagnostics['histogram']['was_empty'].sum())} of them empty in truth (not private)")
     split = model.epsilon_split_
     return (f"k = {model.k_}, γ = {model.gamma_:.3f}, {model.n_bins_} bins per numeric attribute; "
             f"ε: count {split['record count']:.3f}, selection {split['selection']:.3f}, "
             f"histogram {split['histogram']:.3f}\n"
             f"selected (in order): {', '.join(model.selected_)}\n"
             f"τ = {model.threshold_:.2f}, Laplace scale {model.noise_scale_:.2f}; "
-            f"{len(h)} of {model.n_cells_} cells kept, {int(h['was_empty'].sum())} of them empty in truth; "
+            f"{len(h)} of {model.n_cells_} cells kept{truth}; "
             f"synthetic table: {model.synthetic_size_} rows")

@@ -27,7 +27,7 @@ from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..histogram import decode_cells
 from .base import check_release_input, prepare_accountant
-from .diffmulti import (SCORES, _CatNav, _Data, _interval_label, _RegionRelease,
+from .diffmulti import (SCORES, _CatNav, _Data, _hide_aliases, _interval_label, _RegionRelease,
                         _utility_alias, categorical_children, check_flag,
                         check_count, child_scores, numeric_children, private_split_point,
                         score_sensitivity, splittable)
@@ -54,6 +54,7 @@ class DiffGen(_RegionRelease):
 
     method = "DiffGen"
 
+    @_hide_aliases
     def __init__(self, epsilon: float = 1.0, *, steps: int = 10, utility: str = "max",
                  n_max: int | None = None, reuse_budget: bool = True, min_width: float = 1e-6,
                  max_cells: int = 2_000_000, random_state: Any = None,
@@ -85,9 +86,10 @@ class DiffGen(_RegionRelease):
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffGen":
         """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts."""
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema)
+        X, y, schema = check_release_input(X, y, schema, estimator=self)
         if self.utility == "dm" and len(X) > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
+        data, yk, K = _Data(X, schema), schema.encode_target(y), schema.n_classes   # fails before any spend
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = float(self.epsilon)
         self.schema_ = schema
@@ -95,7 +97,6 @@ class DiffGen(_RegionRelease):
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)
-        data, yk, K = _Data(X, schema), schema.encode_target(y), schema.n_classes
         num, cat = schema.numeric, schema.categorical
         sens = score_sensitivity(self.utility, self.n_max)
         e1 = eps / (2.0 * (len(num) + 2 * self.steps))                 # DiffGen Alg. 1, line 3
@@ -107,7 +108,6 @@ class DiffGen(_RegionRelease):
         self._cut_num = [[(schema[a].lower, schema[a].upper + 1.0 if schema[a].integer else schema[a].upper)]
                          for a in num]
         splits: dict[tuple[int, int], float] = {}
-        spent0 = acc.spent
 
         def new_split(j: int, k: int, label: str) -> None:
             a = schema.numeric[j]
@@ -151,7 +151,9 @@ class DiffGen(_RegionRelease):
                 with acc.parallel(f"step {step + 1}: split points"):   # the two halves are disjoint
                     new_split(j, k, f"split point {a}")
                     new_split(j, k + 1, f"split point {a}")
-        phase1 = acc.spent - spent0
+        # This fit's own cost so far (never the accountant's overall total, which does not move
+        # inside a branch next to a sibling that spent more).
+        phase1 = self.epsilon_spent_
         if phase1 > eps / 2 * (1 + 1e-9):  # a bug, not bad input: never publish after it
             raise RuntimeError(f"DiffGen specialization spent {phase1} > ε/2 = {eps / 2}")
         self.partitioning_epsilon_ = phase1

@@ -19,24 +19,29 @@ generalized regions (``partitions_``, ``synthetic``, ``predict``).
 """
 from __future__ import annotations
 
+import inspect
 import numbers
+import sys
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
 from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
-from ..domain import Schema
-from .base import Release, check_release_input, prepare_accountant
+from ..domain import Schema, class_values
+from .base import Release, check_release_features, check_release_input, prepare_accountant
 
 __all__ = ["DiffMulti", "ReleaseClassifier", "c45_tree", "category_order", "split_utilities", "private_split_point", "fair_allocation",
-           "score_sensitivity", "SCORES"]
+           "score_sensitivity", "SCORES", "MAX_SYNTHETIC_ROWS", "MAX_TREE_DEPTH"]
 
 SCORES = ("max", "ncp", "dm")
+MAX_TREE_DEPTH = 2_000            # public cap on min(|g|, h): root-to-leaf paths are grown recursively
+MAX_SYNTHETIC_ROWS = 10_000_000   # public cap on the rows synthetic() materialises (tiny ε → huge counts)
 
 
 # =========================================================================== scores (§3)
@@ -359,8 +364,8 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         return self._partitions_cache
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "noisy_counts_"):
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
+        if not hasattr(self, "noisy_counts_"):   # NotFittedError is an AttributeError too
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
 
     def _region_labels(self, attribute: str) -> np.ndarray:
         attr = self.schema_[attribute]
@@ -384,7 +389,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
     def released_counts(self) -> np.ndarray:
         """Published integer counts: max(0, ⌊noisy⌋) as the paper rounds them (§4.4, line 21)."""
         self._check_fitted()
-        return np.floor(np.clip(self.noisy_counts_, 0, None)).astype(np.int64)
+        return np.floor(np.clip(self.noisy_counts_, 0, 2.0 ** 62)).astype(np.int64)   # no int64 overflow
 
     # ------------------------------------------------------------------ synthetic data
     def synthetic(self, values: str = "sampled", random_state: Any = None) -> pd.DataFrame:
@@ -397,8 +402,13 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         """
         if values not in ("sampled", "generalized"):
             raise ValueError(f"values must be 'sampled' or 'generalized', got {values!r}")
-        reps = self.released_counts()
-        flat = reps.ravel()
+        self._check_fitted()
+        total = float(np.floor(np.clip(self.noisy_counts_, 0, None)).sum())
+        if not total <= MAX_SYNTHETIC_ROWS:   # checked on the released counts, before allocating
+            raise ValueError(f"the synthetic table would have {total:,.0f} rows, more than the public limit "
+                             f"MAX_SYNTHETIC_ROWS = {MAX_SYNTHETIC_ROWS:,} (a tiny ε gives huge noisy counts); "
+                             "use partitions_ or released_counts() instead, or refit with a larger epsilon")
+        flat = self.released_counts().ravel()
         idx = np.repeat(np.arange(flat.size), flat)
         region, cls = np.divmod(idx, self.schema_.n_classes)
         rng = check_random_state(random_state)
@@ -408,7 +418,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
                 data[a] = self._region_labels(a)[region]
             else:
                 data[a] = self._sample_values(a, region, rng)
-        data[self.schema_.target] = np.asarray(self._class_values(), dtype=object)[cls]
+        data[self.schema_.target] = self.classes_[cls]
         return pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
 
     def _sample_values(self, attribute: str, region: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -435,23 +445,27 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         return out
 
     def _class_values(self) -> list:
-        return [self._label_map.get(c, c) for c in self.schema_.classes]
+        return list(self.classes_)
 
     # ------------------------------------------------------------------ classifier
     def generalize(self, X: pd.DataFrame) -> pd.DataFrame:
         """Each record of X replaced by the generalized record of its leaf region (§8.2 step 2)."""
         leaf = self.apply(X)
         return pd.DataFrame({a: self._region_labels(a)[leaf] for a in self.schema_.predictors},
-                            index=X.index)
+                            index=X.index if isinstance(X, pd.DataFrame) else None)
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
-        """Index of the leaf region (row of ``partitions_``) of every record of X."""
+        """Index of the leaf region (row of ``partitions_``) of every record of X. A DataFrame may
+        hold other columns too (say a synthetic table with its target): the fitted predictors are
+        taken by name. (``predict`` is strict, as scikit-learn requires.)"""
+        preds = self.schema_.predictors if hasattr(self, "schema_") else []
+        if isinstance(X, pd.DataFrame) and set(preds) < set(X.columns):
+            X = X[list(getattr(self, "feature_names_in_", preds))]
+        return self._apply(X)
+
+    def _apply(self, X: Any) -> np.ndarray:
         self._check_fitted()
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        missing = [c for c in self.schema_.predictors if c not in X.columns]
-        if missing:
-            raise ValueError(f"X lacks the column(s) {missing} the release was fitted on")
+        X = check_release_features(self, X, self.schema_.predictors)  # sklearn's feature checks
         for n in self.schema_.predictors:
             if X[n].isna().any():
                 raise ValueError(f"X has missing values (NaN) in column {n!r}")
@@ -466,17 +480,17 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         prior = prior / prior.sum()
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), prior[None, :])
-        return proba[self.apply(X)]
+        return proba[self._apply(X)]
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Majority noisy class of each record's region."""
         best = self.predict_proba(X).argmax(axis=1)
-        return np.asarray(self._class_values())[best]
+        return self.classes_[best]
 
     def _set_labels(self, y: pd.Series) -> None:
-        """Map the schema's string class labels back to the caller's label values (for score)."""
-        self._label_map = {str(v): v for v in pd.unique(y)}
-        self.classes_ = np.asarray(self._class_values())
+        """``classes_``: the schema's classes, in its order and in the dtype of y, decided by y's
+        dtype only (never by which labels occur in y: that would leak a rare class's presence)."""
+        self.classes_ = class_values(self.schema_.classes, y)
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§8.2): the generalized records,
@@ -503,7 +517,7 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
             out[axis + "0"], out[axis + "1"] = lo, hi
             out["label_" + axis] = self._region_labels(a)
         counts = self.noisy_counts_
-        out["majority"] = np.asarray(self._class_values(), dtype=object)[counts.argmax(axis=1)]
+        out["majority"] = np.asarray(self.classes_, dtype=object)[counts.argmax(axis=1)]
         out["count"] = counts.sum(axis=1)
         return pd.DataFrame(out)
 
@@ -552,7 +566,7 @@ class ReleaseClassifier:
             weight = counts[region, cls].astype(float)
         self.encoder = OneHotEncoder(handle_unknown="ignore")
         Xtr = self.encoder.fit_transform(parts.iloc[region].astype(str))
-        labels = np.asarray(release._class_values())
+        labels = np.asarray(release.classes_)
         self.estimator.fit(Xtr, labels[cls], sample_weight=weight)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
@@ -588,6 +602,15 @@ def _utility_alias(utility: str, aliases: dict) -> str:
             raise TypeError("give the score function once: score= (alias) or utility=, not both")
         return aliases["score"]
     return utility
+
+
+def _hide_aliases(init):
+    """The constructor's ``**aliases`` (the ``score=`` spelling) is not a parameter: keep it out of
+    the signature scikit-learn reads (``get_params``, ``clone`` and its checks see ``utility``)."""
+    sig = inspect.signature(init)
+    init.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values()
+                                                 if p.kind is not inspect.Parameter.VAR_KEYWORD])
+    return init
 
 
 def check_flag(value: Any, name: str) -> bool:
@@ -648,11 +671,16 @@ class DiffMulti(_RegionRelease):
     depth |g| does not split (the paper writes "≤ |g|").
 
     Attributes (after fit): ``partitions_``, ``noisy_counts_``, ``tree_`` (one row per node, DP
-    outputs only), ``epsilon_prime_``, ``max_depth_``, ``leaf_epsilon_``, ``ledger_``.
+    outputs only), ``epsilon_prime_``, ``max_depth_``, ``leaf_epsilon_``, ``ledger_``,
+    ``classes_`` (the schema's classes, in its order and in y's dtype, whatever y holds),
+    ``n_features_in_``/``feature_names_in_``. ``fit`` takes a DataFrame or an array (columns
+    ``x0, x1, …`` or the schema's predictors); without a schema one is read from the data with a
+    :class:`~dpexplore.domain.PrivacyLeakWarning`. Nothing non-private is kept on the object.
     """
 
     method = "DiffMulti"
 
+    @_hide_aliases
     def __init__(self, epsilon: float = 1.0, *, h: int = 1000, max_depth: int | None = None,
                  utility: str = "max", numeric_height: int = 7, allocation: str = "fair",
                  reuse_budget: bool = True, n_max: int | None = None, min_width: float = 1e-6,
@@ -689,9 +717,18 @@ class DiffMulti(_RegionRelease):
     def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffMulti":
         """Build the private partition tree on (X, y) and publish noisy leaf × class counts."""
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema)
+        X, y, schema = check_release_input(X, y, schema, estimator=self)
         if self.utility == "dm" and len(X) > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
+        data = _Data(X, schema)                 # everything that reads the data fails before any spend
+        yk = schema.encode_target(y)
+        if self.max_depth is None:  # Line 3: Σ taxonomy heights, numeric attributes count numeric_height
+            g = sum(schema[a].taxonomy.height - 1 for a in schema.categorical) + self.numeric_height * len(schema.numeric)
+        else:
+            g = int(self.max_depth)
+        if min(g, int(self.h)) > MAX_TREE_DEPTH:   # public sizes: refuse before spending, not mid-tree
+            raise ValueError(f"max_depth={g} and h={self.h} allow paths deeper than MAX_TREE_DEPTH = {MAX_TREE_DEPTH} "
+                             "(the tree is grown recursively); lower max_depth or h")
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = float(self.epsilon)
         self.schema_ = schema
@@ -699,18 +736,12 @@ class DiffMulti(_RegionRelease):
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)
-        data = _Data(X, schema)
-        yk = schema.encode_target(y)
         K = schema.n_classes
         num, cat = schema.numeric, schema.categorical
         self._nav = {a: _CatNav(schema[a].taxonomy) for a in cat}
         self._navs = [self._nav[a] for a in cat]
         self._integer = [schema[a].integer for a in num]
         self._min_w = [self.min_width * (schema[a].upper - schema[a].lower) for a in num]
-        if self.max_depth is None:  # Line 3: Σ taxonomy heights, numeric attributes count numeric_height
-            g = sum(schema[a].taxonomy.height - 1 for a in cat) + self.numeric_height * len(num)
-        else:
-            g = int(self.max_depth)
         self.max_depth_ = g
         self.epsilon_prime_ = eps / (2.0 * (len(num) + 3 * max(g, 1)))        # Line 4
         self._sens = score_sensitivity(self.utility, self.n_max)
@@ -724,11 +755,17 @@ class DiffMulti(_RegionRelease):
         root = _Partition(np.arange(len(X)), [self._nav[a].effective(0, 0) for a in cat],
                           list(self._bounds0), [None] * len(num), int(self.h), 0, 0)
         self._nodes.append({"node": 0, "parent": -1, "depth": 0, "h": int(self.h), "noisy_size": np.nan})
-        spent0 = acc.spent
-        with acc.parallel("DiffMulti partitioning"):
-            with acc.branch("root"):
-                self._grow(root)
-        phase1 = acc.spent - spent0
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 3 * MAX_TREE_DEPTH))   # one frame per tree level
+        try:
+            with acc.parallel("DiffMulti partitioning"):
+                with acc.branch("root"):
+                    self._grow(root)
+        finally:
+            sys.setrecursionlimit(limit)
+        # This fit's own cost so far (its spends, the parallel children at their max), never the
+        # accountant's overall total, which does not move inside a branch next to a dearer sibling.
+        phase1 = self.epsilon_spent_
         # Per-path cost (the max over root-to-leaf paths) must stay within ε/2 (spec §17.2).
         if phase1 > eps / 2 * (1 + 1e-9):  # a bug, not bad input: never publish after it
             raise RuntimeError(f"DiffMulti partitioning spent {phase1} > ε/2 = {eps / 2}")

@@ -32,7 +32,8 @@ from ..budget import BudgetAccountant
 from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..models.histogram import HistogramClassifier, generalize
-from .base import Release, check_release_input, prepare_accountant
+from ..counts import CountTable
+from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
            "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
@@ -220,9 +221,14 @@ class GridScorer:
     The quality per ε_pert is cached per grid, so re-scoring a pool after ε_sel or Θ moved is a
     dictionary look-up. Everything here reads the true data: scores are inputs to the
     exponential mechanism, not releases.
+
+    ``weights`` (one per row, default 1) makes each row stand for that many records: built
+    from a :class:`~dpexplore.counts.CountTable` (:meth:`from_table`) the rows are the occupied
+    (leaf cell, class) entries weighted by their counts, every ``bincount`` becomes a weighted
+    sum with the same integer result, and the cost depends on occupied cells, not records.
     """
 
-    def __init__(self, codes: LevelCodes, y_codes: Any, n_classes: int):
+    def __init__(self, codes: LevelCodes, y_codes: Any, n_classes: int, weights: Any = None):
         self.attributes = list(codes.attributes)
         self.level_sizes = [tuple(codes.level_sizes[a]) for a in self.attributes]
         # int64 codes: np.bincount works on intp, so int32 keys would be converted every call
@@ -234,8 +240,31 @@ class GridScorer:
         if self.y.shape != (codes.n_rows,):
             raise ValueError("y_codes must have one class code per row")
         self.n_classes = int(n_classes)
-        self.n_rows = int(self.y.size)
+        if weights is None:
+            self._w = None
+            self.n_rows = int(self.y.size)
+            self._max_class = int(np.bincount(self.y, minlength=self.n_classes).max(initial=0))
+        else:
+            w = np.asarray(weights)
+            if w.shape != self.y.shape or (w.size and (w.dtype.kind not in "iu" or w.min() < 0)):
+                raise ValueError("weights must hold one non-negative integer count per row")
+            self._w = w.astype(np.int64)
+            self.n_rows = int(self._w.sum())   # records, not rows
+            self._max_class = int(np.bincount(self.y, weights=self._w, minlength=self.n_classes).max(initial=0))
         self._cache: dict[float, dict[tuple, float]] = {}
+
+    @classmethod
+    def from_table(cls, table: Any) -> "GridScorer":
+        """A scorer over a :class:`~dpexplore.counts.CountTable`: one weighted row per occupied
+        cell (weight = count). Same qualities and counts as the records it was built from."""
+        return cls(LevelCodes.from_table(table), table.class_codes, table.schema.n_classes, weights=table.counts)
+
+    def _bincount(self, key: np.ndarray, minlength: int) -> np.ndarray:
+        """Counts of records per key: plain, or weighted (float64 sums of integers below 2**53
+        are exact, so the cast gives exactly the integer counts)."""
+        if self._w is None:
+            return np.bincount(key, minlength=minlength)
+        return np.bincount(key, weights=self._w, minlength=minlength).astype(np.int64)  # exact integers
 
     def shape(self, depths: Sequence[int]) -> tuple[int, ...]:
         return tuple(ls[int(d)] for ls, d in zip(self.level_sizes, depths))
@@ -249,12 +278,25 @@ class GridScorer:
                 key *= s
                 key += self._codes[j][int(d)]
                 size *= s
-        return np.bincount(key, minlength=self.n_classes * size).reshape(self.n_classes, size).T
+        return self._bincount(key, self.n_classes * size).reshape(self.n_classes, size).T
 
     def _tables(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        gap = np.arange(self.n_rows + 1, dtype=float)
+        # a gap never exceeds the largest class count, and from εG ≥ 800 on e^{-εG} is exactly 0.0
+        # in float64, so G·a(G) = 0 and G/2 - G·a(G) = G/2 there (see _lookup): the table stops
+        # at min(largest class + 1, ⌈800/ε⌉ + 2) entries whatever the number of records
+        gap = np.arange(min(self._max_class + 1, math.ceil(800.0 / epsilon) + 2), dtype=float)
         psi = gap * _lose(gap, epsilon)          # G·a(G): expected loss of a cell with lead G
         return psi, 0.5 * gap - psi             # binary: quality = N/2 + Σ_c (G/2 - G·a(G))
+
+    @staticmethod
+    def _lookup(table: np.ndarray, gap: np.ndarray, half: bool) -> np.ndarray:
+        """``table[gap]``, past the table's end the exact value it would hold: G/2 (``half``,
+        the φ table) or 0.0 (the ψ table). Element for element the same floats as a full table."""
+        n = table.shape[0]
+        if not gap.size or int(gap.max()) < n:
+            return table[gap]
+        beyond = 0.5 * gap if half else np.zeros(gap.shape)
+        return np.where(gap < n, table[np.minimum(gap, n - 1)], beyond)
 
     def score(self, grids: Any, epsilon_pert: float) -> np.ndarray:
         """Grid quality (Eq. 1 for two classes, Eq. 5 otherwise) of each row of ``grids``."""
@@ -297,9 +339,9 @@ class GridScorer:
         k = self.n_classes
         if k == 2:
             gap = np.abs(counts[0] - counts[1])
-            return 0.5 * self.n_rows + float(phi[gap].sum())  # Σ_c n_max - G·a(G), n_max = (n + G)/2
+            return 0.5 * self.n_rows + float(self._lookup(phi, gap, True).sum())  # Σ_c n_max - G·a(G), n_max = (n + G)/2
         top = np.partition(counts, k - 2, axis=0)
-        return float(top[k - 1].sum() - psi[top[k - 1] - top[k - 2]].sum())  # Eq. 5: n⁽¹⁾ - G·a(G)
+        return float(top[k - 1].sum() - self._lookup(psi, top[k - 1] - top[k - 2], False).sum())  # Eq. 5
 
     def _score_into(self, grids: np.ndarray, eps: float, cache: dict) -> None:
         """Exact counts of every grid, one ``bincount`` per (refined prefix, last attribute).
@@ -314,7 +356,7 @@ class GridScorer:
         for g in map(tuple, grids.tolist()):
             items = [(j, d) for j, d in enumerate(g) if d > 0]
             if not items:  # the all-root grid: one cell
-                cache[g] = self._quality(np.bincount(self.y, minlength=k).reshape(k, 1), psi, phi)
+                cache[g] = self._quality(self._bincount(self.y, k).reshape(k, 1), psi, phi)
                 continue
             j, d = items[-1]
             groups.setdefault((tuple(items[:-1]), j), {})[d] = g
@@ -336,7 +378,7 @@ class GridScorer:
             s = self.level_sizes[j][deep]
             last = key * s
             last += self._codes[j][deep]
-            counts = np.bincount(last, minlength=k * size * s).reshape(k * size, s)
+            counts = self._bincount(last, k * size * s).reshape(k * size, s)
             for d, g in members.items():
                 if d == deep:
                     table = counts
@@ -440,12 +482,12 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                       probabilities=probabilities, index=int(index), noisy_counts=noisy)
 
 
-class PrivPfC(ClassifierMixin, BaseEstimator, Release):
+class PrivPfC(Release, ClassifierMixin, BaseEstimator):
     """PrivPfC (Su et al. 2018): a DP noisy histogram on a privately chosen grid, and its classifier.
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total privacy budget (pure ε-DP, add/remove-one neighbours).
     theta : int, default 10_000
         Θ, the maximum number of candidate grids in the pool (not a cap on grid size).
@@ -462,22 +504,23 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         choice). Both are DP.
 
     ``fit(X, y, schema=None)``: the schema (taxonomies, class labels) must be public; without it
-    it is read from the data with a :class:`PrivacyLeakWarning`.
+    it is read from the data with a :class:`PrivacyLeakWarning`. ``X`` may be a DataFrame or an
+    array (columns ``x0, x1, …``, or the schema's predictors when the widths agree).
 
     Released (DP) fitted attributes: ``grid_`` ({predictor: depth}, depth 0 = root; ``levels_``
     gives the paper's numbering, depth + 1), ``counts_`` (noisy counts of shape (n_cells,
     n_classes), every cell of the grid, real-valued: the paper's floor at Alg. 2 line 22 and the
     reference code's rounding are post-processing, applied in :meth:`synthetic`), ``n_hat_``,
-    ``tau_`` and the public ``quality_sensitivity_``, ``epsilon_split_``, ``ledger_``.
-    ``candidates_`` (the pool with each grid's size, number of refined attributes, quality and
-    selection probability) is a diagnostic computed from the raw data: it is NOT part of the
-    release and must not be published.
+    ``tau_`` and the public ``quality_sensitivity_``, ``epsilon_split_``, ``ledger_``;
+    ``classes_`` are the schema's classes in the type of y. Nothing computed from the raw data
+    without noise is stored: the candidates' true qualities and selection probabilities (a
+    NON-private teaching view) come from :meth:`diagnostics`, recomputed from data you pass in.
     """
 
     method = "PrivPfC"
     _private_selection = True
 
-    def __init__(self, epsilon: float, theta: int = 10_000,
+    def __init__(self, epsilon: float = 1.0, theta: int = 10_000,
                  split: Sequence[float] = (0.03, 0.37, 0.60), random_state: RandomState = None,
                  accountant: BudgetAccountant | None = None, *, noise_to_signal: float = 0.2,
                  sensitivity: str = "exact"):
@@ -498,16 +541,27 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         _check_sensitivity(self.sensitivity)
         check_random_state(self.random_state)
 
-    def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "PrivPfC":
-        """Run PrivPfC on the training table (spends ``epsilon``)."""
+    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "PrivPfC":
+        """Run PrivPfC on the training table (spends ``epsilon``).
+
+        ``fit(X, y, schema)`` for records in memory, or ``fit(source)`` for a
+        :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; the target and schema come from
+        it; ``classes_`` are then the schema's strings). Either way the run works on the
+        :class:`~dpexplore.counts.CountTable` (occupied cells weighted by their counts): the same
+        table and seed give the same release from any engine, and after the table is built the
+        cost does not depend on the number of records.
+        """
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema)
+        got = source_input(X, y, schema, estimator=self)
+        if got is None:
+            X, y, schema = check_release_input(X, y, schema, estimator=self)
+            table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
+            classes = class_values(schema.classes, y)
+        else:
+            table, schema = got
+            classes = None
         accountant = prepare_accountant(self.epsilon, self.accountant)
-        codes = LevelCodes(X, schema)
-        scorer = GridScorer(codes, schema.encode_target(y), schema.n_classes)
-        self._fit_scorer(scorer, schema, accountant, classes=class_values(schema.classes, y))
-        self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
-        self.n_features_in_ = X.shape[1]
+        self._fit_scorer(GridScorer.from_table(table), schema, accountant, classes=classes)
         return self
 
     def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
@@ -518,7 +572,7 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
                           accountant=accountant, random_state=self.random_state,
                           private_selection=self._private_selection)
         self._close_ledger()
-        self.run_ = run
+        # the run's qualities/probabilities read the data without noise: not kept (diagnostics())
         self.schema_ = schema
         # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)
         self.classes_ = np.asarray(schema.classes, dtype=object) if classes is None else np.asarray(classes)
@@ -528,13 +582,36 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         self.quality_sensitivity_ = run.sensitivity
         self.grid_ = {a: int(d) for a, d in zip(scorer.attributes, run.grid)}
         self.counts_ = run.noisy_counts
-        self.candidates_ = candidates_table(run, scorer)
         self.classifier_ = HistogramClassifier.from_counts(self.counts_, self.grid_, schema, classes=self.classes_)
 
     # ------------------------------------------------------------------ release
     def _check_fitted(self) -> None:
         if not hasattr(self, "counts_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
+
+    def diagnostics(self, X: Any, y: Any) -> pd.DataFrame:
+        """NON-PRIVATE teaching view: the candidate pool of this release with each grid's TRUE
+        quality and selection probability, recomputed from the private data passed in.
+
+        Columns as :func:`candidates_table` (grid, depths, size, n_refined, quality,
+        probability, chosen). The pool itself is public (it follows from the released N̂ via
+        τ); quality and probability read ``X``/``y`` without noise: never publish them.
+        """
+        self._check_fitted()
+        X = check_release_features(self, X, self.schema_.predictors)
+        self.schema_.validate(X, y)
+        scorer = GridScorer(LevelCodes(X, self.schema_), self.schema_.encode_target(y), self.schema_.n_classes)
+        pool = enumerate_grids(scorer.level_sizes, _check_theta(self.theta), self.tau_)
+        eps_pert, eps_sel = self.epsilon_split_["histogram counts"], self.epsilon_split_["grid selection"]
+        qualities = scorer.score(pool, eps_pert)
+        probabilities = mechanisms.exponential_probabilities(qualities, epsilon=eps_sel,
+                                                             sensitivity=self.quality_sensitivity_)
+        chosen = np.flatnonzero((pool == np.asarray(list(self.grid_.values()))).all(axis=1))
+        run = PrivPfCRun(epsilons=dict(self.epsilon_split_), n_hat=self.n_hat_, tau=self.tau_, pool=pool,
+                         qualities=qualities, sensitivity=self.quality_sensitivity_,
+                         probabilities=probabilities, index=int(chosen[0]) if chosen.size else -1,
+                         noisy_counts=self.counts_)
+        return candidates_table(run, scorer)
 
     @property
     def levels_(self) -> dict[str, int]:
@@ -543,26 +620,31 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         return {a: d + 1 for a, d in self.grid_.items()}
 
     def synthetic(self, random_state: RandomState = None, values: str = "generalized",
-                  weighted: bool = False) -> pd.DataFrame:
+                  weighted: bool = False, max_rows: int | None = None) -> pd.DataFrame:
         """Synthetic records from the noisy histogram: round(max(0, count)) copies of each
         (cell, class), with node labels ("generalized", as the reference code) or values drawn
         inside the node ("sampled"). Post-processing: no budget.
 
         ``weighted=True`` returns each generalised (cell, class) once with a ``weight`` column
         holding its copy count instead: the same data set, as sample weights (much faster to
-        train on).
+        train on). ``max_rows`` (default ``dpexplore.histogram.MAX_SYNTHETIC_ROWS``) is a public
+        cap checked before rows are made: at a tiny ε the noisy counts are huge. The target
+        column holds ``classes_`` (the labels in the type of the training y).
         """
         self._check_fitted()
         if not weighted:
-            return synthetic_from_counts(self.counts_, self.grid_, self.schema_, values=values,
-                                         rounding="round", random_state=random_state)
+            frame = synthetic_from_counts(self.counts_, self.grid_, self.schema_, values=values,
+                                          rounding="round", random_state=random_state, max_rows=max_rows)
+            codes = self.schema_.encode_target(frame[self.schema_.target])
+            frame[self.schema_.target] = self.classes_[codes]
+            return frame
         if values != "generalized":
             raise ValueError("weighted=True only supports values='generalized'")
         reps = np.rint(np.clip(self.counts_, 0, None)).astype(np.int64).ravel()
         keep = np.flatnonzero(reps > 0)
         cells, labels = np.divmod(keep, len(self.classes_))
         frame = self.generalize_cells(cells)
-        frame[self.schema_.target] = np.asarray(self.schema_.classes, dtype=object)[labels]  # as synthetic_from_counts
+        frame[self.schema_.target] = self.classes_[labels]  # as the unweighted table
         frame["weight"] = reps[keep]
         return frame
 
@@ -587,14 +669,15 @@ class PrivPfC(ClassifierMixin, BaseEstimator, Release):
         return generalize(X, self.grid_, self.schema_)
 
     # ------------------------------------------------------------------ classifier
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
+    def predict(self, X: Any) -> np.ndarray:
         """Histogram classifier: the class with the largest noisy count in each row's cell."""
         self._check_fitted()
-        return self.classifier_.predict(X)
+        return self.classifier_.predict(check_release_features(self, X, self.schema_.predictors))
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Noisy counts clipped at 0 and normalised per cell (columns follow ``classes_``)."""
         self._check_fitted()
-        return self.classifier_.predict_proba(X)
+        return self.classifier_.predict_proba(check_release_features(self, X, self.schema_.predictors))
 
 
 class PrivPfCSelNF(PrivPfC):

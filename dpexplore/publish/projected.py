@@ -36,20 +36,23 @@ from sklearn.linear_model import LogisticRegression
 from .. import mechanisms
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..budget import BudgetAccountant
-from ..domain import Schema
-from .base import Release, check_release_input, prepare_accountant
+from ..domain import Schema, class_values
+from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
            "private_kd", "mda", "estimate_k", "estimate_gamma", "bin_masses", "threshold",
            "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
-           "SparseHistogram", "EmptySyntheticWarning"]
+           "SparseHistogram", "EmptySyntheticWarning", "MAX_RECORDS", "MAX_SYNTHETIC_ROWS"]
 
 NEIGHBOURS = ("add/remove", "substitution")
 MAX_DOMAIN = 2 ** 63 - 1          # mixed-radix codes must fit an int64 (spec trap 7)
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
 MAX_SPURIOUS = 10_000_000         # refuse projections whose expected kept EMPTY cells exceed this
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
+MAX_RECORDS = 10_000_000          # public cap on n̂ (post-processing) and on the count noise it may carry
+MAX_SYNTHETIC_ROWS = 10_000_000   # public cap on the rows synthetic() materialises
+_MAX_SIMULATED = 1_000_000        # the k heuristic simulates at most this many records (memory)
 
 
 class EmptySyntheticWarning(UserWarning):
@@ -97,20 +100,40 @@ def _blocks(codes: np.ndarray, columns: Sequence[int], sizes: Sequence[int]) -> 
     return block
 
 
-def _score_from_blocks(block: np.ndarray, y: np.ndarray, n_classes: int, pi_f: float) -> float:
+def _wcount(key: np.ndarray, minlength: int, weights: np.ndarray | None) -> np.ndarray:
+    """Records per key: plain, or weighted rows (a count table's cells; float sums of integers
+    below 2**53 rounded back, so exactly the integer counts of the records they stand for)."""
+    if weights is None:
+        return np.bincount(key, minlength=minlength)
+    return np.rint(np.bincount(key, weights=weights, minlength=minlength)).astype(np.int64)
+
+
+def _score_from_blocks(block: np.ndarray, y: np.ndarray, n_classes: int, pi_f: float,
+                       weights: np.ndarray | None = None) -> float:
     """F = (|π(f)| - Σ_b(|b|² - Σ_v c_bv²)) / n (the partition formula, spec §2.6)."""
-    n = block.size
-    n_blocks = int(block.max()) + 1 if n else 0
-    c = np.bincount(block * n_classes + y, minlength=n_blocks * n_classes).reshape(n_blocks, n_classes)
+    n = block.size if weights is None else int(weights.sum())
+    n_blocks = int(block.max()) + 1 if block.size else 0
+    c = _wcount(block * n_classes + y, n_blocks * n_classes, weights).reshape(n_blocks, n_classes)
     size = c.sum(axis=1).astype(float)
     undiscerned = float(np.sum(size ** 2) - np.sum(c.astype(float) ** 2))
     return (pi_f - undiscerned) / n
 
 
-def _pi_f(y: np.ndarray, n_classes: int) -> float:
+def _pi_f(y: np.ndarray, n_classes: int, weights: np.ndarray | None = None) -> float:
     """|π(f)| = n² - Σ_v n_v²: ordered pairs with different labels."""
-    nv = np.bincount(y, minlength=n_classes).astype(float)
-    return float(y.size) ** 2 - float(np.sum(nv ** 2))
+    nv = _wcount(y, n_classes, weights).astype(float)
+    n = y.size if weights is None else int(weights.sum())
+    return float(n) ** 2 - float(np.sum(nv ** 2))
+
+
+def _check_weights(weights: Any, n: int) -> np.ndarray | None:
+    """None (one record per row) or one non-negative integer count per row."""
+    if weights is None:
+        return None
+    w = np.asarray(weights)
+    if w.shape != (n,) or w.dtype.kind not in "iu" or (w.size and w.min() < 0):
+        raise ValueError("weights must hold one non-negative integer count per row of codes")
+    return w.astype(np.int64)
 
 
 def _check_codes(codes: Any, y: Any) -> tuple[np.ndarray, np.ndarray, int]:
@@ -125,11 +148,14 @@ def _check_codes(codes: Any, y: Any) -> tuple[np.ndarray, np.ndarray, int]:
     return codes, y, int(y.max()) + 1
 
 
-def discernibility(codes: Any, y: Any, subset: Sequence[int]) -> float:
-    """F(S) = |π(S) ∩ π(f)| / n over ordered pairs (Vinterbo eq. 9), via partition refinement."""
+def discernibility(codes: Any, y: Any, subset: Sequence[int], weights: Any = None) -> float:
+    """F(S) = |π(S) ∩ π(f)| / n over ordered pairs (Vinterbo eq. 9), via partition refinement.
+
+    ``weights``: each row of ``codes`` stands for that many records (a count table's cells)."""
     codes, y, q = _check_codes(codes, y)
+    w = _check_weights(weights, y.size)
     sizes = codes.max(axis=0) + 1
-    return _score_from_blocks(_blocks(codes, list(subset), sizes), y, q, _pi_f(y, q))
+    return _score_from_blocks(_blocks(codes, list(subset), sizes), y, q, _pi_f(y, q, w), w)
 
 
 def discernibility_brute_force(codes: Any, y: Any, subset: Sequence[int]) -> float:
@@ -142,18 +168,21 @@ def discernibility_brute_force(codes: Any, y: Any, subset: Sequence[int]) -> flo
     return float(np.sum(differ_s & differ_f)) / y.size
 
 
-def candidate_scores(codes: Any, y: Any, selected: Sequence[int]) -> np.ndarray:
-    """F(S ∪ {a}) for every predictor a (NaN for those already in S); gains differ by F(S) only."""
+def candidate_scores(codes: Any, y: Any, selected: Sequence[int], weights: Any = None) -> np.ndarray:
+    """F(S ∪ {a}) for every predictor a (NaN for those already in S); gains differ by F(S) only.
+
+    ``weights``: as :func:`discernibility` (same scores as the records the rows stand for)."""
     codes, y, q = _check_codes(codes, y)
+    w = _check_weights(weights, y.size)
     sizes = codes.max(axis=0) + 1
-    pi_f = _pi_f(y, q)
+    pi_f = _pi_f(y, q, w)
     base = _blocks(codes, list(selected), sizes)
     out = np.full(codes.shape[1], np.nan)
     for a in range(codes.shape[1]):
         if a in selected:
             continue
         out[a] = _score_from_blocks(np.unique(base * int(sizes[a]) + codes[:, a], return_inverse=True)[1],
-                                    y, q, pi_f)
+                                    y, q, pi_f, w)
     return out
 
 
@@ -169,17 +198,18 @@ def score_sensitivity(neighbours: str = "add/remove") -> float:
 
 
 def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[str] | None = None,
-               accountant: BudgetAccountant | None = None, random_state: RandomState = None
-               ) -> tuple[list[int], pd.DataFrame]:
+               accountant: BudgetAccountant | None = None, random_state: RandomState = None,
+               weights: Any = None) -> tuple[list[int], pd.DataFrame]:
     """PRIVATEKD (Alg. 1): k greedy picks, each by the exponential mechanism on F(S ∪ {a}).
 
     Each pick spends ε/k with utility sensitivity 2, i.e. P(a) ∝ exp((ε/k)·g(a)/4) = exp(ε'·g(a))
     with ε' = ε/(4k) (Corollary 1); using F(S ∪ {a}) instead of the gain g(a) gives the same
     probabilities (eq. 13). Returns the picks in order and a table of every step's candidates
     with their gains and selection probabilities (computed from the private data: a diagnostic,
-    not part of the release).
+    not part of the release). ``weights``: rows as weighted records (:func:`discernibility`).
     """
     codes, y, _ = _check_codes(codes, y)
+    weights = _check_weights(weights, y.size)
     p = codes.shape[1]
     k = int(k)
     if not 1 <= k <= p:
@@ -190,9 +220,9 @@ def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[st
     step_eps = epsilon / k
     selected: list[int] = []
     rows = []
-    current = discernibility(codes, y, [])
+    current = discernibility(codes, y, [], weights)
     for t in range(1, k + 1):
-        scores = candidate_scores(codes, y, selected)
+        scores = candidate_scores(codes, y, selected, weights)
         cand = [a for a in range(p) if a not in selected]
         if accountant is not None:
             accountant.spend(step_eps, f"selection step {t}")
@@ -232,8 +262,9 @@ def _simulated_codes(n: int, d: int, n_bins: int, rng: np.random.Generator) -> n
 def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1,
                seed: int = _HEURISTIC_SEED) -> int:
     """k = |MDA(f, D', σ)| on simulated data of the public size: labels uniform on q classes,
-    d predictors N(0,1) independent of the label, s bins (§2.9). Costs no privacy."""
-    n, d = max(int(round(n)), 2), int(d)
+    d predictors N(0,1) independent of the label, s bins (§2.9). Costs no privacy. At most
+    ``_MAX_SIMULATED`` records are simulated (bounded memory for a huge noisy n̂)."""
+    n, d = min(max(int(round(n)), 2), _MAX_SIMULATED), int(d)
     if d <= 1:
         return max(d, 1)
     rng = np.random.default_rng(seed)
@@ -402,6 +433,90 @@ def _check_fraction(value: Any, name: str, *, closed_high: bool = True) -> float
     return float(value)
 
 
+def _category_codes(values: pd.Series, attr) -> np.ndarray:
+    """Index of each value in the attribute's PUBLIC category list, matched by text as
+    :meth:`Attribute.validate` does (integer-coded categories 0/1 match "0"/"1")."""
+    codes = pd.Index(list(attr.categories), dtype=object).get_indexer(values.astype(str).to_numpy(dtype=object))
+    if np.any(codes < 0):
+        bad = sorted({str(v) for v in values[codes < 0]})[:5]
+        raise ValueError(f"column {attr.name!r} has value(s) {bad} outside its declared categories "
+                         f"{list(attr.categories)[:10]}; declare them in the schema or recode the column")
+    return codes.astype(np.int64)
+
+
+def _bin_starts(lower: float, upper: float, n_bins: int) -> list[float]:
+    """t_b = the smallest double x in [lower, upper] with :func:`discretise` (x) ≥ b, b = 1..s-1.
+
+    Found by bisection over the doubles in order (discretise is monotone: it is built from
+    correctly rounded operations), so bins [t_b, t_{b+1}) reproduce discretise bit for bit.
+    """
+    def order(x: float) -> int:
+        i = int(np.float64(x).view(np.int64))
+        return i if i >= 0 else -(i & 0x7FFFFFFFFFFFFFFF)
+
+    def value(i: int) -> float:
+        bits = i if i >= 0 else (-i) | -0x8000000000000000
+        return float(np.int64(bits).view(np.float64))
+
+    out = []
+    for b in range(1, n_bins):
+        lo, hi = order(lower), order(upper)         # discretise(lower) = 0 < b ≤ s-1 = discretise(upper)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if discretise(value(mid), lower, upper, n_bins)[()] >= b:
+                hi = mid
+            else:
+                lo = mid
+        out.append(value(hi))
+    return out
+
+
+def _binned_schema(schema: Schema, n_bins: int) -> Schema:
+    """The same attributes with taxonomies whose leaves ARE the method's codes: s equal-width
+    bins for numeric attributes (leaf b = [t_b, t_{b+1}), written as the taxonomy's (e, e'] with
+    e = the double before t_b) and one leaf per declared category. Public: bounds, categories, s."""
+    from ..domain import Attribute, Taxonomy
+    attrs = []
+    for name in schema.predictors:
+        attr = schema[name]
+        if attr.kind == "numeric":
+            starts = _bin_starts(attr.lower, attr.upper, n_bins)
+            inner = [float(np.nextafter(t, -np.inf)) for t in starts]
+            edges = [attr.lower] + inner + [attr.upper]
+            if np.any(np.diff(edges) <= 0):
+                raise ValueError(f"attribute {name!r}: {n_bins} bins over [{attr.lower}, {attr.upper}] are "
+                                 "narrower than the floating-point resolution; widen the bounds or use fewer bins")
+            tax = Taxonomy.from_spec(name, {"type": "numeric", "levels": [[attr.lower, attr.upper], edges]})
+            attrs.append(Attribute.numeric(name, attr.lower, attr.upper, tax, integer=attr.integer))
+        else:
+            attrs.append(Attribute.categorical(name, list(attr.categories), Taxonomy.flat(name, attr.categories)))
+    return Schema(attrs, schema.target, schema.classes)
+
+
+def _binned_cells(source: Any, schema: Schema, n_bins: int
+                  ) -> tuple[np.ndarray, list[int], np.ndarray, np.ndarray]:
+    """(codes (m, d), domain sizes, class codes, counts) of the occupied (bin/category × class)
+    cells, counted by the source's own engine (the same table, re-coded on the public bins).
+
+    Equal to ``_codes`` on the records, grouped: so the weighted run gives the record run's release.
+    """
+    binned = _binned_schema(schema, n_bins)
+    table = source.with_schema(binned).count_table()
+    codes = np.column_stack([table.leaf_codes[a] for a in binned.predictors]).astype(np.int64)
+    sizes = [n_bins if binned[a].kind == "numeric" else len(binned[a].categories) for a in binned.predictors]
+    return codes, sizes, table.class_codes.astype(np.int64), table.counts
+
+
+def _check_count_noise(eps_n: float) -> None:
+    """Refuse, before any spend, a record-count budget whose noise alone would exceed the public
+    cap :data:`MAX_RECORDS` (n̂ sizes the bins and the heuristics' simulated data): the
+    Laplace(1/ε_n) noise exceeds 13/ε_n with probability 1e-6."""
+    if 13.0 / eps_n > MAX_RECORDS:
+        raise ValueError(f"epsilon is too small: the record-count noise (scale {1 / eps_n:.3g}) could exceed the "
+                         f"public limit MAX_RECORDS = {MAX_RECORDS:,}; count_share·epsilon must be at least "
+                         f"{13.0 / MAX_RECORDS:.3g} (raise epsilon or count_share)")
+
+
 def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float | None) -> None:
     """Refuse, BEFORE the selection spends anything, a projection that cannot be released.
 
@@ -420,7 +535,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
                          "choose a smaller k, fewer bins or a larger A")
 
 
-class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
+class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
     Parameters
@@ -450,17 +565,22 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         flatten the middle class of a multinomial fit (Iris at ε = 10⁴: Hand–Till 0.85 vs 1.0).
     random_state, accountant : randomness source; where ε is spent.
 
+    ``fit(X, y, schema=None)`` takes a DataFrame or an array (columns ``x0, x1, …``, or the
+    schema's predictors); without a schema one is read from the data with a
+    :class:`~dpexplore.domain.PrivacyLeakWarning`. Everything is validated before the first spend.
+
     Fitted (released, DP): ``selected_`` (pick order), ``histogram_`` (kept cells: levels, class,
     noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
-    ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``, and
-    the fitted ``model_`` (post-processing). Diagnostics read from the private data, NOT part of
-    the release: ``selection_`` (every step's candidates, gains and probabilities) and the
-    ``was_empty`` column of ``histogram_`` (the kept cell had true count 0).
+    ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``,
+    ``classes_`` (the schema's classes in the type of y) and the fitted ``model_``
+    (post-processing). Nothing read from the private data without noise is stored: the
+    non-private teaching view (each selection step's true gains and probabilities, which kept
+    cells were truly empty) is :meth:`diagnostics`, recomputed from data you pass in.
     """
 
     method = "ProjectedHistogram"
 
-    def __init__(self, epsilon: float, k: int | None = None, gamma: float | None = None, A: float = 0.5,
+    def __init__(self, epsilon: float = 1.0, k: int | None = None, gamma: float | None = None, A: float = 0.5,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
                  neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
                  p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
@@ -519,37 +639,58 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
                 cols.append(discretise(X[a].to_numpy(), attr.lower, attr.upper, n_bins))
                 sizes.append(n_bins)
             else:
-                cats = list(attr.categories)
-                cols.append(pd.Categorical(X[a], categories=cats).codes.astype(np.int64))
-                sizes.append(len(cats))
+                cols.append(_category_codes(X[a], attr))
+                sizes.append(len(attr.categories))
         return np.column_stack(cols).astype(np.int64), sizes
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "ProjectedHistogram":
-        """Select k predictors privately and release their thresholded histogram (spends ε)."""
+    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "ProjectedHistogram":
+        """Select k predictors privately and release their thresholded histogram (spends ε).
+
+        ``fit(X, y, schema)`` for records in memory, or ``fit(source)`` for a
+        :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` are then the
+        schema's strings). From a source the bins and categories are counted by the source's
+        engine (one group-by on the public bin edges, once s is known), and selection and
+        histogram run on those cells as weighted records: the same release as from the records.
+        """
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema)
+        got = source_input(X, y, schema, estimator=self, needs_taxonomy=False)
+        source = None
+        if got is None:
+            X, y, schema = check_release_input(X, y, schema, estimator=self)
+            n_records = len(X)
+        else:
+            source, (table, schema) = X, got
+            n_records = table.n_records          # private: only used through n̂ or as public n
         predictors = schema.predictors
         acc = prepare_accountant(self.epsilon, self.accountant)
         rng = check_random_state(self.random_state)
         self.schema_ = schema
-        self._open_ledger(acc)
-        self.classes_ = np.asarray(schema.classes, dtype=object)
         eps = float(self.epsilon)
         q, d = schema.n_classes, len(predictors)
         delta = _noise_sensitivity(self.neighbours)
-
+        # everything that can fail on the data or on sizes fails here, before the first spend
+        if source is None:
+            for a in schema.categorical:
+                _category_codes(X[a], schema[a])       # integer-coded categories match by text
+            y_codes = schema.encode_target(y).astype(np.int64)
+        if self.neighbours == "add/remove":
+            _check_count_noise(self.count_share * eps)
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
             _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
+        self._open_ledger(acc)
+        # schema order, y's dtype (not y's values); from a source: the schema's strings
+        self.classes_ = (np.asarray(schema.classes, dtype=object) if source is not None
+                         else class_values(schema.classes, y))
 
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
         if self.neighbours == "add/remove":
             eps_n = self.count_share * eps
-            n_hat = len(X) + float(mechanisms.laplace(0.0, epsilon=acc.spend(eps_n, "record count"),
+            n_hat = n_records + float(mechanisms.laplace(0.0, epsilon=acc.spend(eps_n, "record count"),
                                                       sensitivity=1.0, random_state=rng))
-            n_hat = max(n_hat, 2.0)
+            n_hat = min(max(n_hat, 2.0), float(MAX_RECORDS))   # public clip: post-processing
         else:
-            eps_n, n_hat = 0.0, float(len(X))
+            eps_n, n_hat = 0.0, float(n_records)
         rest = eps - eps_n
 
         # bins (§2.5) and the heuristics for k (§2.9) and γ (§2.10): public quantities only
@@ -569,23 +710,21 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
                                         sensitivity=delta)
             gamma = gamma_info["gamma"]
         _check_domain(self._sizes(predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
-        codes, sizes = self._codes(X, predictors, s)
-        y_codes = schema.encode_target(y).astype(np.int64)
+        if source is None:
+            codes, sizes = self._codes(X, predictors, s)
+            weights = None
+        else:  # a further group-by where the data lives: (bin/category codes × class) counts
+            codes, sizes, y_codes, weights = _binned_cells(source, schema, s)
 
         # PRIVATEKD with ε_p = (1-γ)·ε (Alg. 1, Corollary 1)
         eps_p = (1.0 - gamma) * rest
         if k >= d:
-            picks, self.selection_ = list(range(d)), pd.DataFrame(
-                columns=["step", "attribute", "gain", "score", "probability", "chosen"])
+            picks = list(range(d))
         elif eps_p <= 0:                               # γ = 1: the exponential mechanism at ε = 0
             picks = [int(a) for a in rng.choice(d, size=k, replace=False)]   # is a uniform draw, free
-            self.selection_ = pd.DataFrame(
-                [{"step": t + 1, "attribute": predictors[a], "gain": np.nan, "score": np.nan,
-                  "probability": 1.0 / (d - t), "chosen": a == picks[t]}
-                 for t in range(k) for a in range(d) if a not in picks[:t]])
-        else:
-            picks, self.selection_ = private_kd(codes, y_codes, k, eps_p, names=predictors, accountant=acc,
-                                                random_state=rng)
+        else:  # the step table private_kd returns reads the data: not kept (see diagnostics())
+            picks, _ = private_kd(codes, y_codes, k, eps_p, names=predictors, accountant=acc, random_state=rng,
+                                  weights=weights)
         eps_p = eps_p if k < d else 0.0
         eps_h = rest - eps_p
 
@@ -593,13 +732,18 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         shape = [sizes[a] for a in picks] + [q]
         m = math.prod(shape)
         assert m <= MAX_DOMAIN     # guaranteed by _check_domain before anything was selected
-        cell = np.zeros(len(X), dtype=np.int64)
+        cell = np.zeros(codes.shape[0], dtype=np.int64)
         for a in picks:
             cell = cell * sizes[a] + codes[:, a]
         cell = cell * q + y_codes
-        true_codes, true_counts = np.unique(cell, return_counts=True)
+        if weights is None:
+            true_codes, true_counts = np.unique(cell, return_counts=True)
+        else:
+            true_codes, inverse = np.unique(cell, return_inverse=True)
+            true_counts = _wcount(inverse.ravel(), true_codes.size, weights)
+            true_codes, true_counts = true_codes[true_counts > 0], true_counts[true_counts > 0]
         tau = threshold(n_hat, eps_h, self.A)
-        kept, values, was_empty = perturb_sparse(
+        kept, values, _ = perturb_sparse(     # which kept cells were empty: not kept (non-private)
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
         self._close_ledger()
@@ -613,10 +757,8 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         self.epsilon_split_ = {"record count": eps_n, "selection": eps_p, "histogram": eps_h}
         self.n_cells_ = m
         self.counts_ = SparseHistogram(kept, values, shape)
-        self.histogram_ = self._histogram_frame(was_empty)
+        self.histogram_ = self._histogram_frame()
         self._fit_model()
-        self.feature_names_in_ = np.asarray(list(X.columns), dtype=object)
-        self.n_features_in_ = X.shape[1]
         return self
 
     # ------------------------------------------------------------------ release
@@ -632,14 +774,52 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
                                for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:]))], dtype=object)
         return np.asarray(list(attr.categories), dtype=object)
 
-    def _histogram_frame(self, was_empty: np.ndarray) -> pd.DataFrame:
+    def _histogram_frame(self) -> pd.DataFrame:
         idx = self.counts_.decode()
         data = {a: self._level_labels(a)[i] for a, i in zip(self.selected_, idx[:-1])}
         data[self.schema_.target] = self.classes_[idx[-1]]
         data["noisy_count"] = self.counts_.values
         data["copies"] = self.counts_.rounded()
-        data["was_empty"] = was_empty
         return pd.DataFrame(data)
+
+    def diagnostics(self, X: Any, y: Any) -> dict[str, pd.DataFrame]:
+        """The NON-PRIVATE teaching view of this release, recomputed from the private data passed in.
+
+        Returns ``{"selection": ..., "histogram": ...}``: each PRIVATEKD step's candidates with
+        their true scores, gains and selection probabilities (given the released picks), and
+        ``histogram_`` with the true count of each kept cell and ``was_empty`` (kept although
+        truly empty). These read the data without noise: never publish them. Nothing of this is
+        stored on the estimator (pickling it does not carry them).
+        """
+        self._check_fitted()
+        X = check_release_features(self, X, self.schema_.predictors)
+        predictors = self.schema_.predictors
+        self.schema_.validate(X, y)
+        codes, sizes = self._codes(X, predictors, self.n_bins_)
+        y_codes = self.schema_.encode_target(y).astype(np.int64)
+        picks = [predictors.index(a) for a in self.selected_]
+        rows, eps_p, k = [], self.epsilon_split_["selection"], len(picks)
+        if eps_p > 0 and k < len(predictors):
+            current = discernibility(codes, y_codes, [])
+            for t in range(k):
+                scores = candidate_scores(codes, y_codes, picks[:t])
+                cand = [a for a in range(len(predictors)) if a not in picks[:t]]
+                probs = mechanisms.exponential_probabilities(scores[cand], epsilon=eps_p / k, sensitivity=2.0)
+                for a, pr in zip(cand, probs):
+                    rows.append({"step": t + 1, "attribute": predictors[a], "gain": scores[a] - current,
+                                 "score": scores[a], "probability": float(pr), "chosen": a == picks[t]})
+                current = scores[picks[t]]
+        selection = pd.DataFrame(rows, columns=["step", "attribute", "gain", "score", "probability", "chosen"])
+        cell = np.zeros(len(X), dtype=np.int64)
+        for a in picks:
+            cell = cell * sizes[a] + codes[:, a]
+        cell = cell * len(self.classes_) + y_codes
+        true_codes, true_counts = np.unique(cell, return_counts=True)
+        pos = np.searchsorted(true_codes, self.counts_.codes)
+        hit = (pos < true_codes.size) & (true_codes[np.minimum(pos, max(true_codes.size - 1, 0))] == self.counts_.codes)
+        true = np.where(hit, true_counts[np.minimum(pos, max(true_codes.size - 1, 0))], 0)
+        histogram = self.histogram_.assign(true_count=true, was_empty=true == 0)
+        return {"selection": selection, "histogram": histogram}
 
     def _values(self, a: str, index: np.ndarray) -> np.ndarray:
         """Numeric bin index → bin midpoint (original units); categorical index → the category."""
@@ -656,6 +836,11 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         """
         self._check_fitted()
         reps = np.clip(self.counts_.rounded(), 0, None)
+        total = int(reps.sum(dtype=np.float64)) if reps.size else 0
+        if total > MAX_SYNTHETIC_ROWS:   # a public cap on a size that follows from ε and the noise
+            raise ValueError(f"the synthetic table would have {total:,} rows, more than the public limit "
+                             f"MAX_SYNTHETIC_ROWS = {MAX_SYNTHETIC_ROWS:,} (tiny ε gives huge noisy counts); "
+                             "use histogram_ (one row per kept cell with its copy count) instead")
         idx = [np.repeat(i, reps) for i in self.counts_.decode()]
         data = {a: self._values(a, i) for a, i in zip(self.selected_, idx[:-1])}
         data[self.schema_.target] = self.classes_[idx[-1]]
@@ -704,12 +889,8 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
         self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
         self.model_.fit(self._design(index), labels, sample_weight=weights)
 
-    def _test_index(self, X: pd.DataFrame) -> list[np.ndarray]:
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
-        missing = [a for a in self.selected_ if a not in X.columns]
-        if missing:
-            raise ValueError(f"X lacks the selected column(s) {missing}")
+    def _test_index(self, X: Any) -> list[np.ndarray]:
+        X = check_release_features(self, X, self.schema_.predictors)
         self.schema_.subset(self.selected_).validate(X[self.selected_])
         out = []
         for a in self.selected_:
@@ -720,16 +901,17 @@ class ProjectedHistogram(ClassifierMixin, BaseEstimator, Release):
                     u = (discretise(X[a].to_numpy(), attr.lower, attr.upper, self.n_bins_) + 0.5) / self.n_bins_
                 out.append(u)
             else:
-                out.append(pd.Categorical(X[a], categories=list(attr.categories)).codes.astype(np.int64))
+                out.append(_category_codes(X[a], attr))
         return out
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities (columns follow ``classes_``) from the LR fitted on D̃."""
         self._check_fitted()
         index = self._test_index(X)
+        n = len(index[0])
         if self.model_ is None:
-            return np.tile(self.prior_, (len(X), 1))
-        proba = np.zeros((len(X), len(self.classes_)))
+            return np.tile(self.prior_, (n, 1))
+        proba = np.zeros((n, len(self.classes_)))
         proba[:, self.model_.classes_] = self.model_.predict_proba(self._design(index))
         return proba
 

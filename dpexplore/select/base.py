@@ -1,13 +1,27 @@
-"""What every feature selector shares: the scikit-learn transformer surface and its own ledger."""
+"""What every feature selector shares: the scikit-learn transformer surface and its own ledger.
+
+Validation goes through scikit-learn's own utilities (``validate_data``: arrays or DataFrames,
+``n_features_in_`` / ``feature_names_in_``, its messages for sparse, complex, NaN and empty
+input) and always runs before the first spend. Features must be 0/1, or are binarised by the
+public rule ``X > binarize`` (a declared cut point, as ``sklearn.naive_bayes.BernoulliNB``).
+Binary labels come from the *declared* ``classes = [negative, positive]``
+(:func:`dpexplore.domain.declared_classes`): the last declared class is the positive one (with
+more than two declared, the others are all negative: one-vs-rest); ``classes=None`` reads them
+from the private y with a :class:`~dpexplore.domain.PrivacyLeakWarning`.
+"""
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ..budget import RecordsSpends
+from ..domain import declared_classes
 
 __all__ = ["SelectorBase"]
 
@@ -15,10 +29,77 @@ __all__ = ["SelectorBase"]
 class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
     """A fitted selector keeps a boolean ``support_``; ``transform`` keeps those columns.
 
-    Subclasses validate, then call ``_start`` (opens their ledger slice), spend through
-    ``_spend`` and call ``_set_support``. Everything here is post-processing of the selection.
+    Subclasses validate (``_binary_X``, ``_binary_y``), then call ``_start`` (opens their ledger
+    slice), spend through ``_spend`` and call ``_set_support``. Everything after the selection is
+    post-processing.
     """
 
+    # scikit-learn calls the method ``score``; here ``score`` is the papers' feature-score parameter
+    _sklearn_expected_failures = {
+        "check_fit_score_takes_y": "`score` is the constructor parameter naming the feature score "
+                                   "(both papers' term, public API), not a method",
+        "check_n_features_in_after_fitting": "calls estimator.score(), which is the feature-score "
+                                             "parameter (a string) here; transform checks n_features",
+    }
+
+    def _needs_labels(self) -> bool:
+        """Does ``fit`` need labels? (overridden where the score decides)"""
+        return True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = self._needs_labels()
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = getattr(self, "random_state", None) is None
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    # ------------------------------------------------------------------ validation (no spend)
+    def _binary_X(self, X: Any, y: Any = None) -> tuple[np.ndarray, Any]:
+        """Validate X (and the length of y) with scikit-learn, set ``n_features_in_`` /
+        ``feature_names_in_``, return (0/1 int matrix, y as given)."""
+        binarize = getattr(self, "binarize", None)
+        if binarize is not None and (isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
+                                     or not np.isfinite(binarize)):
+            raise ValueError(f"binarize must be None (X already 0/1) or a finite public cut point, "
+                             f"got {binarize!r}")
+        if y is None and not self._needs_labels():
+            a = validate_data(self, X, reset=True, dtype="numeric")
+        else:
+            a, y = validate_data(self, X, y, reset=True, dtype="numeric", y_numeric=False,
+                                 ensure_all_finite=True)
+        if binarize is not None:
+            return (a > binarize).astype(np.int64), y
+        if a.dtype == bool:
+            return a.astype(np.int64), y
+        if not np.isin(a, (0, 1)).all():
+            raise ValueError("X must hold only 0/1 values: binarise it with public cut points first "
+                             "(dpexplore.models.naive_bayes.Binarizer) or pass binarize=<public cut "
+                             "point> (X > binarize becomes 1)")
+        return a.astype(np.int64), y
+
+    def _binary_y(self, y: Any, n: int) -> np.ndarray:
+        """0/1 labels: 1 for the last declared class (the positive one), 0 for the others."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} needs the labels y for this score")
+        ya = column_or_1d(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y, warn=True)
+        if ya.size != n:
+            raise ValueError(f"X has {n} rows but y has {ya.size}")
+        if pd.isna(ya).any():
+            raise ValueError("y has missing values (NaN): drop those rows first")
+        if self.classes is None:      # declared classes: unknown labels are refused below
+            check_classification_targets(ya)
+        classes, codes = declared_classes(ya, self.classes, type(self).__name__)
+        if self.classes is None and len(classes) < 2:
+            raise ValueError(f"y holds only {len(classes)} class: declare classes=[negative, positive] "
+                             "(public labels; the last one is the positive class)")
+        self.classes_ = classes
+        # the scores are binary: the last declared class against the others (one-vs-rest when
+        # more than two are declared; the checks and multi-class pipelines pass such targets)
+        return (codes == len(classes) - 1).astype(np.int64)
+
+    # ------------------------------------------------------------------ release (post-processing)
     def _set_support(self, indices: np.ndarray) -> None:
         support = np.zeros(self.n_features_in_, dtype=bool)
         support[np.asarray(indices, dtype=int)] = True
@@ -26,25 +107,25 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
 
     def get_support(self, indices: bool = False) -> np.ndarray:
         """Boolean mask of the selected features (or their indices)."""
-        if not hasattr(self, "support_"):
-            raise AttributeError(f"{type(self).__name__} is not fitted: call fit(X, y) first")
+        check_is_fitted(self, "support_")
         return np.flatnonzero(self.support_) if indices else self.support_.copy()
 
     def transform(self, X: Any) -> Any:
         """Keep the selected columns (a DataFrame stays a DataFrame). Post-processing only."""
         support = self.get_support()
+        a = validate_data(self, X, reset=False, dtype=None)
         if isinstance(X, pd.DataFrame):
-            if X.shape[1] != support.size:
-                raise ValueError(f"X has {X.shape[1]} columns, the selector was fitted on {support.size}")
             return X.loc[:, support]
-        a = np.asarray(X)
-        if a.ndim != 2 or a.shape[1] != support.size:
-            raise ValueError(f"X must have {support.size} columns, got shape {a.shape}")
         return a[:, support]
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of the selected columns."""
+        support = self.get_support()
         names = getattr(self, "feature_names_in_", None)
+        if input_features is not None:
+            names = np.asarray(input_features, dtype=object)
+            if names.size != self.n_features_in_:
+                raise ValueError(f"input_features has {names.size} names, expected {self.n_features_in_}")
         if names is None:
             names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
-        return np.asarray(names, dtype=object)[self.get_support()]
+        return np.asarray(names, dtype=object)[support]

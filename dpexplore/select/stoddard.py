@@ -372,42 +372,45 @@ def audit_selectors(*, epsilon: float = 1.0, n_samples: int = 20_000, cluster: b
 
 # =========================================================================== transformers
 class _BinarySelector(SelectorBase):
-    """Shared plumbing: validation, row capping, scores, get_support/transform."""
+    """Shared plumbing: validation, row capping, scores, get_support/transform.
 
-    def _prepare(self, X: Any, y: Any, *, needs_labels: bool = True):
-        Xb = _binary(X)
+    ``classes`` (the public labels, the last one positive) and ``binarize`` (None: X is 0/1; a
+    number: the public rule X > binarize) are read in :class:`~dpexplore.select.base.SelectorBase`.
+    TC ignores the labels, so it reads no class list from y.
+    """
+
+    @classmethod
+    def _sklearn_check_instance(cls):
+        # the checks pass real-valued X: a public cut point (and a rule that fits any width)
+        return cls(binarize=0.5)
+
+    def _needs_labels(self) -> bool:
+        return getattr(self, "score", "TC") != "TC"
+
+    def _prepare(self, X: Any, y: Any):
         score = _check_score(self.score)
-        if y is None:
-            if needs_labels and score != "TC":
-                raise ValueError(f"score={score!r} needs the labels y")
+        Xb, y = self._binary_X(X, y)     # y=None with a label score: scikit-learn's "requires y" error
+        if score == "TC":       # labels unused: nothing is read from y
+            if y is not None and self.classes is not None:
+                self._binary_y(y, Xb.shape[0])   # only checks y against the declared classes
             yb = np.zeros(Xb.shape[0], dtype=np.int64)
         else:
-            ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y).ravel()
-            if ya.size != Xb.shape[0]:
-                raise ValueError(f"X has {Xb.shape[0]} rows but y has {ya.size}")
-            if pd.isna(ya).any():
-                raise ValueError("y has missing values (NaN): drop those rows first")
-            classes = np.unique(ya)
-            if classes.size != 2 and score != "TC":
-                raise ValueError(f"y must have exactly two classes, got {classes.size}")
-            yb = (ya == classes[-1]).astype(np.int64)
-        self.n_features_in_ = Xb.shape[1]
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+            yb = self._binary_y(y, Xb.shape[0])
         return Xb, yb, score
 
     def _scores(self, Xb: np.ndarray, yb: np.ndarray, score: str, rng: np.random.Generator):
-        """Cap rows (TC/DC only need it), then compute the scores."""
-        self.n_rows_capped_ = 0
+        """Cap rows (TC/DC only need it), then compute the scores.
+
+        How many rows were cut is a true count: it is not kept on the selector.
+        """
         n_min = getattr(self, "n_min", None)
         if score == "IG" and n_min is not None and Xb.shape[0] < n_min:
             # the IG sensitivity ΔI(n_min) only holds for at least n_min records
             raise ValueError(f"n_min={n_min} is larger than the number of records: the IG "
                              "sensitivity would be understated; pass a true lower bound")
         if self.max_ones is not None and score in ("TC", "DC"):
-            Xb, self.n_rows_capped_ = cap_row_ones(Xb, self.max_ones, random_state=rng)
+            Xb, _ = cap_row_ones(Xb, self.max_ones, random_state=rng)
         return Xb, (SCORES[score](Xb, yb) if score != "TC" else total_count(Xb))
-
 
 
 class ScorePerturbationSelector(_BinarySelector):
@@ -416,12 +419,15 @@ class ScorePerturbationSelector(_BinarySelector):
     Adds Lap(S(Q)·Δ(Q)/ε) to every feature's score (TC, DC: Δ = s, enforced by capping rows at
     ``max_ones`` ones; PI, IG: Δ = |F|), then keeps the features whose noisy score exceeds
     ``threshold`` (public, in score units) or the ``k`` highest noisy scores (give exactly one).
-    Fitted: ``support_``, ``noisy_scores_``, ``noise_scale_``, ``n_rows_capped_``, ``ledger_``.
+    Fitted: ``support_``, ``noisy_scores_``, ``noise_scale_``, ``ledger_``.
     """
 
     def __init__(self, *, epsilon: float = 0.5, score: str = "TC", threshold: float | None = None,
                  k: int | None = None, max_ones: int | None = None, n_min: int | None = None,
+                 classes: Any = None, binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.classes = classes
+        self.binarize = binarize
         self.epsilon = epsilon
         self.score = score
         self.threshold = threshold
@@ -431,12 +437,16 @@ class ScorePerturbationSelector(_BinarySelector):
         self.random_state = random_state
         self.accountant = accountant
 
+    @classmethod
+    def _sklearn_check_instance(cls):
+        return cls(k=1, binarize=0.5)
+
     def fit(self, X: Any, y: Any = None) -> "ScorePerturbationSelector":
         Xb, yb, score = self._prepare(X, y)
         if (self.threshold is None) == (self.k is None):
             raise ValueError("give exactly one of threshold (τ) or k (top-k)")
         if self.k is not None and not 1 <= _positive_int(self.k, "k") <= Xb.shape[1]:
-            raise ValueError(f"k must be at most the number of features ({Xb.shape[1]})")
+            raise ValueError(f"k must be at most the number of features (n_features = {Xb.shape[1]})")
         if self.threshold is not None and not np.isfinite(float(self.threshold)):
             raise ValueError("threshold must be a finite number")
         per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
@@ -460,12 +470,15 @@ class ExponentialTopKSelector(_BinarySelector):
 
     ``method="one_shot"`` samples a k-subset with P(S) ∝ exp(ε·Σ_{F∈S}Q(F)/(2·S(Q)·min(k, Δ(Q))))
     via :func:`dpexplore.mechanisms.exponential_subset`; ``"peeling"`` runs k exponential
-    mechanisms at ε/k with sensitivity S(Q). Fitted: ``support_``, ``n_rows_capped_``, ``ledger_``.
+    mechanisms at ε/k with sensitivity S(Q). Fitted: ``support_``, ``ledger_``.
     """
 
     def __init__(self, *, k: int = 10, epsilon: float = 0.5, score: str = "TC",
                  method: str = "one_shot", max_ones: int | None = None, n_min: int | None = None,
+                 classes: Any = None, binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.classes = classes
+        self.binarize = binarize
         self.k = k
         self.epsilon = epsilon
         self.score = score
@@ -475,11 +488,15 @@ class ExponentialTopKSelector(_BinarySelector):
         self.random_state = random_state
         self.accountant = accountant
 
+    @classmethod
+    def _sklearn_check_instance(cls):
+        return cls(k=1, binarize=0.5)
+
     def fit(self, X: Any, y: Any = None) -> "ExponentialTopKSelector":
         Xb, yb, score = self._prepare(X, y)
         k = _positive_int(self.k, "k")
         if k > Xb.shape[1]:
-            raise ValueError(f"k must be at most the number of features ({Xb.shape[1]}), got {k}")
+            raise ValueError(f"k must be at most the number of features (n_features = {Xb.shape[1]}), got {k}")
         if self.method not in ("one_shot", "peeling"):
             raise ValueError(f"method must be 'one_shot' or 'peeling', got {self.method!r}")
         per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
@@ -501,13 +518,16 @@ class SparseVectorSelector(_BinarySelector):
     The sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1), the sound version of
     what PTT tried to do. Features are tested in column order (public). ``monotone="auto"`` uses
     the halved query noise for TC, whose scores all move the same way when a record is added.
-    Fitted: ``support_``, ``n_rows_capped_``, ``ledger_``.
+    Fitted: ``support_``, ``ledger_``.
     """
 
     def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
                  score: str = "TC", monotone: Any = "auto", threshold_fraction: float | None = None,
-                 max_ones: int | None = None, n_min: int | None = None,
+                 max_ones: int | None = None, n_min: int | None = None, classes: Any = None,
+                 binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
+        self.classes = classes
+        self.binarize = binarize
         self.threshold = threshold
         self.cutoff = cutoff
         self.epsilon = epsilon
@@ -552,7 +572,10 @@ class PrivateThresholdTesting(_BinarySelector):
     """
 
     def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
-                 sigma: float = 1.0, max_ones: int | None = None, random_state: RandomState = None):
+                 sigma: float = 1.0, max_ones: int | None = None, classes: Any = None,
+                 binarize: float | None = None, random_state: RandomState = None):
+        self.classes = classes
+        self.binarize = binarize
         self.threshold = threshold
         self.epsilon = epsilon
         self.score = score
@@ -588,7 +611,10 @@ class ClusterSelection(_BinarySelector):
 
     def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
                  rounds: int = 5, centers: int = 8, max_ones: int | None = 10,
-                 n_max: int | None = None, random_state: RandomState = None):
+                 n_max: int | None = None, classes: Any = None, binarize: float | None = None,
+                 random_state: RandomState = None):
+        self.classes = classes
+        self.binarize = binarize
         self.threshold = threshold
         self.epsilon = epsilon
         self.score = score

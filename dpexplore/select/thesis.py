@@ -18,16 +18,19 @@ neighbours add or remove one record (§1).
 """
 from __future__ import annotations
 
+import itertools
+import math
 import numbers
 import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..audit import privacy_loss
-from ..domain import PrivacyLeakWarning
+from ..domain import PrivacyLeakWarning, declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
@@ -53,8 +56,9 @@ def _check_score(score: Any) -> str:
     return score
 
 
-def _binary_xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(0/1 matrix, 0/1 labels, the two class values); the positive class is the larger value."""
+def _binary_xy(X: Any, y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """(0/1 matrix, 0/1 labels) for the non-private score functions: the positive class is the
+    last of ``classes`` (the larger observed label when None: fine for exact, non-private views)."""
     a = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
     if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
         raise ValueError("X must be a non-empty 2-D array of 0/1 features")
@@ -70,16 +74,23 @@ def _binary_xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError(f"X has {a.shape[0]} rows but y has {ya.size}")
     if pd.isna(ya).any():
         raise ValueError("y has missing values (NaN): drop those rows first")
-    classes = np.unique(ya)
-    if classes.size != 2:
-        raise ValueError(f"y must have exactly two classes (the thesis's scores are binary), got {classes.size}")
-    return a.astype(np.int64), (ya == classes[1]).astype(np.int64), classes
+    if classes is not None:
+        values, codes = declared_classes(ya, classes, "thesis_scores")
+        return a.astype(np.int64), (codes == len(values) - 1).astype(np.int64)
+    observed = np.unique(ya)
+    if observed.size != 2:
+        raise ValueError(f"y must have exactly two classes (the thesis's scores are binary), got {observed.size}")
+    return a.astype(np.int64), (ya == observed[1]).astype(np.int64)
 
 
-def thesis_scores(X: Any, y: Any, score: str = "count") -> np.ndarray:
-    """Per-feature quality: the count score q (§4.4, raw counts) or MI in bits (§2.6)."""
+def thesis_scores(X: Any, y: Any, score: str = "count", *, classes: Any = None) -> np.ndarray:
+    """Per-feature quality: the count score q (§4.4, raw counts) or MI in bits (§2.6).
+
+    Exact scores of the data passed in — **NOT private** (teaching plots, tests). ``classes``:
+    the declared labels, the last one positive (default: the larger of the two observed labels).
+    """
     score = _check_score(score)
-    Xb, yb, _ = _binary_xy(X, y)
+    Xb, yb = _binary_xy(X, y, classes)
     if score == "count":
         return purity_index(Xb, yb)
     return information_gain(Xb, yb, base=2)
@@ -202,30 +213,45 @@ def audit_iterative_vs_subset(*, epsilon: float = 0.1, n_samples: int = 20_000,
 class _ThesisSelector(SelectorBase):
     """Shared plumbing: validation before any spend, scores, support, transform, ledger."""
 
+    @classmethod
+    def _sklearn_check_instance(cls):
+        # the checks pass real-valued X and labels they choose: a public cut point and k = 1
+        return cls(k=1, binarize=0.5)
+
     def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, str, int, float]:
         epsilon = check_epsilon(self.epsilon)
         score = _check_score(self.score)
         k = _positive_int(self.k, "k")
-        Xb, yb, _ = _binary_xy(X, y)
+        Xb, y = self._binary_X(X, y)     # y=None: scikit-learn's "requires y" error
         if k > Xb.shape[1]:
-            raise ValueError(f"k = {k} exceeds the number of features {Xb.shape[1]}")
+            raise ValueError(f"k = {k} exceeds the number of features (n_features = {Xb.shape[1]})")
         if score == "mi" and self.n_min is not None and Xb.shape[0] < self.n_min:
             raise ValueError(f"n_min={self.n_min} is larger than the number of records: the MI "
                              "sensitivity would be understated; pass a true lower bound")
-        self.n_features_in_ = Xb.shape[1]
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        yb = self._binary_y(y, Xb.shape[0])
         return Xb, yb, score, k, epsilon
 
     def _sensitivity(self, score: str, n: int) -> float:
         if score == "mi" and self.n_min is None:
             warnings.warn("score='mi' without n_min: the MI sensitivity ΔI(N) uses the private "
                           "record count N - 1; pass a public lower bound n_min",
-                          PrivacyLeakWarning, stacklevel=3)
+                          PrivacyLeakWarning, stacklevel=4)
             return mutual_information_sensitivity(max(n - 1, 2), base=2)
         return score_sensitivity(score, self.n_min)
 
+    @staticmethod
+    def _scores(Xb: np.ndarray, yb: np.ndarray, score: str) -> np.ndarray:
+        return purity_index(Xb, yb) if score == "count" else information_gain(Xb, yb, base=2)
 
+    def true_scores(self, X: Any, y: Any) -> np.ndarray:
+        """The exact per-feature scores q of (X, y) — **NOT private** (a teaching view).
+
+        Recomputed from the data you pass (nothing is kept on the fitted selector); uses this
+        selector's ``score``, ``classes`` and ``binarize``. Never publish the result.
+        """
+        probe = clone(self)
+        Xb, yb, score, _, _ = probe._prepare(X, y)
+        return self._scores(Xb, yb, score)
 
 
 class PrivateKSubsetSelector(_ThesisSelector):
@@ -236,50 +262,90 @@ class PrivateKSubsetSelector(_ThesisSelector):
     information in bits, Δq = ΔI(n_min) (give a public lower bound on N; without it the private
     N is used with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
     ``mechanism="noisy_scores"``: Algorithm 3 (§4.2): q + Laplace(D·Δq/ε), top k.
+    ``classes``: the two public labels ``[negative, positive]`` (the scores compare the last
+    declared class with the others); ``None`` reads them from y with a PrivacyLeakWarning.
+    ``binarize``: None (X must be 0/1) or a public cut point (X > binarize becomes 1).
 
-    Fitted: ``support_``, ``scores_`` (exact scores — **not private**, for teaching plots only),
-    ``inclusion_probabilities_`` (exact P(d ∈ S), computed from the exact scores — also **not
-    private**, teaching plots only; subset mechanism only), ``accountant_``. Only ``support_``
-    (and ``noisy_scores_`` for Alg. 3) is the ε-DP release.
+    Fitted: ``support_`` (the ε-DP release; plus ``noisy_scores_`` for Alg. 3),
+    ``score_sensitivity_``, ``subset_sensitivity_`` (subset mechanism), ``classes_``,
+    ``ledger_``, ``accountant_``. Exact scores and exact selection probabilities are **not**
+    kept: :meth:`true_scores`, :meth:`inclusion_probabilities` and :meth:`subset_probabilities`
+    recompute them from data you pass (non-private teaching views).
     """
 
     def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
-                 mechanism: str = "subset", n_min: int | None = None, accountant: Any = None,
+                 mechanism: str = "subset", n_min: int | None = None, classes: Any = None,
+                 binarize: float | None = None, accountant: Any = None,
                  random_state: RandomState = None):
         self.k = k
         self.epsilon = epsilon
         self.score = score
         self.mechanism = mechanism
         self.n_min = n_min
+        self.classes = classes
+        self.binarize = binarize
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "PrivateKSubsetSelector":
-        """Score the features and sample the k-subset; spends ``epsilon`` once."""
+    def _mechanism_params(self, X: Any, y: Any) -> tuple[np.ndarray, int, float, float, int]:
+        """Validate, score and calibrate: (q, k, ε, sensitivity of the released quantity, D).
+
+        The one place fit and the teaching views take the mechanism's parameters from. Subset
+        mechanism: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (thesis §4.5).
+        Noisy scores: one record moves every score, L1 sensitivity D·Δq (Alg. 3, §4.2).
+        """
         if self.mechanism not in ("subset", "noisy_scores"):
             raise ValueError(f"mechanism must be 'subset' or 'noisy_scores', got {self.mechanism!r}")
         Xb, yb, score, k, epsilon = self._prepare(X, y)
         dq = self._sensitivity(score, Xb.shape[0])
-        rng = self._start(epsilon)
-        q = purity_index(Xb, yb) if score == "count" else information_gain(Xb, yb, base=2)
-        self.scores_ = q
         self.score_sensitivity_ = dq
+        d = Xb.shape[1]
+        sensitivity = k * dq if self.mechanism == "subset" else d * dq
+        return self._scores(Xb, yb, score), k, epsilon, sensitivity, d
+
+    def fit(self, X: Any, y: Any) -> "PrivateKSubsetSelector":
+        """Score the features and sample the k-subset; spends ``epsilon`` once."""
+        q, k, epsilon, sensitivity, _ = self._mechanism_params(X, y)
+        score = self.score
+        rng = self._start(epsilon)
         if self.mechanism == "subset":
             eps = self._spend(epsilon, f"feature selection: k-subset EM ({score} score, k={k})")
-            # Alg. 5: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (§4.5)
-            self.subset_sensitivity_ = k * dq
-            self.inclusion_probabilities_ = exponential_subset_inclusion(
-                q, k, epsilon=eps, sensitivity=self.subset_sensitivity_)
-            chosen = exponential_subset(q, k, epsilon=eps, sensitivity=self.subset_sensitivity_,
-                                        random_state=rng)
+            self.subset_sensitivity_ = sensitivity
+            chosen = exponential_subset(q, k, epsilon=eps, sensitivity=sensitivity, random_state=rng)
         else:
             eps = self._spend(epsilon, f"feature selection: noisy {score} scores (Alg. 3)")
-            # Alg. 3: one record moves every score, so the L1 sensitivity of the vector is D·Δq
-            noisy = laplace(q, epsilon=eps, sensitivity=Xb.shape[1] * dq, random_state=rng)
+            noisy = laplace(q, epsilon=eps, sensitivity=sensitivity, random_state=rng)
             self.noisy_scores_ = noisy
             chosen = np.argsort(-noisy, kind="stable")[:k]
         self._set_support(chosen)
         return self
+
+    def inclusion_probabilities(self, X: Any, y: Any) -> np.ndarray:
+        """Exact P(d ∈ S) of the subset mechanism on (X, y) — **NOT private** (teaching view).
+
+        Same validation, scores and calibration as :meth:`fit`; spends nothing, stores nothing.
+        """
+        probe = clone(self)
+        if probe.mechanism != "subset":
+            raise ValueError("inclusion probabilities are exact for mechanism='subset' only")
+        q, k, epsilon, sensitivity, _ = probe._mechanism_params(X, y)
+        return exponential_subset_inclusion(q, k, epsilon=epsilon, sensitivity=sensitivity)
+
+    def subset_probabilities(self, X: Any, y: Any, *, max_subsets: int = 200_000) -> pd.Series:
+        """Exact P(S) of every k-subset on (X, y) — **NOT private** (teaching view, small D only).
+
+        A Series indexed by the sorted tuples of feature indices. Same calibration as :meth:`fit`.
+        """
+        probe = clone(self)
+        if probe.mechanism != "subset":
+            raise ValueError("subset probabilities are exact for mechanism='subset' only")
+        q, k, epsilon, sensitivity, d = probe._mechanism_params(X, y)
+        if math.comb(d, k) > max_subsets:
+            raise ValueError(f"C({d}, {k}) subsets exceed max_subsets={max_subsets}")
+        subsets = list(itertools.combinations(range(d), k))
+        logw = np.array([epsilon * q[list(s)].sum() / (2.0 * sensitivity) for s in subsets])
+        return pd.Series(np.exp(logw - np.logaddexp.reduce(logw)), index=pd.Index(subsets, tupleize_cols=False),
+                         name="probability")
 
 
 class IterativeSelector(_ThesisSelector):
@@ -292,15 +358,19 @@ class IterativeSelector(_ThesisSelector):
     sigmoid(x), x = ε'·I/(2Δq), and |d log sigmoid(±x)/dx| ≤ 1, so a step costs at most the
     change of x, ε'·(2Δq)/(2Δq) = ε' with the data-dependent shift (shifted scores have
     sensitivity 2Δq). Even that is no guarantee: the number of steps and the examination order
-    depend on the exact scores (see :func:`audit_iterative_vs_subset`).
+    depend on the exact scores (see :func:`audit_iterative_vs_subset`). ``classes`` and
+    ``binarize`` as for :class:`PrivateKSubsetSelector`; exact scores via :meth:`true_scores`.
     """
 
     def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
-                 n_min: int | None = None, accountant: Any = None, random_state: RandomState = None):
+                 n_min: int | None = None, classes: Any = None, binarize: float | None = None,
+                 accountant: Any = None, random_state: RandomState = None):
         self.k = k
         self.epsilon = epsilon
         self.score = score
         self.n_min = n_min
+        self.classes = classes
+        self.binarize = binarize
         self.accountant = accountant
         self.random_state = random_state
 
@@ -312,8 +382,7 @@ class IterativeSelector(_ThesisSelector):
                       "loop length and examination order depend on the data (spec §4.3). Use "
                       "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning, stacklevel=2)
         rng = self._start(epsilon)
-        q = purity_index(Xb, yb) if score == "count" else information_gain(Xb, yb, base=2)
-        self.scores_ = q
+        q = self._scores(Xb, yb, score)
         self._spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
         chosen, steps = iterative_select(q, k, epsilon=epsilon, sensitivity=dq, random_state=rng)
         self.n_steps_ = steps

@@ -6,6 +6,12 @@ computed once when an explorer is built; a slider move makes one library call an
 altair chart inside ``.output`` (a ``widgets.Output``). ``update()`` is that redraw callback,
 ``.chart`` the last chart drawn and ``.widget`` the container to display, so a benchmark or a
 test can time slider → redraw and inspect what was drawn.
+
+Fixed default seeds (``random_state=0``) are deliberate here: these explorers are teaching
+views of toy counts and of the *public* Adult data, where reproducible pictures matter and no
+private data is released. A release of private data must never default to a fixed seed (the
+your-data app defaults to fresh entropy). The explorers use the textbook Laplace sampler: its
+density is the curve drawn next to the samples.
 """
 from __future__ import annotations
 
@@ -287,7 +293,7 @@ class BudgetExplorer(_Explorer):
         self.accountant = self.run()
         summary = self.accountant.summary()
         self.summary.value = (f"spent {self.accountant.spent:.4g} of {self.accountant.total:.4g} "
-                              f"({len(self.accountant.ledger)} spends in the ledger, "
+                              f"({self.accountant.n_spends} spends in the ledger, "
                               f"remaining {self.accountant.remaining:.3g})")
         rows = []
         for label, (private, true) in self.answers.items():

@@ -84,7 +84,8 @@ class OneVsRestPrivateLR:
         self.classes_ = np.asarray(self.schema.classes, dtype=object)
         targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         eps = self.epsilon / len(targets)
-        self.models_ = [PrivateLogisticRegression(epsilon=eps, bounds=bounds, random_state=rng, **self.params)
+        self.models_ = [PrivateLogisticRegression(epsilon=eps, bounds=bounds, random_state=rng, classes=[0, 1],
+                                                  **self.params)
                         .fit(Z, (y == c).astype(int)) for c in targets]
         return self
 
@@ -227,9 +228,10 @@ def selection_explorer(X: pd.DataFrame, y: Any, schema: Schema, *, seed: int = 0
         model, table = cache[key]
         out.clear_output(wait=True)
         with out:
-            print(charts.summary_text(model))
-            if len(model.selection_):
-                display(charts.selection_chart(model.selection_))
+            view = model.diagnostics(X, y)  # NOT private: a teaching view on the public Iris data
+            print(charts.summary_text(model, view))
+            if len(view["selection"]):
+                display(charts.selection_chart(view["selection"]))
             display(charts.histogram_chart(table, model.threshold_))
 
     for w in (eps, k, gamma, A, bins):

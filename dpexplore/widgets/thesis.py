@@ -46,16 +46,18 @@ class FeatureSelectionNBExplorer:
     its true score, the features chosen in this draw, how often each is chosen over
     ``repeats`` draws, and the test accuracy of DP-NB trained on the chosen features, next to the
     majority and non-private baselines. ``X``s are 0/1 DataFrames, ``y``s binary labels;
-    ``n_min`` is the public lower bound on N used for the MI sensitivity.
+    ``n_min`` is the public lower bound on N used for the MI sensitivity; ``classes`` the two
+    public class labels, negative first (default: read from ``y_train``, which is fine only for
+    a public teaching table such as Adult).
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
-                 n_min: int, repeats: int = 50, random_state: int = 0):
+                 n_min: int, classes: Any = None, repeats: int = 50, random_state: int = 0):
         from sklearn.naive_bayes import BernoulliNB
 
         self.names = np.asarray(X_train.columns, dtype=object)
         self.Xtr, self.Xte = X_train.to_numpy(dtype=np.int64), X_test.to_numpy(dtype=np.int64)
-        classes = np.unique(np.asarray(y_train))
+        classes = np.unique(np.asarray(y_train)) if classes is None else np.asarray(classes)
         self.ytr = (np.asarray(y_train) == classes[1]).astype(int)
         self.yte = (np.asarray(y_test) == classes[1]).astype(int)
         self.repeats = repeats
@@ -96,7 +98,7 @@ class FeatureSelectionNBExplorer:
         e_sel = acc.spend(e_sel, f"k-subset selection ({score})")
         probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=k * dq)
         chosen = exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
-        nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc,
+        nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc, classes=[0, 1],
                                random_state=self.rng).fit(self.Xtr[:, chosen], self.ytr)
         accuracy = float(nb.score(self.Xte[:, chosen], self.yte))
         draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)

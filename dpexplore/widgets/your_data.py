@@ -15,8 +15,10 @@ The path of an analyst with a table dpexplore has never seen:
    columns are rounded, then clipped); categorical values and classes outside the declared lists
    are **rejected** (an error naming them). Rows still marked "from data" emit a
    :class:`PrivacyLeakWarning` and are listed in the summary;
-5. :func:`release` — one publishing method at ε on a training part; the release's classifier is
-   scored on the held-out rows (a non-private evaluation, for the data owner only);
+5. :func:`release` — one publishing method at ε on a training part chosen row by row
+   (Bernoulli, so ε holds for add/remove-one-record neighbours), with hardened (exact discrete)
+   noise; the release's classifier is scored on the held-out rows (a non-private evaluation,
+   for the data owner only);
 6. :func:`summary_markdown` / :func:`synthetic_csv` — the one-page summary (with the budget
    ledger) and the table.
 
@@ -293,9 +295,18 @@ METHODS: dict[str, Callable] = {"PrivPfC": _privpfc, "DiffMulti": _diffmulti, "D
                                 "Projected histogram": _projected}
 
 
+#: fewest rows a release accepts: with each row held out with probability ≤ 0.5, the training
+#: part is empty with probability ≤ 0.5**MIN_ROWS (< 1e-9), the only post-split refusal
+MIN_ROWS = 30
+
+
 @dataclass
 class ReleaseResult:
-    """What one release produced: the synthetic table, the ledger and the utility figures."""
+    """What one release produced: the synthetic table, the ledger and the utility figures.
+
+    ``utility`` is a non-private evaluation for the data owner; no exact row count is kept
+    (``test_fraction`` is the public probability with which each row was held out).
+    """
 
     method: str
     epsilon: float
@@ -303,31 +314,46 @@ class ReleaseResult:
     ledger: pd.DataFrame
     utility: pd.DataFrame
     leaks: list[str]
-    n_train: int
-    n_test: int
+    test_fraction: float
+    hardened: bool
     seconds: float
     schema: Schema = field(repr=False)
 
 
 def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = None,
-            accountant: BudgetAccountant | None = None) -> ReleaseResult:
+            accountant: BudgetAccountant | None = None, hardened: bool = True,
+            evaluate: bool = True) -> ReleaseResult:
     """Release a DP synthetic table of ``frame`` (already encoded by :func:`build_schema`).
 
-    A stratified ``test_size`` share is held out; ``method`` runs on the rest at ``epsilon``
-    (spent from ``accountant``, or a fresh one; every spend is in ``result.ledger``) and gives
-    the synthetic table. The release's own classifier, the majority class and a non-private
-    logistic regression are scored on the held-out rows: that evaluation is NOT private (it is
-    for the data owner, not for publication).
+    **What ε protects:** the release is ε-DP for *add/remove one record* neighbours (the table
+    with or without any one row). Each row is held out for testing independently with the public
+    probability ``test_size`` (:func:`dpexplore.datasets.bernoulli_split`, seeded from the
+    release's Generator), so adding or removing a record changes the training part by at most
+    that record; ``method`` runs on the training part at ``epsilon`` (spent from ``accountant``,
+    or a fresh one; every spend is in ``result.ledger``) and gives the synthetic table.
+    ``test_size=0`` fits on the whole table (no utility check). A fixed-size or stratified split
+    would make one added record *replace* a training row (a substitution: 2ε).
+    The classes, domains and bounds come from ``schema``: a class with no training row is still
+    released (the publishers use the schema's classes). The only refusal after the split is an
+    empty training part, probability ``test_size**n`` ≤ 0.5**30 (an additive δ, documented).
 
-    ``random_state``: int seed, Generator or None. Never publish two releases made with the same
-    int seed: their noise is then correlated (with a Laplace mechanism the true counts follow from
-    two releases at different ε). To make several releases, pass one Generator (as the app does).
-    Every check (method, ε, schema, budget) runs before anything is spent; bad input raises
-    :class:`InputError` (or ``BudgetExceededError``).
+    The release's own classifier, the majority class and a non-private logistic regression are
+    scored on the held-out rows: that evaluation is NOT private (it is for the data owner, not
+    for publication). ``evaluate=False`` skips it (``result.utility`` is then empty).
+
+    ``hardened`` (default True): every Laplace/geometric draw of the method uses the exact
+    discrete sampler (:func:`dpexplore.mechanisms.hardened_noise`, immune to the Mironov 2012
+    floating-point attack). ``random_state``: int seed, Generator or None (fresh entropy, the
+    right choice for private data). Never publish two releases made with the same int seed:
+    their noise is then correlated (the true counts follow from two releases at different ε).
+    To make several reproducible releases, pass one Generator (as the app does).
+    Every check (method, ε, schema, size, budget) runs before anything is spent; bad input
+    raises :class:`InputError` (or ``BudgetExceededError``).
     """
+    from .. import mechanisms
     from .._validation import check_epsilon, check_random_state
-    from ..datasets import train_test_split
+    from ..datasets import bernoulli_split
     from ..evaluate.sweeps import majority_factory, nonprivate_factory
 
     if method not in METHODS:
@@ -336,6 +362,13 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         epsilon = check_epsilon(epsilon)
     except (TypeError, ValueError) as exc:
         raise InputError(str(exc)) from None
+    if (isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(test_size) <= 0.5):
+        raise InputError(f"test_size must be a fraction in [0, 0.5] (each row is held out with that "
+                         f"probability), got {test_size!r}")
+    for flag, value in (("hardened", hardened), ("evaluate", evaluate)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{flag} must be True or False, got {value!r}")
     if not isinstance(schema, Schema):
         raise InputError(f"schema must be a dpexplore Schema (from build_schema), got {type(schema).__name__}")
     if not isinstance(frame, pd.DataFrame):
@@ -343,10 +376,17 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
     if missing:
         raise InputError(f"the table lacks the schema's column(s) {missing}: encode it with build_schema first")
+    if len(frame) < MIN_ROWS:
+        raise InputError(f"the table has too few rows for a release (at least {MIN_ROWS} are needed): "
+                         "add rows, or publish nothing")
+    if frame[schema.target].nunique() < 2:
+        raise InputError(f"the target {schema.target!r} has a single class: nothing to classify. "
+                         "Choose another target column")
     try:
         schema.validate(frame[schema.predictors], frame[schema.target])
     except ValueError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(f"{exc}. Encode the table with build_schema (it clips numbers to the declared "
+                         "bounds) or widen the schema's domain") from None
     if accountant is not None:
         if not isinstance(accountant, BudgetAccountant):
             raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
@@ -355,28 +395,41 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         rng = check_random_state(random_state)
     except TypeError as exc:
         raise InputError(str(exc)) from None
-    counts = frame[schema.target].value_counts()
-    if counts.min() < 2:
-        raise InputError(f"class {counts.idxmin()!r} has a single row: at least 2 per class are "
-                         "needed to hold some out for the utility check")
-    X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=test_size, random_state=rng)
+    # per-record (Bernoulli) membership: add/remove one record ↔ add/remove at most one training row
+    X_tr, X_te, y_tr, y_te = bernoulli_split(frame, schema, float(test_size), random_state=rng)
+    if len(X_tr) == 0:  # probability test_size**n ≤ 0.5**MIN_ROWS: the δ of the docstring
+        raise InputError("every row was drawn into the held-out part (an event of probability "
+                         f"{float(test_size)}^n): release again, or use test_size=0")
     fit_seed, synthetic_seed = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
     factory = METHODS[method]
     est, syn_kwargs = factory(epsilon, fit_seed) if accountant is None else factory(epsilon, fit_seed,
                                                                                       accountant=accountant)
     t0 = time.perf_counter()
-    est.fit(X_tr, y_tr, schema=schema)
-    seconds = time.perf_counter() - t0
-    synthetic = _as_declared(est.synthetic(random_state=synthetic_seed, **syn_kwargs), schema)
+    with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw of the method
+        est.fit(X_tr, y_tr, schema=schema)
+        seconds = time.perf_counter() - t0
+        synthetic = _as_declared(est.synthetic(random_state=synthetic_seed, **syn_kwargs), schema)
     rows = [{"model": f"{method} (ε = {epsilon:g})", "private": True,
-             "error": float(np.mean(np.asarray(est.predict(X_te)) != np.asarray(y_te)))}]
-    for label, factory in (("majority class", majority_factory), ("non-private logistic regression", nonprivate_factory)):
-        ref = factory().fit(X_tr, y_tr)
-        rows.append({"model": label, "private": False,
-                     "error": float(np.mean(np.asarray(ref.predict(X_te)) != np.asarray(y_te)))})
+             "error": _error(est if evaluate else None, X_te, y_te)}]
+    references = (("majority class", majority_factory), ("non-private logistic regression", nonprivate_factory))
+    for label, ref_factory in references if evaluate else ():
+        try:
+            ref = ref_factory().fit(X_tr, y_tr)
+        except ValueError:  # e.g. one class in the training part: no reference figure
+            ref = None
+        rows.append({"model": label, "private": False, "error": _error(ref, X_te, y_te)})
     return ReleaseResult(method=method, epsilon=epsilon, synthetic=synthetic.reset_index(drop=True),
-                         ledger=est.ledger_.copy(), utility=pd.DataFrame(rows), leaks=list(leaks),
-                         n_train=len(X_tr), n_test=len(X_te), seconds=seconds, schema=schema)
+                         ledger=est.ledger_.copy(), leaks=list(leaks),
+                         utility=pd.DataFrame(rows if evaluate else [], columns=["model", "private", "error"]),
+                         test_fraction=float(test_size), hardened=bool(hardened), seconds=seconds,
+                         schema=schema)
+
+
+def _error(model: Any, X: pd.DataFrame, y: pd.Series) -> float:
+    """Test error of ``model`` on (X, y); NaN without a model or test rows (non-private figure)."""
+    if model is None or len(X) == 0:
+        return float("nan")
+    return float(np.mean(np.asarray(model.predict(X)).astype(str) != np.asarray(y).astype(str)))
 
 
 def _as_declared(synthetic: pd.DataFrame, schema: Schema) -> pd.DataFrame:
@@ -422,10 +475,16 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
              f"(spent {result.ledger['charged'].sum():.4g})",
              f"- Target: `{s.target}` with classes {', '.join(map(str, s.classes))}",
              f"- Predictors: {len(s.predictors)} ({len(s.numeric)} numeric, {len(s.categorical)} categorical)",
-             f"- Training rows: {result.n_train}; synthetic rows released: {len(result.synthetic)}",
+             f"- What ε protects: **add/remove one record** (the table with or without any one row). "
+             f"Each row was held out for testing independently with probability {result.test_fraction:g}, "
+             "so one record changes the training part by at most itself",
+             f"- Noise: {'exact discrete (hardened) sampler' if result.hardened else 'textbook floating-point sampler'}",
+             f"- Synthetic rows released: {len(result.synthetic)} (no exact row count of the private table "
+             "is printed: it is not covered by ε)",
              f"- Fit time: {result.seconds:.2f} s", "",
              "## Budget ledger", "", _md_table(ledger_table(result.ledger)), "",
-             f"## Utility (test error on {result.n_test} held-out rows; not private, for the data owner)", "",
+             "## Utility (test error on the held-out rows; not private: for the data owner only, "
+             "do not publish this section)", "",
              _md_table(result.utility), "",
              "## Public schema", ""]
     rows = []
@@ -462,14 +521,15 @@ class YourDataApp:
     ledger and two download links. Errors are shown as text in ``messages``; on an error nothing
     is released and nothing is spent.
 
-    ``random_state`` seeds one Generator for the whole session: the first release is reproducible,
-    and later releases draw fresh noise (two releases with the same seed would have correlated
-    noise). ``accountant`` (optional) is a session budget that every release spends from; a
+    ``random_state`` (default None: fresh OS entropy) seeds one Generator for the whole session;
+    later releases draw fresh noise from it. Never fix a seed for private data you publish: two
+    apps with the same seed draw the same noise, and two releases at ε = 1 and ε = 2 with shared
+    noise give back the true counts (2·n̂₂ − n̂₁ = n). A seed is for tests and demos only. ``accountant`` (optional) is a session budget that every release spends from; a
     release it cannot pay for is refused with a message.
     """
 
     def __init__(self, path: str | None = None, epsilon: float = 1.0, method: str = "PrivPfC",
-                 random_state: Any = 0, accountant: BudgetAccountant | None = None):
+                 random_state: Any = None, accountant: BudgetAccountant | None = None):
         import ipywidgets as W
 
         from .._validation import check_random_state

@@ -113,6 +113,7 @@ md("""
 | [06_projected_histograms](06_projected_histograms.ipynb) | Vinterbo's projected histograms: a few attributes, a thresholded noisy histogram |
 | [07_showdown](07_showdown.ipynb) | every method on Adult at several ε: which one when? |
 | [08_your_data](08_your_data.ipynb) | bring your own table: declare its public schema, release, download |
+| [09_big_tables](09_big_tables.ipynb) | tables past memory: release 10M rows from Parquet with DuckDB (and Spark) from one count table |
 
 Start with **01**: the later notebooks all build on its three mechanisms and on the budget.
 """)

@@ -210,6 +210,103 @@ loss_explorer.widget
 """)
 
 md("""
+### Why floating-point noise leaks
+
+The Laplace mechanism is proved private for *real* numbers. A computer adds a *floating-point*
+sample, and Mironov (2012) showed that the last bits of `value + noise` betray `value`. Take the
+true counts 0 and 1. From 0 the textbook sampler returns the noise Z itself: in [0.25, 0.5) the
+spacing of doubles is 2⁻⁵⁴, and about half of those outputs are *odd* multiples of 2⁻⁵⁴. From 1
+the output is the rounded sum 1 + Z, a multiple of 2⁻⁵³ there: an odd multiple of 2⁻⁵⁴ is
+**impossible**. Seeing one such output proves the count was 0 — an infinite privacy loss, whatever ε.
+
+dpexplore's **hardened** sampler (`laplace(..., hardened=True)`, or every call inside
+`with hardened_noise():`) rounds the value to a power-of-two grid and adds *exact* discrete-Laplace
+noise drawn with integer arithmetic (Canonne, Kamath & Steinke 2020), paying for the rounding by
+a slightly larger sensitivity. Every output is a grid point reachable from both neighbours. The
+your-data release (notebook 08) uses it by default; the charts of this notebook keep the textbook
+sampler, whose density is the one drawn.
+""")
+
+code("""
+from dpexplore.mechanisms import hardened_laplace_parameters, hardened_noise
+
+
+def low_bits(z):
+    \"\"\"Mironov's event: is the output in [0.25, 0.5) an odd multiple of 2**-54?\"\"\"
+    inside = (z >= 0.25) & (z < 0.5)
+    odd = np.mod(z / 2.0**-54, 2.0) == 1.0
+    return np.where(inside & odd, "in [0.25, 0.5), odd last bit",
+                    np.where(inside, "in [0.25, 0.5), even last bit", "elsewhere"))
+
+
+def sampler(hardened):
+    return lambda d, r, n: low_bits(laplace(np.full(n, float(d)), epsilon=1.0, random_state=r,
+                                            hardened=hardened))
+
+
+rows = []
+for name, hardened in (("textbook float sampler", False), ("hardened (exact, on a grid)", True)):
+    a = privacy_loss(sampler(hardened), 0, 1, n_samples=40_000, batched=True, random_state=0)
+    t = a.table.set_index("event")
+    rows.append({"sampler": name, "claimed ε": 1.0,
+                 "odd last bit, count 0": int(t["count"].get("in [0.25, 0.5), odd last bit", 0)),
+                 "odd last bit, count 1": int(t["count_neighbour"].get("in [0.25, 0.5), odd last bit", 0)),
+                 "audit lower bound": round(a.epsilon_lower, 2)})
+grid = hardened_laplace_parameters(epsilon=1.0)[0]
+print(f"hardened grid: g = 2^{int(np.log2(grid))}; every hardened output is a multiple of g")
+pd.DataFrame(rows)
+""")
+
+md("""
+The textbook sampler fails the audit at any claimed ε (its lower bound is limited only by the
+number of draws); the hardened one passes: both neighbours produce every grid point.
+
+### Spot the bug
+
+The function below publishes noisy class counts of a label column "at ε = 1": one Laplace count
+per class, sensitivity 1 (a record is in one class). Read it and find the leak before running
+the audit. The neighbours: 60 records of classes "a" and "b", and the same table plus **one**
+record of a rare class "c".
+""")
+
+code("""
+def noisy_class_counts(labels, rng):
+    classes = sorted(set(labels))                               # the classes of the table
+    counts = np.array([labels.count(c) for c in classes], dtype=float)
+    noisy = laplace(counts, epsilon=1.0, random_state=rng)
+    # released, coarsened to tens: e.g. "a:3 b:3"
+    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+
+
+table = ["a"] * 30 + ["b"] * 30
+neighbour = table + ["c"]
+bug = privacy_loss(noisy_class_counts, table, neighbour, n_samples=2_000, random_state=1)
+print(f"claimed ε = 1; audit lower bound {bug.epsilon_lower:.2f} → violates: {bug.violates(1.0)}")
+""")
+
+md("""
+<details><summary>The bug (click)</summary>
+
+`sorted(set(labels))` reads the class list from the private data: with the record of class "c"
+the release has three entries, without it two. That difference is certain, so the privacy loss
+is unbounded — no noise on the counts can hide it. The fix: the classes are part of the public
+schema (`schema.classes`, or `classes=` on the estimators; dpexplore warns with
+`PrivacyLeakWarning` when they are read from the data).
+</details>
+""")
+
+code("""
+def fixed_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public classes
+    counts = np.array([labels.count(c) for c in classes], dtype=float)
+    noisy = laplace(counts, epsilon=1.0, random_state=rng)
+    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+
+
+fixed = privacy_loss(fixed_class_counts, table, neighbour, n_samples=2_000, random_state=1)
+print(f"claimed ε = 1; audit lower bound {fixed.epsilon_lower:.2f} → violates: {fixed.violates(1.0)}")
+""")
+
+md("""
 ## 3. Choosing privately: the exponential mechanism
 
 Some answers are not numbers: *which* occupation is the most common? Adding noise to a category
@@ -318,7 +415,8 @@ md("""
 - Laplace and geometric noise have scale b = Δ/ε: privacy is paid in accuracy, and the
   sensitivity Δ matters as much as ε. The geometric mechanism keeps counts integral.
 - ε-DP means the privacy loss ln p_D(x)/p_D′(x) stays within ±ε for every output; an audit can
-  estimate it from samples and expose a wrongly calibrated mechanism.
+  estimate it from samples and expose a wrongly calibrated mechanism, floating-point noise, or a
+  domain (here: the class list) read from the private data.
 - The exponential mechanism chooses among candidates with probabilities ∝ exp(εu/2Δu); its
   candidates must come from the public domain.
 - ε is a budget: sequential questions add up, disjoint ones cost their maximum, and the ledger says

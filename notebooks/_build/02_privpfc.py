@@ -132,7 +132,9 @@ The ledger shows where ε went.
 code(r"""
 acc = BudgetAccountant(1.0)
 model = PrivPfC(epsilon=1.0, random_state=0, accountant=acc).fit(X_train, y_train, schema=schema)
-print(f"N̂ = {model.n_hat_:,.0f}, τ = {model.tau_:,.0f} cells, {len(model.candidates_):,} candidates, "
+# NOT part of the release: every candidate's true quality, recomputed from the training data
+candidates = model.diagnostics(X_train, y_train)
+print(f"N̂ = {model.n_hat_:,.0f}, τ = {model.tau_:,.0f} cells, {len(candidates):,} candidates, "
       f"Δ = {model.quality_sensitivity_:.6f}")
 model.ledger_
 """)
@@ -146,7 +148,7 @@ release.)*
 """)
 
 code(r"""
-candidates_chart(model.candidates_, tau=model.tau_, n_records=len(X_train), max_points=800)
+candidates_chart(candidates, tau=model.tau_, n_records=len(X_train), max_points=800)
 """)
 
 md(r"""
@@ -155,7 +157,7 @@ On Adult the pool is very peaked, so private selection costs little accuracy.
 """)
 
 code(r"""
-selection_chart(model.candidates_, top=10)
+selection_chart(candidates, top=10)
 """)
 
 md(r"""

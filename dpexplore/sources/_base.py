@@ -1,0 +1,163 @@
+"""What every engine shares: the Source object and the pandas path's checks, in its order.
+
+An engine computes, in one aggregate query where the data lives, how many values break each
+rule of the schema (missing, outside the declared categories, non-numeric, infinite, outside the
+public range, unknown class); :func:`raise_first_problem` then raises the error that
+``Schema.validate(X, y)`` would raise on the same table, with the same message. Nothing is
+counted or released before that.
+"""
+from __future__ import annotations
+
+import copy
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import pandas as pd
+
+from ..counts import CountTable, _check_schema
+from ..domain import Schema, _fmt
+
+DEFAULT_BATCH_ROWS = 100_000
+
+
+@dataclass
+class Problems:
+    """Per-column counts of rule violations (private numbers: only their being > 0 is used)."""
+
+    n_rows: int
+    missing: dict[str, int] = field(default_factory=dict)      # predictors and target
+    non_numeric: set[str] = field(default_factory=set)          # numeric attributes, by column type
+    infinite: dict[str, int] = field(default_factory=dict)
+    out_of_range: dict[str, int] = field(default_factory=dict)
+    unknown: dict[str, int] = field(default_factory=dict)       # categories; the target: classes
+
+
+def raise_first_problem(problems: Problems, schema: Schema,
+                        examples: Callable[[str], list[str]]) -> None:
+    """Raise what ``Schema.validate(X, y)`` raises first, word for word.
+
+    ``examples(column)`` returns the offending values' text (categories or class labels),
+    sorted, at most five.
+    """
+    if problems.n_rows == 0:
+        raise ValueError("X is empty: at least one row is needed")
+    nan_cols = [n for n in schema.predictors if problems.missing.get(n, 0)]
+    if nan_cols:
+        raise ValueError(f"X has missing values (NaN) in column(s) {nan_cols}: "
+                         "drop or impute them before a private release")
+    for name, attr in schema.attributes.items():
+        if attr.kind == "categorical":
+            if problems.unknown.get(name, 0):
+                raise ValueError(f"column {name!r} has value(s) outside its declared categories: "
+                                 f"{examples(name)}")
+            continue
+        if name in problems.non_numeric:
+            raise ValueError(f"column {name!r} is declared numeric but holds non-numeric values")
+        if problems.infinite.get(name, 0):
+            raise ValueError(f"column {name!r} has infinite values")
+        if problems.out_of_range.get(name, 0):
+            raise ValueError(f"column {name!r} has values outside its public range "
+                             f"[{_fmt(attr.lower)}, {_fmt(attr.upper)}]; clip them or widen the declared bounds")
+    if problems.missing.get(schema.target, 0):
+        raise ValueError("y has missing values (NaN): drop those rows first")
+    if problems.unknown.get(schema.target, 0):
+        raise ValueError(f"y has label(s) {examples(schema.target)} not among the schema's classes {schema.classes}")
+
+
+def check_columns(columns: list[str], schema: Schema, what: str) -> None:
+    """Every predictor and the target must be columns of the table (extra columns are fine)."""
+    needed = schema.predictors + [schema.target]
+    missing = [c for c in needed if c not in columns]
+    if missing:
+        shown = columns[:30] + (["..."] if len(columns) > 30 else [])
+        raise ValueError(f"{what} lacks column(s) {missing} that the schema declares (predictors and "
+                         f"target {schema.target!r}); its columns are {shown}")
+
+
+def numeric_edges(schema: Schema, name: str) -> list[float]:
+    """Inner leaf edges e_1..e_{L-1} of a numeric taxonomy: leaf code = #{inner edges < value}.
+
+    This is ``Taxonomy.leaf_codes``: searchsorted(edges, v, side="left") - 1, clipped to
+    0..L-1, i.e. leaves (e_k, e_k+1], the first one closed at the lower bound.
+    """
+    tax = schema[name].taxonomy
+    return [float(e) for e in tax.edges(tax.height - 1)[1:-1]]
+
+
+def bucket_tree(edges: list[float], lo: int, hi: int, le: Callable[[float], Any],
+                when: Callable[[Any, Any, Any], Any], const: Callable[[int], Any]) -> Any:
+    """A balanced CASE tree giving the leaf code in lo..hi: code ≤ mid ⇔ value ≤ e_{mid+1}.
+
+    ``le(e)`` builds "value <= e", ``when(cond, a, b)`` a conditional, ``const(k)`` a literal:
+    the same tree is rendered as SQL text (DuckDB) or as Spark Column expressions.
+    """
+    if lo == hi:
+        return const(lo)
+    mid = (lo + hi) // 2
+    return when(le(edges[mid]), bucket_tree(edges, lo, mid, le, when, const),
+                bucket_tree(edges, mid + 1, hi, le, when, const))
+
+
+class Source:
+    """A private table where it lives, with its public schema.
+
+    ``count_table()`` builds the :class:`~dpexplore.counts.CountTable` once (a validating
+    aggregate, then one group-by in the engine) and caches it; ``iter_frames`` streams the rows
+    as pandas DataFrames (predictors + target) for evaluation on big test sets. The repr shows
+    the engine and the schema only: the record count is private.
+    """
+
+    engine: str = "?"
+
+    def __init__(self, schema: Schema):
+        self.schema = _check_schema(schema)
+        self._count_table: CountTable | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(engine={self.engine!r}, {self.schema!r})"
+
+    @property
+    def columns(self) -> list[str]:
+        """The predictors and the target, in schema order."""
+        return self.schema.predictors + [self.schema.target]
+
+    def count_table(self) -> CountTable:
+        """The exact counts over occupied (leaf codes × class) cells (built once, cached).
+
+        Raises the pandas path's ValueError (same message) for missing values, values outside
+        the public domain, unknown categories or classes, before anything is built.
+        """
+        if self._count_table is None:
+            self._count_table = self._build()
+        return self._count_table
+
+    def with_schema(self, schema: Schema) -> "Source":
+        """The same data and engine under another public schema (e.g. a method's own bins); its
+        count table is built anew when asked for. The schema must name the same columns."""
+        schema = _check_schema(schema)
+        if schema.target != self.schema.target or not set(schema.predictors) <= set(self.schema.predictors):
+            raise ValueError("with_schema needs the same target and a subset of the source's predictors")
+        view = copy.copy(self)
+        view.schema, view._count_table = schema, None
+        return view
+
+    def validate(self) -> None:
+        """Check the table against the schema (one aggregate where the data lives)."""
+        self._validate()
+
+    def iter_frames(self, batch_rows: int = DEFAULT_BATCH_ROWS) -> Iterator[pd.DataFrame]:
+        """The rows (predictors + target columns) as DataFrames of about ``batch_rows`` rows."""
+        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+            raise ValueError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+        return self._iter_frames(batch_rows)
+
+    # engines implement these
+    def _validate(self) -> None:
+        raise NotImplementedError
+
+    def _build(self) -> CountTable:
+        raise NotImplementedError
+
+    def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
+        raise NotImplementedError

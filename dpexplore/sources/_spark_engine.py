@@ -1,0 +1,188 @@
+"""The Spark engine: a PySpark DataFrame; the checks and the group-by run on the executors.
+
+Leaf codes are Column expressions built from the public schema (a balanced ``when`` tree over
+the numeric leaf edges, ``array_position`` in the declared leaves for categories); only the
+occupied cells come back to the driver.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..counts import CountTable
+from ..domain import Schema
+from ._base import Problems, Source, bucket_tree, check_columns, numeric_edges, raise_first_problem
+
+INSTALL_HINT = "install it with: pip install 'dpexplore[spark]'"
+JAVA_HINT = ("Spark needs Java: install OpenJDK 17 (e.g. apt-get install openjdk-17-jre-headless) "
+             "or set JAVA_HOME to a Java installation")
+
+
+def _pyspark():
+    try:
+        import pyspark  # noqa: F401
+        from pyspark.sql import DataFrame, functions as F, types as T
+    except ImportError:
+        raise ImportError(f"dpexplore.sources.spark needs PySpark; {INSTALL_HINT}") from None
+    return DataFrame, F, T
+
+
+def find_java() -> str | None:
+    """Path of the java executable Spark would start (JAVA_HOME first, then PATH), or None."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = os.path.join(home, "bin", "java")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("java")
+
+
+def local_session(app_name: str = "dpexplore", master: str = "local[*]", **conf: Any):
+    """A SparkSession on this machine (UI off, few shuffle partitions), with clear errors when
+    PySpark or Java is missing. ``conf`` entries are Spark settings, e.g.
+    ``{"spark.driver.memory": "4g"}`` (pass them as ``**{...}``)."""
+    _pyspark()
+    if find_java() is None:
+        raise RuntimeError(f"Java was not found. {JAVA_HINT}")
+    from pyspark.sql import SparkSession
+    builder = SparkSession.builder.appName(app_name).master(master)
+    settings = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+                "spark.ui.showConsoleProgress": "false"}
+    settings.update({k: str(v) for k, v in conf.items()})
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    try:
+        return builder.getOrCreate()
+    except Exception as e:  # the JVM did not start (pyspark raises its own runtime errors)
+        raise RuntimeError(f"Spark could not start: {e}. {JAVA_HINT}") from e
+
+
+def _check_alive(frame: Any) -> None:
+    session = frame.sparkSession
+    sc = getattr(session, "_sc", None)
+    if sc is not None and getattr(sc, "_jsc", None) is None:
+        raise RuntimeError("the SparkSession of this DataFrame has been stopped; start a session "
+                           "(SparkSession.builder.getOrCreate() or dpexplore.sources.local_spark_session()) "
+                           "and build the DataFrame again")
+
+
+class SparkSource(Source):
+    """A PySpark DataFrame holding the predictors and the target column ``schema.target``."""
+
+    engine = "spark"
+
+    def __init__(self, frame: Any, schema: Schema):
+        DataFrame, F, T = _pyspark()
+        super().__init__(schema)
+        if not isinstance(frame, DataFrame):
+            hint = " (turn a pandas DataFrame into one with spark.createDataFrame(frame))" \
+                if isinstance(frame, pd.DataFrame) else ""
+            raise TypeError(f"spark_dataframe must be a PySpark DataFrame, got {type(frame).__name__}{hint}")
+        _check_alive(frame)
+        self._df, self._F, self._T = frame, F, T
+        fields = {f.name: f.dataType for f in frame.schema.fields}
+        check_columns(list(fields), self.schema, "the Spark DataFrame")
+        self._types = fields
+
+    # ------------------------------------------------------------------ expressions
+    def _is_numeric(self, col: str) -> bool:
+        return isinstance(self._types[col], self._T.NumericType)
+
+    def _text(self, col: str):
+        F = self._F
+        c = F.col(f"`{col}`")
+        if isinstance(self._types[col], self._T.BooleanType):
+            return F.when(c, F.lit("True")).when(~c, F.lit("False"))
+        return c.cast("string")
+
+    def _missing(self, col: str):
+        F = self._F
+        c = F.col(f"`{col}`")
+        if isinstance(self._types[col], (self._T.FloatType, self._T.DoubleType)):
+            return c.isNull() | F.isnan(c)
+        return c.isNull()
+
+    def _position(self, col: str, values: Any):
+        F = self._F  # array_position is 1-based, 0 when absent
+        return (F.array_position(F.array(*[F.lit(str(v)) for v in values]), self._text(col)) - 1).cast("int")
+
+    def _leaf_expr(self, name: str):
+        F = self._F
+        tax = self.schema[name].taxonomy
+        if tax.kind == "categorical":
+            return self._position(name, tax.leaves)
+        v = F.col(f"`{name}`").cast("double")
+        return bucket_tree(numeric_edges(self.schema, name), 0, tax.n_leaves - 1,
+                           le=lambda e: v <= F.lit(float(e)),
+                           when=lambda c, a, b: F.when(c, a).otherwise(b),
+                           const=lambda k: F.lit(int(k)))
+
+    def _run(self, action):
+        _check_alive(self._df)
+        return action()
+
+    # ------------------------------------------------------------------ checks
+    def _validate(self) -> None:
+        _check_alive(self._df)  # before building any Column (that needs a live context)
+        F, schema = self._F, self.schema
+        parts, keys = [F.count(F.lit(1))], [("n", None)]
+
+        def add(kind: str, col: str, cond) -> None:
+            parts.append(F.sum(F.when(cond, 1).otherwise(0)))
+            keys.append((kind, col))
+
+        for name, attr in schema.attributes.items():
+            add("missing", name, self._missing(name))
+            if attr.kind == "categorical":
+                add("unknown", name, ~self._text(name).isin(list(attr.categories)))
+            elif self._is_numeric(name):
+                v = F.col(f"`{name}`").cast("double")
+                add("infinite", name, v.isin(float("inf"), float("-inf")))
+                add("out_of_range", name, (v < F.lit(attr.lower)) | (v > F.lit(attr.upper)))
+        add("missing", schema.target, self._missing(schema.target))
+        add("unknown", schema.target, ~self._text(schema.target).isin(list(schema.classes)))
+        row = self._run(lambda: self._df.agg(*[p.alias(f"k{i}") for i, p in enumerate(parts)]).collect()[0])
+        values = [int(row[f"k{i}"] or 0) for i in range(len(parts))]
+        problems = Problems(n_rows=values[0])
+        problems.non_numeric = {n for n, a in schema.attributes.items() if a.kind == "numeric" and not self._is_numeric(n)}
+        for (kind, col), count in zip(keys[1:], values[1:]):
+            getattr(problems, kind)[col] = count
+
+        def examples(col: str) -> list[str]:
+            allowed = list(schema.classes if col == schema.target else schema[col].categories)
+            t = self._text(col)
+            rows = self._run(lambda: self._df.where(t.isNotNull() & ~t.isin(allowed)).select(t.alias("v"))
+                             .distinct().orderBy("v").limit(5).collect())
+            return sorted(str(r["v"]) for r in rows)
+
+        raise_first_problem(problems, schema, examples)
+
+    def _build(self) -> CountTable:
+        self._validate()
+        schema = self.schema
+        exprs = [self._leaf_expr(n).alias(f"c{i}") for i, n in enumerate(schema.predictors)]
+        exprs.append(self._position(schema.target, schema.classes).alias("cls"))
+        keys = [f"c{i}" for i in range(len(schema.predictors))] + ["cls"]
+        rows = self._run(lambda: self._df.select(*exprs).groupBy(*keys).count().collect())
+        m = len(rows)
+        data = np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(m, len(keys) + 1)
+        leaves = {n: data[:, i].astype(np.int32) for i, n in enumerate(schema.predictors)}
+        return CountTable(schema, leaves, data[:, -2], data[:, -1])
+
+    # ------------------------------------------------------------------ streaming
+    def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
+        _check_alive(self._df)
+        cols = self.columns
+        it = self._run(lambda: self._df.select(*[f"`{c}`" for c in cols]).toLocalIterator())
+        batch = []
+        for row in it:
+            batch.append(tuple(row))
+            if len(batch) == batch_rows:
+                yield pd.DataFrame(batch, columns=cols)
+                batch = []
+        if batch:
+            yield pd.DataFrame(batch, columns=cols)

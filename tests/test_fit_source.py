@@ -1,0 +1,332 @@
+"""fit(source): the histogram methods run on the CountTable (occupied cells as weighted records).
+
+Engine equivalence (pandas, DuckDB over Parquet, DuckDB SQL over a DataFrame; Spark in
+tests/test_fit_source_spark.py): the same table, schema and seed give an identical release.
+The record path fit(X, y, schema) keeps its releases. A fit from a source never reads rows
+once the count table is built, and its work depends on the occupied cells, not the records.
+"""
+import copy
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpexplore import sources
+from dpexplore.budget import BudgetAccountant
+from dpexplore.counts import CountTable
+from dpexplore.histogram import LevelCodes
+from dpexplore.publish.base import source_input
+from dpexplore.publish.privpfc import GridScorer, PrivPfC, run_privpfc
+from dpexplore.sources._base import Source
+from test_counts import make_frame, make_schema
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return make_schema()
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return make_frame(n=1500, seed=3)
+
+
+def write_parquet(frame: pd.DataFrame, path) -> None:
+    con = duckdb.connect()
+    con.register("f", frame)
+    con.execute(f"COPY (SELECT * FROM f) TO '{path}' (FORMAT parquet)")
+    con.close()
+
+
+def engine_sources(frame, schema, tmp_path):
+    write_parquet(frame, tmp_path / "t.parquet")
+    con = duckdb.connect()
+    con.register("people", frame)
+    return {"pandas": sources.pandas(frame, schema),
+            "duckdb-parquet": sources.parquet(str(tmp_path / "t.parquet"), schema),
+            "duckdb-sql": sources.duckdb("SELECT * FROM people", schema, connection=con)}
+
+
+class TableSource(Source):
+    """A Source holding a given CountTable; any row access raises."""
+
+    engine = "test"
+
+    def __init__(self, table):
+        super().__init__(table.schema)
+        self._count_table = table
+
+    def _build(self):
+        raise AssertionError("the table was already built: fit must not rebuild it")
+
+    def _validate(self):
+        raise AssertionError("fit must not re-read the rows")
+
+    def _iter_frames(self, batch_rows):
+        raise AssertionError("fit must not read rows")
+
+
+def privpfc_release(model):
+    return (model.grid_, model.n_hat_, model.tau_, model.counts_.copy(),
+            model.synthetic(random_state=0), model.synthetic(random_state=1, values="sampled"))
+
+
+def assert_same_privpfc(a, b):
+    ga, na, ta, ca, sa, xa = a
+    gb, nb, tb, cb, sb, xb = b
+    assert ga == gb and na == nb and ta == tb
+    np.testing.assert_array_equal(ca, cb)
+    pd.testing.assert_frame_equal(sa, sb)
+    pd.testing.assert_frame_equal(xa, xb)
+
+
+# ---------------------------------------------------------------------------- source_input
+def test_source_input_recognises_sources_only(frame, schema):
+    X, y = frame[schema.predictors], frame[schema.target]
+    assert source_input(X, y, schema) is None                     # the record path
+    src = sources.pandas(frame, schema)
+    table, got = source_input(src, None, None)
+    assert table.equals(src.count_table()) and got is src.schema
+    sub = schema.subset(["age", "color"])
+    table, got = source_input(src, None, sub)                    # a subset of the predictors: projected
+    assert got.predictors == ["age", "color"] and table.equals(src.count_table().project(["age", "color"]))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda src, X, schema: source_input(src, np.zeros(3), None), "y must be None when X is a Source"),
+    (lambda src, X, schema: source_input(X, None, schema), "requires y to be passed"),
+    (lambda src, X, schema: source_input(src, None, schema.with_target("label", ["a", "b"])), "schema must be None"),
+    (lambda src, X, schema: source_input(src, None, "schema"), "must be a dpexplore Schema"),
+])
+def test_source_input_bad_input(frame, schema, call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(sources.pandas(frame, schema), frame[schema.predictors], schema)
+
+
+# ---------------------------------------------------------------------------- PrivPfC
+def test_privpfc_weighted_scorer_equals_record_scorer(frame, schema):
+    """The record path now runs on the CountTable: same qualities, counts and release as the
+    former per-record scorer (GridScorer over LevelCodes), seed for seed."""
+    X, y = frame[schema.predictors], frame[schema.target]
+    rows = GridScorer(LevelCodes(X, schema), schema.encode_target(y), schema.n_classes)
+    cells = GridScorer.from_table(CountTable.from_frame(X, y, schema))
+    assert cells.n_rows == rows.n_rows == len(frame)
+    for seed in range(4):
+        a = run_privpfc(rows, epsilon=2.0, random_state=seed)
+        b = run_privpfc(cells, epsilon=2.0, random_state=seed)
+        np.testing.assert_array_equal(a.qualities, b.qualities)
+        assert a.index == b.index and a.n_hat == b.n_hat
+        np.testing.assert_array_equal(a.noisy_counts, b.noisy_counts)
+    for grid in ([0, 0, 0, 0, 0], [1, 2, 1, 1, 1], [2, 1, 0, 1, 0]):
+        np.testing.assert_array_equal(rows.counts(grid), cells.counts(grid))
+        assert cells.counts(grid).dtype == np.int64
+    model = PrivPfC(epsilon=2.0, random_state=7).fit(X, y, schema)
+    run = run_privpfc(rows, epsilon=2.0, random_state=7)
+    assert list(model.grid_.values()) == list(run.grid) and model.n_hat_ == run.n_hat
+    np.testing.assert_array_equal(model.counts_, run.noisy_counts)
+
+
+def test_privpfc_engine_equivalence(frame, schema, tmp_path):
+    X, y = frame[schema.predictors], frame[schema.target]
+    reference = PrivPfC(epsilon=3.0, random_state=11).fit(X, y, schema)
+    ref = privpfc_release(reference)
+    for name, src in engine_sources(frame, schema, tmp_path).items():
+        model = PrivPfC(epsilon=3.0, random_state=11).fit(src)
+        assert_same_privpfc(privpfc_release(model), ref)
+        assert list(model.classes_) == list(schema.classes)      # the schema's strings
+        assert model.n_features_in_ == len(schema.predictors)
+        assert list(model.feature_names_in_) == schema.predictors
+        np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+        assert model.epsilon_spent_ == pytest.approx(3.0)
+
+
+def test_privpfc_fit_from_table_never_reads_rows(frame, schema):
+    X, y = frame[schema.predictors], frame[schema.target]
+    src = TableSource(CountTable.from_frame(X, y, schema))
+    model = PrivPfC(epsilon=3.0, random_state=5).fit(src)
+    assert_same_privpfc(privpfc_release(model), privpfc_release(PrivPfC(epsilon=3.0, random_state=5).fit(X, y, schema)))
+
+
+def test_privpfc_work_depends_on_cells_not_records(frame, schema, monkeypatch):
+    """A table and the same table with every count ×1000 (a 1000× larger data set with the
+    same occupied cells): the scorer makes the same bincount calls on arrays of the same length."""
+    small = CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
+    big = CountTable(schema, small.leaf_codes, small.class_codes, small.counts * 1000)
+    calls = {}
+    original = GridScorer._bincount
+
+    def spy(self, key, minlength):
+        calls.setdefault(id(self), []).append((key.size, minlength))
+        return original(self, key, minlength)
+
+    monkeypatch.setattr(GridScorer, "_bincount", spy)
+    scorers = [GridScorer.from_table(t) for t in (small, big)]
+    pool = np.array([[0, 0, 0, 0, 0], [1, 0, 0, 0, 0], [2, 1, 0, 0, 0], [1, 2, 1, 1, 1], [0, 1, 2, 1, 1]])
+    for s in scorers:
+        s.score(pool, 0.5)
+        s.counts([2, 2, 1, 1, 1])
+    a, b = (calls[id(s)] for s in scorers)
+    assert a == b and all(size == small.n_occupied for size, _ in a)
+    assert scorers[1].n_rows == 1000 * scorers[0].n_rows
+
+
+def test_privpfc_source_bad_input_before_any_spend(frame, schema):
+    src = sources.pandas(frame, schema)
+    acc = BudgetAccountant(10.0)
+    with pytest.raises(ValueError, match="y must be None"):
+        PrivPfC(epsilon=1.0, accountant=acc).fit(src, frame[schema.target])
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        PrivPfC(epsilon=1.0, accountant=acc).fit(frame[schema.predictors])
+    with pytest.raises(ValueError, match="schema must be None"):
+        PrivPfC(epsilon=1.0, accountant=acc).fit(src, schema=schema.with_target("label", ["b", "a"]))
+    bad = frame.assign(age=frame["age"].where(frame.index != 5, 1000))      # outside the public range
+    with pytest.raises(ValueError, match="outside its public range"):
+        PrivPfC(epsilon=1.0, accountant=acc).fit(sources.pandas(bad, schema))
+    # a schema whose taxonomy went missing after the Source was made
+    broken = sources.pandas(frame, schema)
+    broken.schema = copy.deepcopy(schema)
+    broken.schema["color"].taxonomy = None
+    with pytest.raises(ValueError, match="no taxonomy for 'color'"):
+        PrivPfC(epsilon=1.0, accountant=acc).fit(broken)
+    assert acc.spent == 0
+
+
+def test_privpfc_source_subset_schema(frame, schema):
+    sub = schema.subset(["age", "x", "color"])
+    src = sources.pandas(frame, schema)
+    model = PrivPfC(epsilon=2.0, random_state=3).fit(src, schema=sub)
+    ref = PrivPfC(epsilon=2.0, random_state=3).fit(frame[sub.predictors], frame[schema.target], sub)
+    assert list(model.grid_) == sub.predictors
+    assert_same_privpfc(privpfc_release(model), privpfc_release(ref))
+
+
+# ---------------------------------------------------------------------------- ProjectedHistogram
+from dpexplore.publish import projected as ph  # noqa: E402
+
+
+def projected_release(model):
+    return (model.selected_, model.n_hat_, model.n_bins_, model.k_, model.threshold_,
+            model.counts_.codes.copy(), model.counts_.values.copy(), model.synthetic(random_state=0))
+
+
+def assert_same_projected(a, b):
+    assert a[:5] == b[:5]
+    np.testing.assert_array_equal(a[5], b[5])
+    np.testing.assert_array_equal(a[6], b[6])
+    pd.testing.assert_frame_equal(a[7], b[7])
+
+
+def edge_frame(frame, schema, n_bins):
+    """``frame`` plus rows whose numeric values sit on every bin start t_b and the doubles around it."""
+    extra = []
+    for b, row in enumerate(frame.head(60).itertuples(index=False)):
+        extra.append(row._asdict())
+    rows = pd.DataFrame(extra)
+    out = [frame]
+    for name in schema.numeric:
+        attr = schema[name]
+        starts = ph._bin_starts(attr.lower, attr.upper, n_bins)
+        values = [v for t in starts for v in (np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf))]
+        if attr.integer:
+            values = [float(np.floor(v)) for v in values] + [float(np.ceil(v)) for v in values]
+        values = [min(max(v, attr.lower), attr.upper) for v in values]
+        block = rows.iloc[np.arange(len(values)) % len(rows)].reset_index(drop=True)
+        block[name] = np.asarray(values).astype(frame[name].dtype)
+        out.append(block)
+    return pd.concat(out, ignore_index=True)
+
+
+@pytest.mark.parametrize("n_bins", [2, 7, 13])
+def test_projected_bins_reproduce_discretise_bit_for_bit(frame, schema, n_bins, tmp_path):
+    """The binned schema's leaves are exactly discretise's bins, also at the doubles around each
+    bin start, in pandas and DuckDB."""
+    data = edge_frame(frame, schema, n_bins)
+    for name in schema.numeric:
+        attr = schema[name]
+        for b, t in enumerate(ph._bin_starts(attr.lower, attr.upper, n_bins), start=1):
+            assert ph.discretise(t, attr.lower, attr.upper, n_bins) == b
+            assert ph.discretise(np.nextafter(t, -np.inf), attr.lower, attr.upper, n_bins) == b - 1
+    binned = ph._binned_schema(schema, n_bins)
+    model = ph.ProjectedHistogram(n_bins=n_bins)
+    model.schema_ = schema
+    expected, sizes = model._codes(data[schema.predictors], schema.predictors, n_bins)
+    leaves = binned.leaf_codes(data[schema.predictors])
+    np.testing.assert_array_equal(np.column_stack([leaves[a] for a in schema.predictors]), expected)
+    for src in engine_sources(data, schema, tmp_path).values():
+        codes, got_sizes, y_codes, weights = ph._binned_cells(src, schema, n_bins)
+        assert got_sizes == sizes and weights.sum() == len(data)
+        rows = np.column_stack([expected, schema.encode_target(data[schema.target])])
+        uniq, counts = np.unique(rows, axis=0, return_counts=True)
+        np.testing.assert_array_equal(np.column_stack([codes, y_codes]), uniq)
+        np.testing.assert_array_equal(weights, counts)
+
+
+def test_projected_weighted_scores_equal_record_scores(frame, schema):
+    model = ph.ProjectedHistogram()
+    model.schema_ = schema
+    codes, _ = model._codes(frame[schema.predictors], schema.predictors, 5)
+    y = schema.encode_target(frame[schema.target])
+    uniq, counts = np.unique(np.column_stack([codes, y]), axis=0, return_counts=True)
+    for selected in ([], [0], [1, 3]):
+        np.testing.assert_array_equal(ph.candidate_scores(codes, y, selected),
+                                      ph.candidate_scores(uniq[:, :-1], uniq[:, -1], selected, weights=counts))
+    assert ph.discernibility(codes, y, [0, 2]) == ph.discernibility(uniq[:, :-1], uniq[:, -1], [0, 2], counts)
+    with pytest.raises(ValueError, match="weights must hold"):
+        ph.discernibility(uniq[:, :-1], uniq[:, -1], [0], counts[:-1])
+
+
+PROJECTED_SETTINGS = [dict(), dict(k=2, n_bins=7), dict(k=3, neighbours="substitution", n_bins="projected")]
+
+
+@pytest.mark.parametrize("settings", PROJECTED_SETTINGS)
+def test_projected_engine_equivalence(frame, schema, settings, tmp_path):
+    data = edge_frame(frame, schema, 7)
+    X, y = data[schema.predictors], data[schema.target]
+    reference = ph.ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(X, y, schema)
+    ref = projected_release(reference)
+    for name, src in engine_sources(data, schema, tmp_path).items():
+        model = ph.ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(src)
+        assert_same_projected(projected_release(model), ref)
+        assert list(model.classes_) == list(schema.classes) and model.n_features_in_ == len(schema.predictors)
+        np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
+        assert model.epsilon_spent_ == pytest.approx(3.0)
+
+
+def test_projected_fit_from_source_reads_no_rows(frame, schema, monkeypatch):
+    """After the count tables are built the fit never touches rows: every row access raises."""
+    src = sources.pandas(frame, schema)
+    for name in ("_iter_frames", "_xy"):
+        monkeypatch.setattr(type(src), name, lambda *a, **k: (_ for _ in ()).throw(AssertionError("row access")))
+    monkeypatch.setattr(type(src), "_build", lambda self: CountTable.from_frame(
+        frame[self.schema.predictors], frame[self.schema.target], self.schema))   # the engine's group-by
+    model = ph.ProjectedHistogram(epsilon=3.0, random_state=4, k=2).fit(src)
+    ref = ph.ProjectedHistogram(epsilon=3.0, random_state=4, k=2).fit(frame[schema.predictors], frame[schema.target], schema)
+    assert_same_projected(projected_release(model), projected_release(ref))
+
+
+def test_projected_source_bad_input_before_any_spend(frame, schema):
+    acc = BudgetAccountant(10.0)
+    src = sources.pandas(frame, schema)
+    with pytest.raises(ValueError, match="y must be None"):
+        ph.ProjectedHistogram(epsilon=1.0, accountant=acc).fit(src, frame[schema.target])
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        ph.ProjectedHistogram(epsilon=1.0, accountant=acc).fit(frame[schema.predictors])
+    bad = frame.assign(color=frame["color"].where(frame.index != 3, "purple"))
+    with pytest.raises(ValueError, match="outside its declared categories"):
+        ph.ProjectedHistogram(epsilon=1.0, accountant=acc).fit(sources.pandas(bad, schema))
+    assert acc.spent == 0
+
+
+# ---------------------------------------------------------------------------- HistogramClassifier
+def test_histogram_classifier_from_source(frame, schema, tmp_path):
+    from dpexplore.models.histogram import HistogramClassifier
+    X, y = frame[schema.predictors], frame[schema.target]
+    grid = {"age": 1, "x": 2, "color": 1}
+    ref = HistogramClassifier(schema=schema, grid=grid).fit(X, y)
+    for src in engine_sources(frame, schema, tmp_path).values():
+        model = HistogramClassifier(schema=schema, grid=grid).fit(src)
+        np.testing.assert_array_equal(model.counts_, ref.counts_)
+        np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+    with pytest.raises(ValueError, match="y must be None"):
+        HistogramClassifier(schema=schema).fit(sources.pandas(frame, schema), y)

@@ -1,0 +1,75 @@
+"""fit(source) from Spark (local mode, one session for the module): the same release as pandas/DuckDB.
+
+Each method's cases are separate test functions (helpers append their own). Skipped only when
+Java cannot be found (PySpark comes with the [test] extra).
+"""
+import warnings
+
+import pandas as pd
+import pytest
+
+from dpexplore import sources
+from dpexplore.sources import _spark_engine
+from test_counts import make_frame, make_schema
+
+pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
+                                reason="Spark needs Java and none was found (JAVA_HOME or java on PATH); "
+                                       "install openjdk-17-jre-headless")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = sources.local_spark_session("dpexplore-fit-tests", "local[1]", **{
+        "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
+        "spark.sql.execution.arrow.pyspark.enabled": "false", "spark.driver.memory": "1g"})
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return make_schema()
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return make_frame(n=1500, seed=3)
+
+
+def to_spark(spark, frame):
+    with warnings.catch_warnings():  # PySpark warns about pandas ≥ 3 on conversion
+        warnings.simplefilter("ignore")
+        text = {c: frame[c].astype(object).where(frame[c].notna(), None)
+                for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+                and not pd.api.types.is_bool_dtype(frame[c])}
+        return spark.createDataFrame(frame.assign(**text))
+
+
+@pytest.fixture(scope="module")
+def spark_source(spark, frame, schema):
+    return sources.spark(to_spark(spark, frame), schema)
+
+
+# ---------------------------------------------------------------------------- PrivPfC (helper P2a)
+def test_privpfc_spark_release_identical(spark_source, frame, schema):
+    from dpexplore.publish.privpfc import PrivPfC
+    from test_fit_source import assert_same_privpfc, privpfc_release
+    X, y = frame[schema.predictors], frame[schema.target]
+    ref = privpfc_release(PrivPfC(epsilon=3.0, random_state=11).fit(X, y, schema))
+    model = PrivPfC(epsilon=3.0, random_state=11).fit(spark_source)
+    assert_same_privpfc(privpfc_release(model), ref)
+    assert list(model.classes_) == list(schema.classes)
+
+
+# ---------------------------------------------------------------------------- ProjectedHistogram (helper P2a)
+@pytest.mark.parametrize("settings", [dict(), dict(k=2, n_bins=7)])
+def test_projected_spark_release_identical(spark, frame, schema, settings):
+    from dpexplore.publish.projected import ProjectedHistogram
+    from test_fit_source import assert_same_projected, edge_frame, projected_release
+    data = edge_frame(frame, schema, 7)
+    ref = ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(data[schema.predictors],
+                                                                          data[schema.target], schema)
+    model = ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(sources.spark(to_spark(spark, data), schema))
+    assert_same_projected(projected_release(model), projected_release(ref))
+    assert list(model.classes_) == list(schema.classes)

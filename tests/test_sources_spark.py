@@ -1,0 +1,115 @@
+"""The Spark engine (local mode, one session for the module): the same CountTable as pandas/DuckDB.
+
+Skipped only when Java cannot be found (PySpark comes with the [test] extra).
+"""
+import re
+import warnings
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpexplore import sources
+from dpexplore.counts import CountTable
+from dpexplore.sources import _spark_engine
+from test_counts import make_frame, make_schema, reference
+from test_sources import BAD_INPUTS
+
+pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
+                                reason="Spark needs Java and none was found (JAVA_HOME or java on PATH); "
+                                       "install openjdk-17-jre-headless")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = sources.local_spark_session("dpexplore-tests", "local[1]", **{
+        "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
+        "spark.sql.execution.arrow.pyspark.enabled": "false", "spark.driver.memory": "1g"})
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def schema():
+    return make_schema()
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return make_frame()
+
+
+def to_spark(spark, frame):
+    with warnings.catch_warnings():  # PySpark warns about pandas ≥ 3 on conversion
+        warnings.simplefilter("ignore")
+        text = {c: frame[c].astype(object).where(frame[c].notna(), None)
+                for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+                and not pd.api.types.is_bool_dtype(frame[c])}
+        return spark.createDataFrame(frame.assign(**text))  # missing text → NULL, not "nan"
+
+
+def test_spark_gives_the_identical_count_table(spark, frame, schema):
+    table = sources.spark(to_spark(spark, frame), schema).count_table()
+    assert table == CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
+    assert table == sources.duckdb(frame, schema).count_table()
+    uniq, counts = reference(frame, schema)
+    np.testing.assert_array_equal(table.class_codes, uniq[:, -1])
+    np.testing.assert_array_equal(table.counts, counts)
+
+
+def test_spark_reads_parquet_written_by_duckdb(spark, frame, schema, tmp_path):
+    con = duckdb.connect()
+    con.register("f", frame)
+    con.execute(f"COPY (SELECT * FROM f) TO '{tmp_path / 't.parquet'}' (FORMAT parquet)")
+    src = sources.spark(spark.read.parquet(str(tmp_path / "t.parquet")), schema)
+    assert src.engine == "spark"
+    assert src.count_table() == sources.parquet(tmp_path / "t.parquet", schema).count_table()
+    whole = np.concatenate([f["age"].to_numpy() for f in src.iter_frames(batch_rows=100)])
+    assert sorted(whole.tolist()) == sorted(frame["age"].tolist())
+
+
+def test_spark_bucket_expression_bit_exact(spark, schema):
+    values = [0.0, 5e-324, 0.1, float(np.nextafter(0.1, 0)), float(np.nextafter(0.1, 1)), 0.3,
+              0.30000000000000004, float(np.nextafter(0.30000000000000004, 1)), 0.7, 0.9]
+    df = spark.createDataFrame([(v,) for v in values], "x double")
+    src = object.__new__(_spark_engine.SparkSource)
+    src.schema = schema
+    src._F, src._T = _spark_engine._pyspark()[1:]
+    got = [r["c"] for r in df.select(src._leaf_expr("x").alias("c"), "x").orderBy("x").collect()]
+    np.testing.assert_array_equal(got, schema["x"].taxonomy.leaf_codes(sorted(values)))
+
+
+@pytest.mark.parametrize("case", sorted(set(BAD_INPUTS) - {"empty"}))
+def test_spark_bad_values_raise_the_fit_message(spark, case, frame, schema):
+    bad = BAD_INPUTS[case](frame.copy())
+    with pytest.raises(ValueError) as fit_error:
+        schema.validate(bad[schema.predictors], bad["label"])
+    src = sources.spark(to_spark(spark, bad), schema)
+    with pytest.raises(ValueError, match=re.escape(str(fit_error.value))):
+        src.count_table()
+
+
+def test_missing_column_and_wrong_type(spark, frame, schema):
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['label'\]"):
+        sources.spark(to_spark(spark, frame.drop(columns="label")), schema)
+    with pytest.raises(TypeError, match="spark.createDataFrame"):
+        sources.spark(frame, schema)
+
+
+def test_missing_java_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(_spark_engine, "find_java", lambda: None)
+    with pytest.raises(RuntimeError, match="Java was not found.*openjdk-17-jre-headless"):
+        sources.local_spark_session()
+
+
+def test_stopped_session_is_refused_zz_last(spark, frame, schema):
+    """Runs last in this module (file order): it stops the module's session."""
+    df = to_spark(spark, frame)
+    src = sources.spark(df, schema)
+    spark.stop()
+    with pytest.raises(RuntimeError, match="SparkSession of this DataFrame has been stopped"):
+        sources.spark(df, schema)
+    with pytest.raises(RuntimeError, match="has been stopped"):
+        src.count_table()
