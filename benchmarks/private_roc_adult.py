@@ -31,6 +31,7 @@ from dpexplore.evaluate.roc import (DegenerateCurveWarning, area_between_curves,
 
 TEST_SIZE = 600
 TRAIN_SIZE = 10_000
+CLASSES = [0, 1]   # the 0/1-binarised Adult target: public labels, negative first (never read from y)
 
 
 def adult_scores(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -55,17 +56,17 @@ def adult_scores(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 METHODS = {
     "PriROC RecursiveMedians (default)": lambda y, s, e, r: private_roc_curve(
-        y, s, epsilon=e, random_state=r),
+        y, s, epsilon=e, classes=CLASSES, random_state=r),
     "PriROC RecursiveMedians, EM median": lambda y, s, e, r: private_roc_curve(
-        y, s, epsilon=e, median="exponential", random_state=r),
+        y, s, epsilon=e, classes=CLASSES, median="exponential", random_state=r),
     "PriROC RecursiveMedians, parallel TP/FP": lambda y, s, e, r: private_roc_curve(
-        y, s, epsilon=e, counts_split="parallel", random_state=r),
+        y, s, epsilon=e, classes=CLASSES, counts_split="parallel", random_state=r),
     "PriROC FixedSpace": lambda y, s, e, r: private_roc_curve(
-        y, s, epsilon=e, thresholds="fixed_space", random_state=r),
+        y, s, epsilon=e, classes=CLASSES, thresholds="fixed_space", random_state=r),
     "LaplaceROC t=10 (paper: sensitivity 2t+1)": lambda y, s, e, r: laplace_roc_curve(
-        y, s, epsilon=e, n_thresholds=10, random_state=r),
+        y, s, epsilon=e, classes=CLASSES, n_thresholds=10, random_state=r),
     "LaplaceROC t=10 (tight t+1, isotonic)": lambda y, s, e, r: laplace_roc_curve(
-        y, s, epsilon=e, n_thresholds=10, sensitivity="tight", isotonic=True, random_state=r),
+        y, s, epsilon=e, classes=CLASSES, n_thresholds=10, sensitivity="tight", isotonic=True, random_state=r),
 }
 
 
@@ -105,16 +106,16 @@ def main() -> None:
     print("\nThe paper's paired settings at ε = 1 (PriROC with 2^k bins vs LaplaceROC with t thresholds, "
           "paper sensitivity): median |AUC error|")
     for k, t in ((10, 10), (9, 9), (8, 8), (7, 7), (4, 10)):
-        pri_k = [abs(private_roc_curve(y, s, epsilon=1.0, n_thresholds=2 ** k, random_state=r)
+        pri_k = [abs(private_roc_curve(y, s, epsilon=1.0, n_thresholds=2 ** k, classes=CLASSES, random_state=r)
                      .attrs["auc"] - true_curve.attrs["auc"]) for r in seeds]
-        lap_t = [abs(laplace_roc_curve(y, s, epsilon=1.0, n_thresholds=t, random_state=r)
+        lap_t = [abs(laplace_roc_curve(y, s, epsilon=1.0, n_thresholds=t, classes=CLASSES, random_state=r)
                      .attrs["auc"] - true_curve.attrs["auc"]) for r in seeds]
         tag = "  (package default)" if k == 4 else ""
         print(f"  k = {k:2d}, t = {t:2d}: PriROC {np.median(pri_k):.4f}   LaplaceROC {np.median(lap_t):.4f}{tag}")
 
     print("\nNumber of bins 2^k (RecursiveMedians, smooth median, ε = 1): median |AUC error|")
     for k in range(3, 11):
-        errs = [abs(private_roc_curve(y, s, epsilon=1.0, n_thresholds=2 ** k, random_state=r)
+        errs = [abs(private_roc_curve(y, s, epsilon=1.0, n_thresholds=2 ** k, classes=CLASSES, random_state=r)
                     .attrs["auc"] - true_curve.attrs["auc"]) for r in seeds]
         print(f"  k = {k:2d} ({2 ** k:4d} bins): {np.median(errs):.4f}")
 
@@ -168,7 +169,7 @@ def print_latencies(y: np.ndarray, s: np.ndarray) -> None:
         return 1000 * np.median(times), 1000 * np.max(times)
 
     with contextlib.redirect_stdout(io.StringIO()):
-        roc_explorer = PrivateROCExplorer(y, s)
+        roc_explorer = PrivateROCExplorer(y, s, classes=CLASSES)
         roc_ms = timed(roc_explorer, roc_explorer.levels, (4, 5, 6, 7, 8, 5, 4, 6))
         frame, schema = load_adult()
         order = np.random.default_rng(0).permutation(len(frame))
@@ -177,7 +178,7 @@ def print_latencies(y: np.ndarray, s: np.ndarray) -> None:
         fs_explorer = FeatureSelectionExplorer(
             binarize_leaves(train, schema), (train[schema.target] == positive).astype(int),
             binarize_leaves(test, schema), (test[schema.target] == positive).astype(int),
-            max_ones=len(schema.predictors))
+            max_ones=len(schema.predictors), classes=CLASSES)
         fs_ms = timed(fs_explorer, fs_explorer.epsilon, (0.1, 0.2, 0.5, 1.0, 2.0, 0.3))
     print(f"\nPrivateROCExplorer redraw (5 draws, k = 4..8): median {roc_ms[0]:.0f} ms, max {roc_ms[1]:.0f} ms")
     print(f"FeatureSelectionExplorer redraw (selection + LR on {TRAIN_SIZE} rows): "

@@ -43,6 +43,7 @@ LAMBDAS = 10.0 ** np.arange(-6, 6)
 def adult_nb(runs: int) -> bool:
     frame, schema = load_adult()
     X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=1 / 3, random_state=0)
+    classes = list(schema.classes)    # public labels, negative first (never read from y)
     binarizer = Binarizer(schema).fit()
     B_tr, B_te = binarizer.transform(X_tr), binarizer.transform(X_te)
     majority = float((y_te == y_te.mode()[0]).mean())
@@ -55,9 +56,10 @@ def adult_nb(runs: int) -> bool:
         for k in (None, 5, 10, 15, 20):
             accs = []
             for seed in range(runs):
-                selector = None if k is None else PrivateKSubsetSelector(k=k, score="count")
+                selector = None if k is None else PrivateKSubsetSelector(k=k, feature_score="count")
                 model = SelectThenTrain(selector, PrivateNaiveBayes(clamp_quantile=0.65), epsilon=eps,
-                                        selection_fraction=0.5, random_state=seed).fit(B_tr, y_tr)
+                                        selection_fraction=0.5, classes=classes,
+                                        random_state=seed).fit(B_tr, y_tr)
                 assert abs(model.accountant_.spent - eps) < 1e-12
                 accs.append(model.score(B_te, y_te))
             q25, med, q75 = np.percentile(100 * np.array(accs), [25, 50, 75])
@@ -80,7 +82,7 @@ def toy_lr(table: dict, eps: float, runs: int, reference: bool = True, method: s
             Xt, yt, Xv, yv = X[:n], y[:n], X[n:n + n_val], y[n:n + n_val]
             best = None
             for lam in LAMBDAS:   # the thesis tunes λ on held-out data: NOT private
-                m = PrivateLogisticRegression(eps, method=method, lam=lam, bounds=bounds,
+                m = PrivateLogisticRegression(eps, method=method, lam=lam, bounds=bounds, classes=[0, 1],
                                               random_state=rng).fit(Xt, yt)
                 v = m.score(Xv, yv)
                 if best is None or v > best[0]:

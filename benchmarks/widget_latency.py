@@ -95,7 +95,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                                    "X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=1/3, random_state=0)\n"
                                    "b = Binarizer(schema).fit()\n"
                                    "exp = FeatureSelectionNBExplorer(b.transform(X_tr), y_tr, b.transform(X_te), y_te, "
-                                   "n_min=30_000, repeats=50, random_state=0)",
+                                   "n_min=30_000, classes=list(schema.classes), repeats=50, random_state=0)",
                                    "exp.widget", "Adult"),
     "LogisticNoiseExplorer": ("thesis", "from dpexplore.widgets.thesis import LogisticNoiseExplorer\n"
                               "exp = LogisticNoiseExplorer(random_state=0)", "exp.widget", "toy (its notebook's)"),
@@ -112,7 +112,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                            "('cat', OneHotEncoder(handle_unknown='ignore'), schema.categorical)]), "
                            "LogisticRegression(max_iter=1000)).fit(X_train, y_train)\n"
                            "y = (y_test == pos).to_numpy().astype(int)\n"
-                           "exp = PrivateROCExplorer(y, {'LR': lr.predict_proba(X_test)[:, list(lr.classes_).index(pos)]})",
+                           "exp = PrivateROCExplorer(y, {'LR': lr.predict_proba(X_test)[:, list(lr.classes_).index(pos)]}, "
+                           "classes=[0, 1])",
                            "exp.widget", "Adult (600 test rows)"),
     "FeatureSelectionExplorer": ("roc", "from dpexplore.widgets.roc import FeatureSelectionExplorer\n"
                                  "from dpexplore.select import stoddard\n"
@@ -120,7 +121,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                                  "test, train = frame.iloc[order[:600]], frame.iloc[order[600:10_600]]\n"
                                  "X_train, y_train = schema.split(train); X_test, y_test = schema.split(test)\n"
                                  "exp = FeatureSelectionExplorer(stoddard.binarize_leaves(X_train, schema), y_train, "
-                                 "stoddard.binarize_leaves(X_test, schema), y_test, max_ones=len(schema.predictors))",
+                                 "stoddard.binarize_leaves(X_test, schema), y_test, max_ones=len(schema.predictors), "
+                                 "classes=list(schema.classes))",
                                  "exp.widget", "Adult (10,000 rows)"),
     # its histogram table is limited to 400 cells: Adult's projection (4760 cells) is refused, so
     # it is timed on Iris, as in notebook 06

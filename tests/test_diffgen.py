@@ -136,8 +136,8 @@ def test_bad_parameters(params, err, match):
 def test_bad_data_and_budget():
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(1.0)
-    with pytest.raises(ValueError, match="class"):
-        DiffGen(1.0, accountant=acc).fit(X, pd.Series(["a"] * 100), schema)
+    with pytest.raises(ValueError, match="class"):   # a label that is not a declared class
+        DiffGen(1.0, accountant=acc).fit(X, pd.Series(["not-a-class"] * 100), schema)
     with pytest.raises(ValueError, match="does not know"):
         DiffGen(1.0, accountant=acc).fit(X.assign(w=1), y, schema)
     acc.spend(0.5, "other")

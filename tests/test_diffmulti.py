@@ -429,8 +429,8 @@ def test_bad_types_and_data_raise_before_spending():
     bad.loc[3, "z"] = np.nan
     with pytest.raises(ValueError, match="NaN|missing"):
         DiffMulti(1.0, accountant=acc).fit(bad, y, schema)
-    with pytest.raises(ValueError, match="class"):
-        DiffMulti(1.0, accountant=acc).fit(X, pd.Series(["a"] * len(X)), schema)
+    with pytest.raises(ValueError, match="class"):   # a label that is not a declared class
+        DiffMulti(1.0, accountant=acc).fit(X, pd.Series(["not-a-class"] * len(X)), schema)
     with pytest.raises(ValueError, match="empty"):
         DiffMulti(1.0, accountant=acc).fit(X.iloc[:0], y.iloc[:0], schema)
     with pytest.raises(ValueError, match="rows"):

@@ -330,3 +330,203 @@ def test_histogram_classifier_from_source(frame, schema, tmp_path):
         np.testing.assert_array_equal(model.predict(X), ref.predict(X))
     with pytest.raises(ValueError, match="y must be None"):
         HistogramClassifier(schema=schema).fit(sources.pandas(frame, schema), y)
+
+
+# ---------------------------------------------------------------------------- DiffMulti, DiffGen (helper P2b)
+from dpexplore.publish import diffgen as dg_module  # noqa: E402
+from dpexplore.publish import diffmulti as dm_module  # noqa: E402
+from dpexplore.publish.diffgen import DiffGen  # noqa: E402
+from dpexplore.publish.diffmulti import DiffMulti  # noqa: E402
+
+REGION_METHODS = {
+    "DiffMulti": lambda **kw: DiffMulti(**{"epsilon": 2.0, "h": 12, **kw}),
+    "DiffGen": lambda **kw: DiffGen(**{"epsilon": 2.0, "steps": 6, **kw}),
+}
+REGION_CASES = [(name, util) for name in REGION_METHODS for util in ("max", "ncp")]
+
+
+def leaf_frame(frame, schema):
+    """``frame`` with every numeric value replaced by its leaf's representative value (what a
+    fit from a source sees): on it the record path and the weighted path see the same data."""
+    table = CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
+    out = frame.copy()
+    for name in schema.numeric:
+        rep = np.asarray(table.representative_values(name), dtype=float)
+        rep = np.floor(rep) if schema[name].integer else rep
+        out[name] = rep[schema[name].taxonomy.leaf_codes(frame[name])].astype(frame[name].dtype)
+    return out
+
+
+def region_release(model):
+    extra = model.tree_.copy() if hasattr(model, "tree_") else model.history_.copy()
+    return (model.noisy_counts_.copy(), model.partitions_.copy(), extra, model.epsilon_spent_,
+            model.synthetic(random_state=0), model.synthetic(values="generalized"))
+
+
+def assert_same_region(a, b):
+    np.testing.assert_array_equal(a[0], b[0])
+    pd.testing.assert_frame_equal(a[1], b[1])
+    pd.testing.assert_frame_equal(a[2], b[2])
+    assert a[3] == b[3]
+    pd.testing.assert_frame_equal(a[4], b[4])
+    pd.testing.assert_frame_equal(a[5], b[5])
+
+
+@pytest.mark.parametrize("name, utility", REGION_CASES)
+def test_region_weighted_cells_equal_records_at_leaf_resolution(frame, schema, name, utility):
+    """On data whose numeric values already sit at leaf resolution the weighted path (the
+    occupied cells, weight = count) and the record path release exactly the same thing, seed
+    for seed: every count is the same sum, only computed over cells."""
+    data = leaf_frame(frame, schema)
+    X, y = data[schema.predictors], data[schema.target]
+    for seed in range(3):
+        ref = REGION_METHODS[name](utility=utility, random_state=seed).fit(X, y, schema)
+        model = REGION_METHODS[name](utility=utility, random_state=seed).fit(sources.pandas(frame, schema))
+        assert_same_region(region_release(model), region_release(ref))
+        np.testing.assert_array_equal(model.predict(frame[schema.predictors]), ref.predict(frame[schema.predictors]))
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_engine_equivalence(frame, schema, name, tmp_path):
+    reference = REGION_METHODS[name](random_state=11).fit(sources.pandas(frame, schema))
+    ref = region_release(reference)
+    X = frame[schema.predictors]
+    for engine, src in engine_sources(frame, schema, tmp_path).items():
+        model = REGION_METHODS[name](random_state=11).fit(src)
+        assert_same_region(region_release(model), ref)
+        assert list(model.classes_) == list(schema.classes)       # the schema's strings
+        assert model.classes_.dtype == object
+        assert model.n_features_in_ == len(schema.predictors)
+        assert list(model.feature_names_in_) == schema.predictors
+        np.testing.assert_array_equal(model.predict_proba(X), reference.predict_proba(X))
+        assert model.epsilon_spent_ == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_source_numeric_resolution_is_the_leaves(frame, schema, name):
+    """A source fit sees one value per numeric leaf: the raw values inside a leaf do not matter
+    (the record path reads them, so it may differ), and split points need not be leaf edges."""
+    moved = frame.copy()
+    codes = schema["x"].taxonomy.leaf_codes(frame["x"])
+    edges = schema["x"].taxonomy.edges(schema["x"].taxonomy.height - 1)
+    lo = np.maximum(edges[codes], schema["x"].lower)
+    moved["x"] = lo + (np.minimum(edges[codes + 1], schema["x"].upper) - lo) * 0.999   # same leaves
+    a = REGION_METHODS[name](random_state=2).fit(sources.pandas(frame, schema))
+    b = REGION_METHODS[name](random_state=2).fit(sources.pandas(moved, schema))
+    assert_same_region(region_release(a), region_release(b))
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_fit_from_table_never_reads_rows(frame, schema, name):
+    X, y = frame[schema.predictors], frame[schema.target]
+    src = TableSource(CountTable.from_frame(X, y, schema))
+    model = REGION_METHODS[name](random_state=5).fit(src)
+    assert_same_region(region_release(model),
+                       region_release(REGION_METHODS[name](random_state=5).fit(sources.pandas(frame, schema))))
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_work_depends_on_cells_not_records(frame, schema, name, monkeypatch):
+    """The same occupied cells with every count ×1000 (a 1000× larger table): every array the
+    split scores, split points and partition counts walk has at most one entry per occupied
+    cell, never one per record."""
+    small = CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
+    big = CountTable(schema, small.leaf_codes, small.class_codes, small.counts * 1000)
+    sizes = []
+
+    def spy(fn):
+        def wrapped(*args, **kwargs):
+            sizes.append(len(args[1]))            # y: one entry per row the function walks
+            return fn(*args, **kwargs)
+        return wrapped
+
+    for module in (dm_module, dg_module):
+        for fname in ("numeric_children", "split_utilities"):
+            if hasattr(module, fname):
+                monkeypatch.setattr(module, fname, spy(getattr(dm_module, fname)))
+    cat = dm_module.categorical_children
+
+    def cat_spy(nav, node, leaf_codes, y, *rest):
+        sizes.append(len(y))
+        return cat(nav, node, leaf_codes, y, *rest)
+
+    monkeypatch.setattr(dm_module, "categorical_children", cat_spy)
+    monkeypatch.setattr(dg_module, "categorical_children", cat_spy)
+    for table in (small, big):
+        sizes.clear()
+        model = REGION_METHODS[name](epsilon=20.0, random_state=1).fit(TableSource(table))
+        assert sizes and max(sizes) <= table.n_occupied < len(frame)
+        assert model.noisy_counts_.sum() == pytest.approx(table.n_records, rel=0.05)   # weights were used
+    assert big.n_records == 1000 * small.n_records
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_source_subset_schema(frame, schema, name):
+    sub = schema.subset(["age", "color"])
+    src = sources.pandas(frame, schema)
+    model = REGION_METHODS[name](random_state=3).fit(src, schema=sub)
+    ref = REGION_METHODS[name](random_state=3).fit(sources.pandas(frame[sub.predictors + [schema.target]], sub))
+    assert model.schema_.predictors == ["age", "color"] and list(model.feature_names_in_) == ["age", "color"]
+    assert_same_region(region_release(model), region_release(ref))
+
+
+@pytest.mark.parametrize("name", REGION_METHODS)
+def test_region_source_bad_input_before_any_spend(frame, schema, name):
+    make = REGION_METHODS[name]
+    acc = BudgetAccountant(10.0)
+    src = sources.pandas(frame, schema)
+    with pytest.raises(ValueError, match="y must be None"):
+        make(accountant=acc).fit(src, frame[schema.target])
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        make(accountant=acc).fit(frame[schema.predictors])
+    with pytest.raises(ValueError, match="schema must be None"):
+        make(accountant=acc).fit(src, schema=schema.with_target("label", ["b", "a"]))
+    with pytest.raises(ValueError, match="outside its public range"):
+        make(accountant=acc).fit(sources.pandas(frame.assign(age=frame["age"].where(frame.index != 5, 1000)), schema))
+    with pytest.raises(ValueError, match="n_max=10 is below"):       # the same rule as the record path
+        make(accountant=acc, utility="dm", n_max=10).fit(src)
+    for attribute in ("age", "color"):        # a numeric and a categorical taxonomy gone missing
+        broken = sources.pandas(frame, schema)
+        broken.schema = copy.deepcopy(schema)
+        broken.schema[attribute].taxonomy = None
+        with pytest.raises(ValueError, match=f"no taxonomy for '{attribute}'"):
+            make(accountant=acc).fit(broken)
+    assert acc.spent == 0 and acc.ledger.empty
+
+
+# ------------------------------------------------ DiffMulti, DiffGen from a source: privacy audit (helper P2b)
+def _region_audit_setup():
+    from dpexplore.domain import Attribute, Schema, Taxonomy
+    x_tax = Taxonomy.from_spec("x", {"type": "numeric", "levels": [[0, 3], [0, 0.5, 1.5, 2.5, 3]]})  # one leaf per integer
+    abcd = Taxonomy.from_spec("c", {"type": "categorical", "tree": {"Any": {"ab": ["a", "b"], "cd": ["c", "d"]}}})
+    numeric = Schema([Attribute.numeric("x", 0, 3, x_tax, integer=True)], "label", ["0", "1", "2"])
+    categorical = Schema([Attribute.categorical("c", taxonomy=abcd)], "label", ["0", "1", "2"])
+    y, y2 = ["0", "0", "1", "1"], ["0", "0", "1", "1", "2"]     # D' adds one record of the rare class 2 …
+    return {   # … at the domain's edge (x = 3, c = "d"); the probe is that corner
+        "DiffMulti": (DiffMulti, {"h": 1}, numeric, pd.DataFrame({"x": [0, 1, 1, 2], "label": y}),
+                      pd.DataFrame({"x": [0, 1, 1, 2, 3], "label": y2}), pd.DataFrame({"x": [3]})),
+        "DiffGen": (DiffGen, {"steps": 1}, categorical, pd.DataFrame({"c": list("abbc"), "label": y}),
+                    pd.DataFrame({"c": list("abbcd"), "label": y2}), pd.DataFrame({"c": ["d"]})),
+    }
+
+
+def _region_audit_run(name):
+    cls, kw, schema, _, _, probe = _region_audit_setup()[name]
+
+    def run(data, rng):   # the public API: fit(source); output = the released corner count > 1
+        m = cls(epsilon=1.0, random_state=rng, **kw).fit(sources.pandas(data, schema))
+        return repr((m.classes_.tolist(), bool(m.noisy_counts_[int(m.apply(probe)[0]), 2] > 1.0)))
+    return run
+
+
+@pytest.mark.parametrize("name", ["DiffMulti", "DiffGen"])
+def test_region_source_fit_privacy_audit(name):
+    from privacy_audit import assert_flagged, assert_private, weakened_noise
+    _, _, _, D, D2, _ = _region_audit_setup()[name]
+    res = assert_private(_region_audit_run(name), D, D2, 1.0, n_samples=600, seed=0)
+    print(f"\nAUDIT | {name} fit(source): rare class at the edge | claimed ε = 1.0 | "
+          f"lower bound {res.epsilon_lower:.3f} | point {res.epsilon_hat:.3f}")
+    with weakened_noise(3):
+        res = assert_flagged(_region_audit_run(name), D, D2, 1.0, n_samples=800, seed=1)
+    print(f"AUDIT | {name} fit(source), weakened_noise(3) (broken) | claimed ε = 1.0 | "
+          f"lower bound {res.epsilon_lower:.3f} | point {res.epsilon_hat:.3f}")

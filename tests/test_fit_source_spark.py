@@ -73,3 +73,33 @@ def test_projected_spark_release_identical(spark, frame, schema, settings):
     model = ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(sources.spark(to_spark(spark, data), schema))
     assert_same_projected(projected_release(model), projected_release(ref))
     assert list(model.classes_) == list(schema.classes)
+
+
+# ---------------------------------------------------------------------------- PrivateNaiveBayes (helper P2, issue 14)
+def test_naive_bayes_spark_release_identical(spark_source, frame, schema):
+    import numpy as np
+
+    from dpexplore.models.naive_bayes import Binarizer, PrivateNaiveBayes
+    from test_fit_source_models import assert_same_nb, nb_release, record_fit
+    ref, b = record_fit(frame, schema, epsilon=2.0, random_state=13)
+    model = PrivateNaiveBayes(epsilon=2.0, random_state=13).fit(spark_source)
+    assert_same_nb(nb_release(model), nb_release(ref))
+    X = b.transform(frame[schema.predictors])
+    np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+    chosen = Binarizer(schema, columns=["color", "age"], depths={"age": 1})
+    ref, _ = record_fit(frame, schema, binarizer=Binarizer(schema, columns=["color", "age"], depths={"age": 1}),
+                        epsilon=0.5, random_state=1)
+    assert_same_nb(nb_release(PrivateNaiveBayes(epsilon=0.5, random_state=1).fit(spark_source, binarizer=chosen)),
+                   nb_release(ref))
+
+
+# ---------------------------------------------------------------------------- DiffMulti, DiffGen (helper P2b)
+@pytest.mark.parametrize("name", ["DiffMulti", "DiffGen"])
+def test_region_spark_release_identical(spark_source, frame, schema, name):
+    from test_fit_source import REGION_METHODS, assert_same_region, leaf_frame, region_release
+    data = leaf_frame(frame, schema)               # the record path at leaf resolution = the source path
+    ref = REGION_METHODS[name](random_state=11).fit(data[schema.predictors], data[schema.target], schema)
+    model = REGION_METHODS[name](random_state=11).fit(spark_source)
+    assert_same_region(region_release(model), region_release(ref))
+    assert list(model.classes_) == list(schema.classes) and model.classes_.dtype == object
+    assert model.epsilon_spent_ == pytest.approx(2.0)

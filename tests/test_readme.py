@@ -37,3 +37,14 @@ def test_readme_estimator_example_runs_and_ledger_sums_to_epsilon():
     assert set(model.grid_) == set(schema.predictors)
     # better than the majority class (75.2%) on the held-out fifth
     assert model.score(namespace["X_test"], namespace["y_test"]) > 0.78
+
+
+def test_readme_sources_example_runs_and_engines_agree(tmp_path, monkeypatch):
+    block = re.search(r"### Tables past memory.*?```python\n(.*?)```", README, re.S).group(1)
+    monkeypatch.chdir(tmp_path)                      # the example writes adult.parquet here
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    model, same = namespace["model"], namespace["same"]
+    assert model.grid_ == same.grid_
+    np.testing.assert_array_equal(model.counts_, same.counts_)
+    assert abs(model.epsilon_spent_ - 1.0) < 1e-12

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from dpexplore.audit import privacy_loss
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
+from dpexplore.domain import PrivacyLeakWarning
 from dpexplore.evaluate.roc import (
     DegenerateCurveWarning, area_between_curves, auc_error, curve_auc, fixed_space_thresholds,
     haar_forward, haar_inverse, haar_weights, isotonic_increasing, laplace_roc_curve,
@@ -451,9 +453,12 @@ def test_plots_and_explorer_build_from_library_output():
     assert isinstance(roc_chart(tidy), alt.LayerChart)
     errors = pd.DataFrame({"method": ["a"] * 4, "epsilon": [1, 1, 2, 2], "error": [0.1, 0.2, 0.05, 0.1]})
     assert isinstance(auc_error_chart(errors), alt.LayerChart)
-    explorer = PrivateROCExplorer(y, s, n_draws=2)
-    before = explorer.summary.value
-    explorer.epsilon.value = 0.1            # the observer redraws
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)    # declared classes reach every draw
+        explorer = PrivateROCExplorer(y, s, n_draws=2, classes=CL)
+        before = explorer.summary.value
+        explorer.epsilon.value = 0.1            # the observer redraws
+        explorer.method.value = "laplace"
     assert explorer.summary.value != before
     assert len(explorer.curves()) == 2
 
@@ -463,7 +468,7 @@ def test_explorer_compares_classifiers_and_options():
 
     y, s = _scores(200)
     flat = np.full_like(s, 0.5)
-    explorer = PrivateROCExplorer(y, {"good": s, "useless": flat}, n_draws=2)
+    explorer = PrivateROCExplorer(y, {"good": s, "useless": flat}, n_draws=2, classes=CL)
     assert explorer.true_curve.attrs["auc"] == pytest.approx(roc_auc_score(y, s))
     explorer.classifier.value = "useless"
     assert explorer.true_curve.attrs["auc"] == pytest.approx(0.5)

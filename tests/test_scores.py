@@ -72,7 +72,7 @@ def _worst_change(score, n: int) -> float:
 
 @pytest.mark.parametrize("n", [8, 15, 24])
 def test_declared_mi_sensitivity_is_the_exact_worst_case(n):
-    # The thesis selector's declared Δq for score="mi" (ΔI(n_min) bits) and Stoddard's for "IG"
+    # The thesis selector's declared Δq for feature_score="mi" (ΔI(n_min) bits) and Stoddard's for "IG"
     # (ΔI(n_min) nats), with n_min = n a public lower bound on the records of D: a neighbour has
     # n − 1 records, so every pair (n − 1, n) is enumerated. Sound (≤) and tight (≥ 0.99×): a
     # bound 4.6× too small, or one for the wrong n, fails.
@@ -87,7 +87,7 @@ def test_declared_mi_sensitivity_is_the_exact_worst_case(n):
     from dpexplore.select.thesis import PrivateKSubsetSelector
     rng = np.random.default_rng(n)
     Xr, yr = rng.integers(0, 2, (n, 4)), np.r_[0, 1, rng.integers(0, 2, n - 2)]
-    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=n, classes=[0, 1], random_state=0)
+    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=n, classes=[0, 1], random_state=0)
     assert sel.fit(Xr, yr).score_sensitivity_ == pytest.approx(bits)
 
 

@@ -176,7 +176,7 @@ def test_sp_with_huge_epsilon_returns_the_exact_threshold_set():
 
 def test_sp_noise_is_laplace_with_scale_s_over_epsilon():
     X, y = _sparse_data(n=200, d=400, seed=5)
-    sel = ScorePerturbationSelector(epsilon=0.5, score="DC", k=10, max_ones=6, random_state=5).fit(X, y)
+    sel = ScorePerturbationSelector(epsilon=0.5, feature_score="DC", k=10, max_ones=6, random_state=5).fit(X, y)
     assert sel.noise_scale_ == pytest.approx(6 / 0.5)
     X_capped, _ = cap_row_ones(X, 6, random_state=np.random.default_rng(5))
     noise = sel.noisy_scores_ - difference_count(X_capped, y)
@@ -206,7 +206,7 @@ def test_em_peeling_first_pick_frequencies_match_the_exponential_mechanism():
 def test_em_top_k_selector_pipeline_and_ledger():
     X, y = _sparse_data()
     acc = BudgetAccountant(1.0)
-    sel = ExponentialTopKSelector(k=5, epsilon=0.4, score="DC", max_ones=8, random_state=0,
+    sel = ExponentialTopKSelector(k=5, epsilon=0.4, feature_score="DC", max_ones=8, random_state=0,
                                   accountant=acc)
     pipe = Pipeline([("select", sel), ("clf", LogisticRegression())]).fit(X, y)
     assert pipe.named_steps["select"].get_support().sum() == 5
@@ -229,7 +229,7 @@ def test_sparse_vector_selector_ledger_sums_to_epsilon():
     assert sel.ledger_["charged"].sum() == pytest.approx(0.5)
     assert sel.get_support().sum() <= 4
     with pytest.raises(ValueError, match="monotone"):
-        SparseVectorSelector(score="DC", monotone=True).fit(X, y)
+        SparseVectorSelector(feature_score="DC", monotone=True).fit(X, y)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -243,15 +243,15 @@ def test_bad_input_is_rejected_before_spending():
     with pytest.raises(ValueError, match="0/1"):
         ScorePerturbationSelector(k=3, accountant=acc).fit(X * 2, y)
     with pytest.raises(ValueError, match="only 1 class"):
-        ExponentialTopKSelector(k=3, score="DC", accountant=acc).fit(X, np.ones(len(y)))
+        ExponentialTopKSelector(k=3, feature_score="DC", accountant=acc).fit(X, np.ones(len(y)))
     with pytest.raises(ValueError, match="not among the declared classes"):
-        ExponentialTopKSelector(k=3, score="DC", accountant=acc, classes=[0, 1]).fit(X, y + 1)
+        ExponentialTopKSelector(k=3, feature_score="DC", accountant=acc, classes=[0, 1]).fit(X, y + 1)
     with pytest.raises(ValueError, match="requires y"):
-        ExponentialTopKSelector(k=3, score="DC", accountant=acc, classes=[0, 1]).fit(X)
+        ExponentialTopKSelector(k=3, feature_score="DC", accountant=acc, classes=[0, 1]).fit(X)
     with pytest.raises(ValueError, match="n_min"):
-        ScorePerturbationSelector(k=3, score="IG", accountant=acc).fit(X, y)
-    with pytest.raises(ValueError, match="score"):
-        ExponentialTopKSelector(k=3, score="chi2", accountant=acc).fit(X, y)
+        ScorePerturbationSelector(k=3, feature_score="IG", accountant=acc).fit(X, y)
+    with pytest.raises(ValueError, match="feature_score must be one of"):
+        ExponentialTopKSelector(k=3, feature_score="chi2", accountant=acc).fit(X, y)
     assert acc.spent == 0 and acc.ledger.empty
     small = BudgetAccountant(0.1)
     with pytest.raises(BudgetExceededError):
@@ -311,14 +311,14 @@ def test_ig_uses_the_public_lower_bound():
     X, y = _sparse_data()
     S, delta = score_sensitivity("IG", n_features=30, n_min=100)
     assert delta == 30 and S > score_sensitivity("IG", n_features=30, n_min=1000)[0]
-    sel = ScorePerturbationSelector(k=3, score="IG", n_min=100, epsilon=1.0, random_state=0).fit(X, y)
+    sel = ScorePerturbationSelector(k=3, feature_score="IG", n_min=100, epsilon=1.0, random_state=0).fit(X, y)
     assert sel.noise_scale_ == pytest.approx(S * 30 / 1.0)
 
 
 def test_ig_refuses_an_n_min_above_the_data_size():
     X, y = _sparse_data(n=50)
     with pytest.raises(ValueError, match="n_min"):
-        ScorePerturbationSelector(k=3, score="IG", n_min=100).fit(X, y)
+        ScorePerturbationSelector(k=3, feature_score="IG", n_min=100).fit(X, y)
 
 
 def test_feature_selection_explorer_compares_private_and_exact_selection():
@@ -326,7 +326,8 @@ def test_feature_selection_explorer_compares_private_and_exact_selection():
 
     X, y = _sparse_data(n=400, d=20, seed=7)
     explorer = FeatureSelectionExplorer(X[:300], y[:300], X[300:].reset_index(drop=True),
-                                        y[300:].reset_index(drop=True), max_ones=20)
+                                        y[300:].reset_index(drop=True), max_ones=20, classes=[0, 1])
+    assert explorer.selector().classes == [0, 1]
     explorer.epsilon.value = 5.0
     explorer.tau.value = 60.0
     exact = explorer.exact_support()
@@ -358,13 +359,13 @@ def test_selection_quality_precision_recall_f1():
 _SPENDERS = {   # selector → (unfitted instance, a method parameter to grid over)
     "PrivateKSubsetSelector": (lambda: PrivateKSubsetSelector(k=2, epsilon=0.5, classes=[0, 1]),
                                ("mechanism", ["subset", "noisy_scores"])),
-    "IterativeSelector": (lambda: IterativeSelector(k=2, epsilon=0.5, classes=[0, 1]), ("score", ["count", "mi"])),
+    "IterativeSelector": (lambda: IterativeSelector(k=2, epsilon=0.5, classes=[0, 1]), ("feature_score", ["count", "mi"])),
     "ScorePerturbationSelector": (lambda: ScorePerturbationSelector(k=2, epsilon=0.5, classes=[0, 1]),
-                                  ("score", ["TC", "DC"])),
+                                  ("feature_score", ["TC", "DC"])),
     "ExponentialTopKSelector": (lambda: ExponentialTopKSelector(k=2, epsilon=0.5, classes=[0, 1]),
                                 ("method", ["one_shot", "peeling"])),
     "SparseVectorSelector": (lambda: SparseVectorSelector(threshold=20, cutoff=2, epsilon=0.5, classes=[0, 1]),
-                             ("score", ["TC", "PI"])),
+                             ("feature_score", ["TC", "PI"])),
 }
 _NOT_DP_SELECTORS = {
     "PrivateThresholdTesting": lambda: PrivateThresholdTesting(threshold=20, classes=[0, 1]),
@@ -434,7 +435,7 @@ def test_grid_search_over_epsilon_and_a_method_parameter_and_cross_val_score(nam
         grid["select__threshold"] = [0]          # PI scores are far below TC's threshold
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
-        warnings.simplefilter("ignore", PrivacyLeakWarning)    # score='mi' without n_min
+        warnings.simplefilter("ignore", PrivacyLeakWarning)    # feature_score='mi' without n_min
         search = GridSearchCV(pipe, grid, cv=3).fit(X, y)
         scores = cross_val_score(pipe, X, y, cv=3)
     assert len(search.cv_results_["params"]) == 4 and np.all(np.isfinite(scores))
@@ -459,14 +460,25 @@ def test_no_exact_quantity_rides_on_the_fitted_selector(name):
 
 
 @pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
+def test_feature_score_parameter_does_not_hide_a_score_method(name):
+    # issue 15: the feature score is ``feature_score``; a ``score`` attribute would hide
+    # scikit-learn's score-method convention (check_fit_score_takes_y called the string)
+    est = (_SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name])()
+    assert "feature_score" in est.get_params() and "score" not in est.get_params()
+    assert not hasattr(est, "score")
+    with pytest.raises(TypeError, match="score"):
+        type(est)(score="DC")
+
+
+@pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
 def test_classes_are_declared_or_the_fit_warns(name):
     # issue 11.1: with a label score, classes=None reads them from y and warns; declared labels
     # fit without warning, in any dtype; the LAST declared class is the positive one
     make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
     X, y = _xy(seed=5)
     est = make().set_params(random_state=0)
-    if "score" in est.get_params() and est.score in ("TC",):
-        est.set_params(score="DC")
+    if "feature_score" in est.get_params() and est.feature_score in ("TC",):
+        est.set_params(feature_score="DC")
     with pytest.warns(PrivacyLeakWarning, match="class labels from the private y"):
         _fit(clone(est).set_params(classes=None), X, y)
     labels = np.where(y == 1, "yes", "no")

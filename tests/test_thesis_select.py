@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -93,13 +94,13 @@ def test_selection_frequencies_match_exact_subset_probabilities():
 
 def test_mi_score_sensitivity_and_leak_warning():
     X, y = _data(n=500)
-    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=400, random_state=0, classes=CL).fit(X, y)
+    sel = PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=400, random_state=0, classes=CL).fit(X, y)
     assert sel.score_sensitivity_ == pytest.approx(mutual_information_sensitivity(400, base=2))
     assert sel.subset_sensitivity_ == pytest.approx(2 * sel.score_sensitivity_)
     with pytest.warns(PrivacyLeakWarning):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", random_state=0, classes=CL).fit(X, y)
+        PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", random_state=0, classes=CL).fit(X, y)
     with pytest.raises(ValueError, match="n_min"):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, score="mi", n_min=10_000, classes=CL).fit(X, y)
+        PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=10_000, classes=CL).fit(X, y)
 
 
 def test_noisy_scores_mechanism_and_strong_signal():
@@ -132,7 +133,7 @@ def test_transform_support_names_and_ledger():
     ({"epsilon": float("nan")}, None, None, "epsilon"),
     ({"k": 0}, None, None, "k must"),
     ({"k": 7}, None, None, "exceeds"),
-    ({"score": "gini"}, None, None, "score"),
+    ({"feature_score": "gini"}, None, None, "feature_score"),
     ({}, lambda X: X.assign(f0=X["f0"] * 2), None, "0/1"),
     ({}, lambda X: X.astype(float).assign(f0=np.nan), None, "NaN"),
     ({"classes": None}, None, lambda y: np.zeros_like(y), "only 1 class"),
@@ -207,7 +208,12 @@ def test_widgets_and_plots_build_on_small_data():
     from dpexplore.widgets.thesis import FeatureSelectionNBExplorer, LogisticNoiseExplorer
 
     X, y = _data(n=600, d=8)
-    ex = FeatureSelectionNBExplorer(X.iloc[:400], y[:400], X.iloc[400:], y[400:], n_min=300, repeats=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)     # declared classes: nothing read from y
+        ex = FeatureSelectionNBExplorer(X.iloc[:400], y[:400], X.iloc[400:], y[400:], n_min=300, repeats=5,
+                                        classes=[0, 1])
+    with pytest.warns(PrivacyLeakWarning, match="class labels from the private y"):
+        FeatureSelectionNBExplorer(X.iloc[:400], y[:400], X.iloc[400:], y[400:], n_min=300, repeats=2)
     state = ex.state()
     assert state["probability"].sum() == pytest.approx(ex.k.value if ex.k.value <= 8 else 8)
     assert list(state["ledger"]["charged"].round(12)) == pytest.approx([0.05, 0.05])

@@ -11,8 +11,10 @@ Spec: specs/feature-selection-nb-lr.md §3 and traps 2–5.
   leaves real-valued DP-NB as future work, §12): noisy per-class counts, sums and sums of squares
   of the features rescaled to [−1, 1].
 * :class:`Binarizer` — public one-hot encoding of a :class:`~dpexplore.domain.Schema` table:
-  categoricals over the schema's categories, numerics over public cut points (trap 5: no cut
-  point or category list is read from the data).
+  categoricals over the schema's categories, numerics over public cut points or taxonomy leaves
+  (trap 5: no cut point or category list is read from the data).
+* :func:`binarize_table` — the same 0/1 features from a :class:`~dpexplore.counts.CountTable`
+  (occupied cells as weighted records): ``PrivateNaiveBayes().fit(source)`` and count-based scores.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -33,7 +35,7 @@ from ..domain import Attribute, PrivacyLeakWarning, Schema, declared_classes
 from ..mechanisms import laplace, laplace_scale
 from ..budget import RecordsSpends
 
-__all__ = ["laplace_quantile", "Binarizer", "PrivateNaiveBayes", "PrivateGaussianNB"]
+__all__ = ["laplace_quantile", "Binarizer", "binarize_table", "PrivateNaiveBayes", "PrivateGaussianNB"]
 
 
 def laplace_quantile(q: float, scale: float) -> float:
@@ -109,6 +111,18 @@ class _NBBase(_DPTags, RecordsSpends, ClassifierMixin, BaseEstimator):
 
 
 # =========================================================================== Bernoulli NB
+def _on_counts(X: np.ndarray, class_codes: np.ndarray, weights: np.ndarray | None, n_classes: int) -> np.ndarray:
+    """On-counts per class, shape (C, D): Σ over (weighted) rows of class c of X (0/1).
+
+    Records are rows of weight 1; a CountTable's cells are rows weighted by their counts
+    (:func:`binarize_table`). Exact integers in float64, so both give identical counts.
+    """
+    onehot = np.eye(n_classes)[class_codes]
+    if weights is not None:
+        onehot = onehot * np.asarray(weights, dtype=np.float64)[:, None]
+    return onehot.T @ X
+
+
 class PrivateNaiveBayes(_NBBase):
     """ε-DP Bernoulli Naive Bayes on 0/1 features: thesis Algorithm 1 (spec §3.3).
 
@@ -125,7 +139,8 @@ class PrivateNaiveBayes(_NBBase):
 
     Fitted: ``classes_``, ``theta_`` (C×D), ``class_prior_``, ``noisy_on_counts_``,
     ``noisy_off_counts_`` (clamped), ``sensitivity_``, ``noise_scale_``, ``clamp_threshold_``,
-    ``clamped_fraction_`` (all post-processing of the noisy counts), ``accountant_``.
+    ``clamped_fraction_`` (all post-processing of the noisy counts), ``accountant_``; after
+    ``fit(source)`` also ``binarizer_`` (the public Binarizer that defines the features).
     """
 
     def __init__(self, epsilon: float = 1.0, *, classes: Any = None, binarize: float | None = None,
@@ -172,18 +187,64 @@ class PrivateNaiveBayes(_NBBase):
     def _check_X(self, X: Any) -> np.ndarray:
         return self._binary(super()._check_X(X))
 
-    def fit(self, X: Any, y: Any) -> "PrivateNaiveBayes":
-        """Release the noisy on/off counts (spends ``epsilon`` once) and post-process them."""
+    def fit(self, X: Any, y: Any = None, *, binarizer: Binarizer | None = None) -> "PrivateNaiveBayes":
+        """Release the noisy on/off counts (spends ``epsilon`` once) and post-process them.
+
+        ``fit(X, y)``: X holds 0/1 features (or ``binarize=t``). ``fit(source)`` with a
+        :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; y=None, the target and schema
+        come from it): the features are ``binarizer`` (default ``Binarizer(source.schema)``)
+        applied to the records, computed from the source's CountTable by
+        :func:`binarize_table` — the occupied cells as weighted records, so after the table is
+        built the cost depends on the cells, not the rows. Same release, seed for seed, as
+        ``fit(binarizer.fit().transform(X), y)`` with ``classes=schema.classes``. Classes are the
+        schema's (strings, in its order; a declared ``classes`` must agree). The fitted model
+        keeps that binarizer as ``binarizer_`` and predicts on 0/1 features like any fit:
+        ``model.predict(model.binarizer_.transform(X_test))``. Nothing per-record is read:
+        ``clamp_quantile`` is a quantile of the public noise distribution and the clamp acts on
+        the noisy counts only, so the weighted path spends exactly what the record path spends.
+        """
         epsilon, q, a = self._check_params()
-        Xa, classes, codes = _fit_input(self, X, y, self.classes)
-        Xa = self._binary(Xa)
+        from ..publish.base import _is_source, set_fit_features, source_input
+        self.__dict__.pop("binarizer_", None)
+        if not _is_source(X):
+            if binarizer is not None:
+                raise TypeError("binarizer= is for fit(source) only: with records, transform X yourself "
+                                "(binarizer.fit().transform(X)) and pass the 0/1 features")
+            Xa, classes, codes = _fit_input(self, X, y, self.classes)
+            Xa = self._binary(Xa)
+            C = classes.size
+            class_sizes = np.bincount(codes, minlength=C).astype(float)
+            on = _on_counts(Xa, codes, None, C)
+            return self._release(classes, on, class_sizes, epsilon, q, a)
+        table, schema = source_input(X, y, None, needs_taxonomy=True)
+        if binarizer is None:
+            binarizer = Binarizer(schema)
+        if isinstance(binarizer, Binarizer) and binarizer.schema is None:
+            binarizer = clone(binarizer).set_params(schema=schema)
+        declared = _class_list(self)
+        if declared is not None and [str(c) for c in declared] != list(schema.classes):
+            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
+                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        matrix, class_codes, weights = binarize_table(table, binarizer)   # checks the binarizer
+        fitted = binarizer if "columns_" in binarizer.__dict__ else clone(binarizer).fit()
+        Xa = self._binary(matrix.astype(np.float64))
+        C = schema.n_classes
+        set_fit_features(self, pd.DataFrame(columns=list(fitted.get_feature_names_out())))
+        classes = np.asarray(list(schema.classes), dtype=object)
+        class_sizes = np.bincount(class_codes, weights=weights, minlength=C).astype(float)
+        on = _on_counts(Xa, class_codes, weights, C)
+        self._release(classes, on, class_sizes, epsilon, q, a)
+        self.binarizer_ = fitted
+        return self
+
+    def _release(self, classes: np.ndarray, on: np.ndarray, class_sizes: np.ndarray,
+                 epsilon: float, q: float, a: float) -> "PrivateNaiveBayes":
+        """Alg. 1 from the exact on-counts (C, D) and class sizes (C,): one spend, then post-processing."""
         rng = self._start(epsilon)
-        C, D = classes.size, Xa.shape[1]
+        C, D = on.shape
         self.classes_ = classes
         # Alg. 1 lines 5–6: on-counts and off-counts per declared class (absent classes included:
         # their counts are 0 + noise, released like any other, §3.2)
-        class_sizes = np.bincount(codes, minlength=C).astype(float)
-        on = np.eye(C)[codes].T @ Xa          # (C, D) on-counts, exact integers in float
         off = class_sizes[:, None] - on
         # §3.2: one added record changes one of (on, off) for each of the D features: Δ = D
         self.sensitivity_ = float(D)
@@ -300,8 +361,18 @@ class PrivateGaussianNB(_NBBase):
         _class_list(self)
         return epsilon, weights, float(vf)
 
-    def fit(self, X: Any, y: Any) -> "PrivateGaussianNB":
-        """Release noisy counts, sums and sums of squares per class (three spends)."""
+    def fit(self, X: Any, y: Any = None) -> "PrivateGaussianNB":
+        """Release noisy counts, sums and sums of squares per class (three spends).
+
+        ``fit(source)`` is refused: the sums and sums of squares need each record's numeric
+        value, and a CountTable holds only taxonomy leaves (use PrivateNaiveBayes on the source,
+        or ``fit(X, y)`` on records).
+        """
+        from ..publish.base import _is_source
+        if _is_source(X):
+            raise TypeError("PrivateGaussianNB cannot fit a Source: its sums and sums of squares need the raw "
+                            "numeric values, while a source gives counts over taxonomy leaves. Use "
+                            "PrivateNaiveBayes().fit(source), or fit(X, y) on records in memory")
         epsilon, weights, vf = self._check_params()
         Xa, classes, codes = _fit_input(self, X, y, self.classes)
         lo, hi, from_data = _resolve_bounds(self.bounds, X, Xa)
@@ -348,15 +419,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     Categorical columns: one 0/1 column per category of the schema (``"attr=value"``). Numeric
     columns: one 0/1 column per interval between public cut points (``"attr=[lo, hi)"``, last
-    interval closed): ``cut_points[attr]`` if given, else the leaves of the attribute's taxonomy,
-    else ``n_bins`` equal-width intervals over its public bounds. ``depths[attr]`` generalises an
+    interval closed) when ``cut_points[attr]`` or ``n_bins`` is given; else one per leaf of the
+    attribute's taxonomy, assigned exactly as the taxonomy assigns values (``"attr=(lo, hi]"``,
+    the taxonomy's leaf labels, first leaf closed), so that the output is a function of each
+    record's leaf codes and :func:`binarize_table` gives it from a CountTable. Without a
+    taxonomy: ``n_bins`` (default 4) equal-width intervals over the public bounds. ``depths[attr]`` generalises an
     attribute first to that level of its public taxonomy (e.g. native country → region), which
     removes many near-empty indicator columns. ``fit`` reads no data values, only column names;
     ``transform`` rejects values outside the public domain. ``schema=None`` infers the domain
     from ``X`` in ``fit`` (observed min/max and categories, with a PrivacyLeakWarning: not DP),
     so the transformer also works inside scikit-learn's tools. X may be a DataFrame or an array
     (columns ``x0, x1, …`` without a schema, the schema's columns in order with one).
-    Fitted: ``schema_`` (the schema used), ``columns_``, ``edges_``, ``feature_names_out_``.
+    Fitted: ``schema_`` (the schema used), ``columns_``, ``edges_``, ``depths_``,
+    ``leaf_columns_`` (numeric columns binarised on their taxonomy leaves), ``feature_names_out_``.
     """
 
     def __init__(self, schema: Schema | None = None, *, columns: Sequence[str] | None = None,
@@ -439,6 +514,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         schema.check_columns(depths, "depths")
         self.edges_: dict[str, np.ndarray] = {}
         self.depths_: dict[str, int] = {}
+        self.leaf_columns_: list[str] = []
         out: list[str] = []
         for name in names:
             attr = schema.attributes[name]
@@ -459,8 +535,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 inner = inner[(inner > attr.lower) & (inner < attr.upper)]
                 edges = np.concatenate([[attr.lower], inner, [attr.upper]])
             elif self.n_bins is None and attr.taxonomy is not None:
+                # the taxonomy's leaves, with its own rule: (lo, hi], first leaf closed
                 tax = attr.taxonomy
-                edges = np.asarray(tax.edges(tax.height - 1), dtype=float)
+                self.edges_[name] = np.asarray(tax.edges(tax.height - 1), dtype=float)
+                self.leaf_columns_.append(name)
+                out += [f"{name}={label}" for label in tax.labels(tax.height - 1)]
+                continue
             else:
                 edges = np.linspace(attr.lower, attr.upper, (self.n_bins or 4) + 1)
             self.edges_[name] = edges
@@ -489,6 +569,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 tax, depth = attr.taxonomy, self.depths_[name]
                 codes = tax.node_codes(tax.leaf_codes(X[name].to_numpy()), depth)
                 blocks.append(codes[:, None] == np.arange(tax.level_sizes[depth])[None, :])
+            elif name in self.leaf_columns_:
+                tax = attr.taxonomy
+                codes = tax.leaf_codes(X[name].to_numpy())
+                blocks.append(codes[:, None] == np.arange(tax.n_leaves)[None, :])
             elif attr.kind == "categorical":
                 values = X[name].astype(str).to_numpy()
                 blocks.append(values[:, None] == np.asarray(attr.categories, dtype=object)[None, :])
@@ -508,3 +592,75 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 def _fmt(x: float) -> str:
     return f"{x:g}"
+
+
+# =========================================================================== count table → 0/1 matrix
+def binarize_table(table: Any, binarizer: Binarizer | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A :class:`~dpexplore.counts.CountTable` as weighted 0/1 records: ``(matrix, class_codes, weights)``.
+
+    ``matrix`` (int8, shape (m, D)) holds ``binarizer.transform`` of each occupied cell, one row
+    per cell (m = occupied cells, private); ``class_codes`` (int64) the class positions in
+    ``table.schema.classes``; ``weights`` (int64) the cell counts (**private**). Any count over
+    records of the binarised table is the weighted sum over these rows — e.g. on-counts per class
+    ``(onehot(class_codes) * weights).T @ matrix`` — at a cost in m, not in rows.
+
+    ``binarizer`` (default ``Binarizer(table.schema)``) must be a function of the leaf codes: its
+    schema must declare the table's attributes with the same domains, categorical columns and
+    ``depths`` are fine, numeric columns must use their taxonomy leaves (``cut_points`` and
+    ``n_bins`` need the raw values and are refused). It is fitted (no data read) when it is not.
+    Columns come out in the binarizer's order (``get_feature_names_out()``).
+    """
+    from ..counts import CountTable
+    if not isinstance(table, CountTable):
+        raise TypeError(f"table must be a dpexplore CountTable (source.count_table()), got {type(table).__name__}")
+    schema = table.schema
+    if binarizer is None:
+        binarizer = Binarizer(schema)
+    if not isinstance(binarizer, Binarizer):
+        raise TypeError(f"binarizer must be a dpexplore Binarizer, got {type(binarizer).__name__}")
+    if "columns_" not in binarizer.__dict__:
+        if binarizer.schema is None:
+            raise ValueError("binarizer needs the public schema: Binarizer(source.schema) (without one it "
+                             "reads the domain from records, which a count table does not hold)")
+        binarizer = clone(binarizer).fit()
+    used = binarizer.schema_
+    for name in binarizer.columns_:
+        if name not in schema.attributes:
+            raise ValueError(f"the binarizer encodes {name!r}, which the count table does not hold "
+                             f"(its predictors: {schema.predictors})")
+        if used[name].to_dict() != schema[name].to_dict():
+            raise ValueError(f"the binarizer's schema declares {name!r} differently from the count table's "
+                             "schema: build it as Binarizer(source.schema, ...)")
+        if name in binarizer.edges_ and name not in binarizer.leaf_columns_:
+            raise ValueError(f"numeric column {name!r} is binarised on cut_points/n_bins, which need the raw "
+                             "values: from a count table numeric columns use their taxonomy leaves (drop "
+                             f"cut_points/n_bins for it) or a level of the taxonomy (depths={{{name!r}: d}})")
+    m = table.counts.shape[0]
+    offset = 0
+    rows = np.arange(m)
+    index = np.empty((m, len(binarizer.columns_)), dtype=np.int64)
+    for j, name in enumerate(binarizer.columns_):
+        attr, leaves = schema[name], table.leaf_codes[name]
+        tax = attr.taxonomy
+        if name in binarizer.depths_:
+            depth = binarizer.depths_[name]
+            idx, width = tax.node_codes(leaves, depth), tax.level_sizes[depth]
+        elif attr.kind == "categorical":
+            # leaf position → category position (a leaf that is not a declared category cannot
+            # occur: the engines refuse such values before counting)
+            position = {c: i for i, c in enumerate(attr.categories)}
+            lookup = np.asarray([position.get(str(leaf), -1) for leaf in tax.leaves], dtype=np.int64)
+            idx, width = lookup[leaves], len(attr.categories)
+            if idx.size and idx.min() < 0:
+                raise ValueError(f"column {name!r}: the count table holds a taxonomy leaf that is not a declared "
+                                 "category")
+        else:
+            idx, width = leaves, tax.n_leaves
+        index[:, j] = offset + np.asarray(idx, dtype=np.int64)
+        offset += width
+    if offset != len(binarizer.feature_names_out_):   # a broken invariant, not bad input
+        raise RuntimeError("binarize_table: column count differs from the binarizer's output")
+    matrix = np.zeros((m, offset), dtype=np.int8)
+    for j in range(index.shape[1]):
+        matrix[rows, index[:, j]] = 1
+    return matrix, table.class_codes.astype(np.int64, copy=True), table.counts.astype(np.int64, copy=True)

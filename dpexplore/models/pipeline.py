@@ -81,8 +81,17 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
                              "them with classes=[...])")
         return classes
 
-    def fit(self, X: Any, y: Any) -> "SelectThenTrain":
-        """Fit selector then model on the selected columns (same data: ε_FS + ε_train)."""
+    def fit(self, X: Any, y: Any = None) -> "SelectThenTrain":
+        """Fit selector then model on the selected columns (same data: ε_FS + ε_train).
+
+        ``fit(source)`` is not supported yet (the selectors take records only): refused before
+        any spend; ``PrivateNaiveBayes().fit(source)`` trains on all binarised features.
+        """
+        from ..publish.base import _is_source
+        if _is_source(X):
+            raise TypeError("SelectThenTrain.fit(source) is not supported yet: the private selectors take "
+                            "records (fit(X, y)) only. Use PrivateNaiveBayes().fit(source) (all features), "
+                            "or binarise records in memory and call fit(X, y)")
         epsilon = check_epsilon(self.epsilon)
         if self.model is None or not hasattr(self.model, "fit"):
             raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")

@@ -26,7 +26,7 @@ from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..histogram import decode_cells
-from .base import check_release_input, prepare_accountant
+from .base import check_release_input, prepare_accountant, source_input
 from .diffmulti import (SCORES, _CatNav, _Data, _hide_aliases, _interval_label, _RegionRelease,
                         _utility_alias, categorical_children, check_flag,
                         check_count, child_scores, numeric_children, private_split_point,
@@ -83,17 +83,32 @@ class DiffGen(_RegionRelease):
             raise ValueError(f"min_width must be a fraction in (0, 1), got {self.min_width!r}")
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffGen":
-        """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts."""
+    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "DiffGen":
+        """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts.
+
+        ``fit(X, y, schema)`` on records, or ``fit(source)`` on a :class:`dpexplore.sources.Source`
+        (target and schema come from it, every predictor needs a taxonomy; ``classes_`` are then
+        the schema's strings). A source fit runs on its CountTable's occupied cells as weighted
+        records (cost set by the cells, not the rows; the same release from every engine). Numeric
+        values are seen at taxonomy-leaf resolution (one representative per leaf), so split
+        points can differ from ``fit(X, y)`` on raw values; a fixed public coarsening of each
+        record, so still ε-DP (DiffMulti §4.3, see :meth:`DiffMulti.fit`).
+        """
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema, estimator=self)
-        if self.utility == "dm" and len(X) > self.n_max:
+        got = source_input(X, y, schema, estimator=self)
+        if got is None:
+            X, y, schema = check_release_input(X, y, schema, estimator=self)
+            data, yk = _Data(X, schema), schema.encode_target(y)       # fails before any spend
+        else:
+            table, schema = got
+            data, yk = _Data.from_table(table), table.class_codes
+        if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
-        data, yk, K = _Data(X, schema), schema.encode_target(y), schema.n_classes   # fails before any spend
+        K = schema.n_classes
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = float(self.epsilon)
         self.schema_ = schema
-        self._set_labels(y)
+        self._set_labels(y)                     # a source: y is None, labels are the schema's strings
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)
@@ -117,7 +132,8 @@ class DiffGen(_RegionRelease):
             inside = self._num_pos(data, j) == k
             splits[(j, k)] = private_split_point(
                 data.Xn[inside, j], yk[inside], K, lo, hi, integer=schema[a].integer, score=self.utility,
-                epsilon=acc.spend(e1, label), sensitivity=sens, domain_width=width[a], random_state=rng)
+                epsilon=acc.spend(e1, label), sensitivity=sens, domain_width=width[a], random_state=rng,
+                weights=data.weights(inside))
 
         for j, a in enumerate(num):                               # line 4: initial split points
             new_split(j, 0, f"split point {a}")
@@ -161,7 +177,7 @@ class DiffGen(_RegionRelease):
         self.leaf_epsilon_ = eps - phase1 if self.reuse_budget else eps / 2
         cells = self._leaf_index(data)
         n_cells = int(np.prod(self.grid_shape_))
-        counts = np.bincount(cells * K + yk, minlength=n_cells * K).reshape(n_cells, K)
+        counts = np.bincount(cells * K + yk, weights=data.w, minlength=n_cells * K).reshape(n_cells, K)
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(self.leaf_epsilon_, "DiffGen cell × class counts"),
                                                 random_state=rng)
@@ -201,7 +217,8 @@ class DiffGen(_RegionRelease):
                 if n_cells // shape[j] * (shape[j] + n_kids - 1) > self.max_cells:
                     continue
                 inside = pos == k
-                _, counts, ncp = categorical_children(nav, node, data.Xc[inside, j], yk[inside], K)
+                _, counts, ncp = categorical_children(nav, node, data.Xc[inside, j], yk[inside], K,
+                                                      data.weights(inside))
                 cands.append(("cat", j, k))
                 scores.append(float(child_scores(counts, self.utility, ncp)))
         off = len(schema.categorical)
@@ -212,7 +229,7 @@ class DiffGen(_RegionRelease):
                     continue
                 inside = pos == k
                 _, counts, ncp = numeric_children(data.Xn[inside, j], yk[inside], K, region, splits[(j, k)],
-                                                  schema[a].integer, width[a])
+                                                  schema[a].integer, width[a], data.weights(inside))
                 cands.append(("num", j, k))
                 scores.append(float(child_scores(counts, self.utility, ncp)))
         return cands, scores

@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,10 @@ from .. import mechanisms
 from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
-from .base import Release, check_release_features, check_release_input, prepare_accountant
+from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
+
+if TYPE_CHECKING:
+    from ..counts import CountTable
 
 __all__ = ["DiffMulti", "ReleaseClassifier", "c45_tree", "category_order", "split_utilities", "private_split_point", "fair_allocation",
            "score_sensitivity", "SCORES", "MAX_SYNTHETIC_ROWS", "MAX_TREE_DEPTH"]
@@ -94,7 +97,7 @@ def splittable(a: float, b: float, integer: bool, min_width: float) -> bool:
 
 
 def split_utilities(values: np.ndarray, y: np.ndarray, n_classes: int, a: float, b: float, *,
-                    integer: bool):
+                    integer: bool, weights: np.ndarray | None = None):
     """Sub-intervals of the split point and the utility of each (Observation 4.1, Eq. 12).
 
     The distinct values x_1 < … < x_m of the region cut the split-point range into m + 1 pieces;
@@ -103,6 +106,7 @@ def split_utilities(values: np.ndarray, y: np.ndarray, n_classes: int, a: float,
     counts. Returns ``(edges, left_counts, total)``: ``edges`` (m + 2,) are the piece boundaries
     (integer regions: piece k holds the split points {edges[k] + 1, …, edges[k+1]}), ``left``
     (m + 1, n_classes) the class counts sent left, ``total`` the region's class counts.
+    ``weights``: one count per value (weighted records, e.g. a CountTable's cells); default 1.
     """
     v = np.asarray(values, dtype=float)
     yk = np.asarray(y, dtype=np.int64)
@@ -110,7 +114,7 @@ def split_utilities(values: np.ndarray, y: np.ndarray, n_classes: int, a: float,
     vs, ys = v[order], yk[order]
     n = vs.size
     onehot = np.zeros((n + 1, n_classes))
-    onehot[np.arange(1, n + 1), ys] = 1.0
+    onehot[np.arange(1, n + 1), ys] = 1.0 if weights is None else np.asarray(weights, dtype=float)[order]
     cum = np.cumsum(onehot, axis=0)                       # cum[i] = class counts of the i smallest
     if n:
         ends = np.flatnonzero(np.r_[np.diff(vs) > 0, True])   # last position of each distinct value
@@ -188,7 +192,7 @@ def _ncp_split_point(edges, left, total, a, b, *, integer, epsilon, sensitivity,
 def private_split_point(values: np.ndarray, y: np.ndarray, n_classes: int, a: float, b: float, *,
                         integer: bool, score: str, epsilon: float, sensitivity: float,
                         domain_width: float, random_state: Any = None,
-                        return_probabilities: bool = False):
+                        return_probabilities: bool = False, weights: np.ndarray | None = None):
     """Private split point s of the region [a, b) by the continuous exponential mechanism (§4.3).
 
     Max/DM: the utility is constant on each piece between distinct data values, so
@@ -196,10 +200,11 @@ def private_split_point(values: np.ndarray, y: np.ndarray, n_classes: int, a: fl
     ∝ length · exp(ε·u/(2Δu)) (Eq. 12; the length is the base measure and does not depend on the
     data, Thm 4.3) and s uniformly in it. Integer regions count split points: piece k holds
     {edges[k]+1, …, edges[k+1]}. NCP: see :func:`_ncp_split_point`. The caller spends ε.
-    Records with x < s go to the left child [a, s), the others to [s, b).
+    Records with x < s go to the left child [a, s), the others to [s, b). ``weights``: one count
+    per value (weighted records); default 1.
     """
     rng = check_random_state(random_state)
-    edges, left, total = split_utilities(values, y, n_classes, a, b, integer=integer)
+    edges, left, total = split_utilities(values, y, n_classes, a, b, integer=integer, weights=weights)
     if score == "ncp":
         s, probs = _ncp_split_point(edges, left, total, a, b, integer=integer, epsilon=epsilon,
                                     sensitivity=sensitivity, domain_width=domain_width, rng=rng)
@@ -298,20 +303,24 @@ class _CatNav:
 
 
 def categorical_children(nav: "_CatNav", node: tuple[int, int], leaf_codes: np.ndarray, y: np.ndarray,
-                         n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Specializing a taxonomy node: child position of each record, child × class counts, child NCP."""
+                         n_classes: int, weights: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Specializing a taxonomy node: child position of each record, child × class counts (sums of
+    ``weights``, default 1 per record), child NCP."""
     cdepth, kids, pos = nav.children(*node)
     child = pos[nav.l2n[cdepth][leaf_codes]]
-    counts = np.bincount(child * n_classes + y, minlength=len(kids) * n_classes).reshape(len(kids), n_classes)
+    counts = np.bincount(child * n_classes + y, weights=weights,
+                         minlength=len(kids) * n_classes).reshape(len(kids), n_classes)
     return child, counts, nav.child_ncp(*node)
 
 
 def numeric_children(values: np.ndarray, y: np.ndarray, n_classes: int, region: tuple[float, float],
-                     split: float, integer: bool, domain_width: float):
-    """Splitting [lo, hi) at s (x < s left): child of each record, 2 × class counts, child NCP."""
+                     split: float, integer: bool, domain_width: float, weights: np.ndarray | None = None):
+    """Splitting [lo, hi) at s (x < s left): child of each record, 2 × class counts (sums of
+    ``weights``, default 1 per record), child NCP."""
     lo, hi = region
     child = (values >= split).astype(np.int64)
-    counts = np.bincount(child * n_classes + y, minlength=2 * n_classes).reshape(2, n_classes)
+    counts = np.bincount(child * n_classes + y, weights=weights, minlength=2 * n_classes).reshape(2, n_classes)
     ncp = np.array([split - lo - integer, hi - integer - split]) / domain_width   # widths / |domain|
     return child, counts, ncp
 
@@ -325,7 +334,11 @@ def _interval_label(a: float, b: float, integer: bool, upper: float) -> str:
 
 # =========================================================================== shared release
 class _Data:
-    """The fit data as arrays: numeric values, categorical leaf codes, class codes."""
+    """The fit data as arrays: numeric values ``Xn``, categorical leaf codes ``Xc`` and ``w``, the
+    weight of each row: None for records (weight 1), the counts for a CountTable's cells
+    (:meth:`from_table`). Every count the methods take is a sum of these weights."""
+
+    w: np.ndarray | None = None
 
     def __init__(self, X: pd.DataFrame, schema: Schema, clip: bool = False):
         self.num = schema.numeric
@@ -339,6 +352,45 @@ class _Data:
         self.Xn = np.column_stack(cols) if cols else np.empty((len(X), 0))
         self.Xc = (np.column_stack([schema[n].taxonomy.leaf_codes(X[n].astype(str)) for n in self.cat])
                    if self.cat else np.empty((len(X), 0), dtype=np.int32))
+
+    @classmethod
+    def from_table(cls, table: "CountTable") -> "_Data":
+        """The occupied cells of ``table`` as weighted records (weight = count, **private**).
+
+        Categorical attributes keep their leaf codes. A numeric value becomes its leaf's
+        representative value (:meth:`~dpexplore.counts.CountTable.representative_values`: the
+        leaf's upper edge inside the public range; floored for integer attributes, so it is a
+        whole number of the leaf): the finest resolution the table holds. That is a fixed,
+        public map applied to every record before the mechanism, so a fit on it keeps its ε-DP.
+        """
+        schema = table.schema
+        self = object.__new__(cls)
+        self.num, self.cat = schema.numeric, schema.categorical
+        m = table.counts.shape[0]
+        cols = []
+        for n in self.num:
+            rep = np.asarray(table.representative_values(n), dtype=float)
+            if schema[n].integer:
+                rep = np.floor(rep)
+            cols.append(rep[table.leaf_codes[n]])
+        self.Xn = np.column_stack(cols) if cols else np.empty((m, 0))
+        self.Xc = (np.column_stack([table.leaf_codes[n] for n in self.cat]) if self.cat
+                   else np.empty((m, 0), dtype=np.int32))
+        self.w = table.counts.astype(np.int64)
+        return self
+
+    def weights(self, idx: Any) -> np.ndarray | None:
+        """The weights of the rows ``idx`` (indices or a mask); None for records (weight 1)."""
+        return None if self.w is None else self.w[idx]
+
+    def size(self, idx: np.ndarray) -> int:
+        """Number of records in the rows ``idx`` (integer indices): a sum of weights. **Private.**"""
+        return int(idx.size) if self.w is None else int(self.w[idx].sum())
+
+    @property
+    def n_records(self) -> int:
+        """Number of records (a sum of weights). **Private**: only checked against public bounds."""
+        return int(self.Xn.shape[0]) if self.w is None else int(self.w.sum())
 
 
 class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
@@ -487,10 +539,12 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         best = self.predict_proba(X).argmax(axis=1)
         return self.classes_[best]
 
-    def _set_labels(self, y: pd.Series) -> None:
+    def _set_labels(self, y: pd.Series | None) -> None:
         """``classes_``: the schema's classes, in its order and in the dtype of y, decided by y's
-        dtype only (never by which labels occur in y: that would leak a rare class's presence)."""
-        self.classes_ = class_values(self.schema_.classes, y)
+        dtype only (never by which labels occur in y: that would leak a rare class's presence).
+        ``y=None`` (a fit from a Source, no y dtype to follow): the schema's strings."""
+        self.classes_ = (np.asarray(self.schema_.classes, dtype=object) if y is None
+                         else class_values(self.schema_.classes, y))
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§8.2): the generalized records,
@@ -714,14 +768,30 @@ class DiffMulti(_RegionRelease):
         if not (isinstance(self.min_width, numbers.Real) and 0 < self.min_width < 1):
             raise ValueError(f"min_width must be a fraction in (0, 1), got {self.min_width!r}")
 
-    def fit(self, X: pd.DataFrame, y: Any, schema: Schema | None = None) -> "DiffMulti":
-        """Build the private partition tree on (X, y) and publish noisy leaf × class counts."""
+    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "DiffMulti":
+        """Build the private partition tree and publish noisy leaf × class counts.
+
+        ``fit(X, y, schema)`` on records, or ``fit(source)`` on a :class:`dpexplore.sources.Source`
+        (pandas, DuckDB, Spark; target and schema come from it, every predictor needs a taxonomy;
+        ``classes_`` are then the schema's strings). A source fit runs on the occupied cells of
+        its :class:`~dpexplore.counts.CountTable` as weighted records (every count a sum of
+        weights), so after the table is built its cost depends on the cells, not the rows, and
+        every engine gives the same release for the same seed. It sees numeric values at
+        taxonomy-leaf resolution (one representative value per leaf, :meth:`_Data.from_table`),
+        so its split points (§4.3) can differ from ``fit(X, y)`` on the raw values; that
+        coarsening is a fixed public map of each record, so the release stays ε-DP.
+        """
         self._check_params()
-        X, y, schema = check_release_input(X, y, schema, estimator=self)
-        if self.utility == "dm" and len(X) > self.n_max:
+        got = source_input(X, y, schema, estimator=self)
+        if got is None:
+            X, y, schema = check_release_input(X, y, schema, estimator=self)
+            data = _Data(X, schema)             # everything that reads the data fails before any spend
+            yk = schema.encode_target(y)
+        else:
+            table, schema = got
+            data, yk = _Data.from_table(table), table.class_codes
+        if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
-        data = _Data(X, schema)                 # everything that reads the data fails before any spend
-        yk = schema.encode_target(y)
         if self.max_depth is None:  # Line 3: Σ taxonomy heights, numeric attributes count numeric_height
             g = sum(schema[a].taxonomy.height - 1 for a in schema.categorical) + self.numeric_height * len(schema.numeric)
         else:
@@ -732,7 +802,7 @@ class DiffMulti(_RegionRelease):
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = float(self.epsilon)
         self.schema_ = schema
-        self._set_labels(y)
+        self._set_labels(y)                     # a source: y is None, labels are the schema's strings
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)
@@ -752,7 +822,7 @@ class DiffMulti(_RegionRelease):
                          for a in num]
         self._nodes: list[dict] = []
         self._leaves: list[_Partition] = []
-        root = _Partition(np.arange(len(X)), [self._nav[a].effective(0, 0) for a in cat],
+        root = _Partition(np.arange(data.Xn.shape[0]), [self._nav[a].effective(0, 0) for a in cat],
                           list(self._bounds0), [None] * len(num), int(self.h), 0, 0)
         self._nodes.append({"node": 0, "parent": -1, "depth": 0, "h": int(self.h), "noisy_size": np.nan})
         limit = sys.getrecursionlimit()
@@ -772,11 +842,11 @@ class DiffMulti(_RegionRelease):
         self.partitioning_epsilon_ = phase1
         leaf_eps = eps - phase1 if self.reuse_budget else eps / 2
         self.leaf_epsilon_ = leaf_eps
-        leaf_of = np.empty(len(X), dtype=np.int64)
+        leaf_of = np.empty(data.Xn.shape[0], dtype=np.int64)
         for i, P in enumerate(self._leaves):
             leaf_of[P.idx] = i
         L = len(self._leaves)
-        counts = np.bincount(leaf_of * K + yk, minlength=L * K).reshape(L, K)
+        counts = np.bincount(leaf_of * K + yk, weights=data.w, minlength=L * K).reshape(L, K)   # Phase 2
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(leaf_eps, "DiffMulti leaf × class counts"),
                                                 random_state=rng)
@@ -806,6 +876,7 @@ class DiffMulti(_RegionRelease):
         acc, rng, e1, K = self._acc, self._rng, self.epsilon_prime_, self._K
         schema = self.schema_
         yP = self._y[P.idx]
+        wP = self._data.weights(P.idx)             # None on records; cell counts on a CountTable
         # Line 9: a split point for every new numeric interval (root: all of them), ε' each.
         for kind, j in cands:
             if kind == "num" and P.splits[j] is None:
@@ -814,15 +885,15 @@ class DiffMulti(_RegionRelease):
                 P.splits[j] = private_split_point(
                     self._data.Xn[P.idx, j], yP, K, lo, hi, integer=schema[a].integer, score=self.utility,
                     epsilon=acc.spend(e1, f"split point {a}"), sensitivity=self._sens,
-                    domain_width=self._width[a], random_state=rng)
+                    domain_width=self._width[a], random_state=rng, weights=wP)
         # Line 10: score every candidate as if P were split on it.
         routes, scores = [], []
         for kind, j in cands:
             if kind == "cat":
-                child, counts, ncp = categorical_children(self._navs[j], P.cat[j], self._data.Xc[P.idx, j], yP, K)
+                child, counts, ncp = categorical_children(self._navs[j], P.cat[j], self._data.Xc[P.idx, j], yP, K, wP)
             else:
                 child, counts, ncp = numeric_children(self._data.Xn[P.idx, j], yP, K, P.num[j], P.splits[j],
-                                                      self._integer[j], self._width_list[j])
+                                                      self._integer[j], self._width_list[j], wP)
             routes.append(child)
             scores.append(float(child_scores(counts, self.utility, ncp)))
         # Line 11: exponential mechanism over the candidates, ε'.
@@ -845,7 +916,7 @@ class DiffMulti(_RegionRelease):
         # With P.h' = 1 there is nothing to divide (every child gets 0 whatever the sizes), so the
         # sizes are not measured and that ε' is not spent (a rule on the DP output h' only).
         if self.allocation == "fair" and P.h > 1:
-            sizes = np.array([g.size for g in groups], dtype=float)
+            sizes = np.array([self._data.size(g) for g in groups], dtype=float)
             noisy = mechanisms.laplace(sizes, epsilon=acc.spend(e1, "child sizes"), random_state=rng)
         else:
             noisy = np.full(n_children, np.nan)

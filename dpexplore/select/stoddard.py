@@ -138,13 +138,13 @@ def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = Non
     if score == "PI":
         return 1.0, n_features
     if n_min is None:
-        raise ValueError("score='IG' needs n_min, a public lower bound on the number of records")
+        raise ValueError("the 'IG' score needs n_min, a public lower bound on the number of records")
     return mutual_information_sensitivity(_positive_int(n_min, "n_min"), base=math.e), n_features
 
 
-def _check_score(score: Any) -> str:
+def _check_score(score: Any, name: str = "score") -> str:
     if score not in SCORES:
-        raise ValueError(f"score must be one of {sorted(SCORES)}, got {score!r}")
+        raise ValueError(f"{name} must be one of {sorted(SCORES)}, got {score!r}")
     return score
 
 
@@ -333,12 +333,12 @@ def audit_selectors(*, epsilon: float = 1.0, n_samples: int = 20_000, cluster: b
     def cluster_selection(X, g):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
-            selector = ClusterSelection(threshold=tau, epsilon=epsilon, score="TC", max_ones=max_ones,
+            selector = ClusterSelection(threshold=tau, epsilon=epsilon, feature_score="TC", max_ones=max_ones,
                                         n_max=10, random_state=g)
             return _pattern_code(selector.fit(X, labels[id(X)]).get_support())
 
     def sp(X, g):   # the shipped estimator: TC (rows capped at s) + Lap(s/ε), then > τ
-        selector = ScorePerturbationSelector(epsilon=epsilon, score="TC", threshold=tau,
+        selector = ScorePerturbationSelector(epsilon=epsilon, feature_score="TC", threshold=tau,
                                              max_ones=max_ones, random_state=g)
         return _pattern_code(selector.fit(X).get_support())
 
@@ -385,10 +385,10 @@ class _BinarySelector(SelectorBase):
         return cls(binarize=0.5)
 
     def _needs_labels(self) -> bool:
-        return getattr(self, "score", "TC") != "TC"
+        return getattr(self, "feature_score", "TC") != "TC"
 
     def _prepare(self, X: Any, y: Any):
-        score = _check_score(self.score)
+        score = _check_score(self.feature_score, "feature_score")
         Xb, y = self._binary_X(X, y)     # y=None with a label score: scikit-learn's "requires y" error
         if score == "TC":       # labels unused: nothing is read from y
             if y is not None and self.classes is not None:
@@ -422,14 +422,14 @@ class ScorePerturbationSelector(_BinarySelector):
     Fitted: ``support_``, ``noisy_scores_``, ``noise_scale_``, ``ledger_``.
     """
 
-    def __init__(self, *, epsilon: float = 0.5, score: str = "TC", threshold: float | None = None,
+    def __init__(self, *, epsilon: float = 0.5, feature_score: str = "TC", threshold: float | None = None,
                  k: int | None = None, max_ones: int | None = None, n_min: int | None = None,
                  classes: Any = None, binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
         self.classes = classes
         self.binarize = binarize
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.threshold = threshold
         self.k = k
         self.max_ones = max_ones
@@ -473,7 +473,7 @@ class ExponentialTopKSelector(_BinarySelector):
     mechanisms at ε/k with sensitivity S(Q). Fitted: ``support_``, ``ledger_``.
     """
 
-    def __init__(self, *, k: int = 10, epsilon: float = 0.5, score: str = "TC",
+    def __init__(self, *, k: int = 10, epsilon: float = 0.5, feature_score: str = "TC",
                  method: str = "one_shot", max_ones: int | None = None, n_min: int | None = None,
                  classes: Any = None, binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
@@ -481,7 +481,7 @@ class ExponentialTopKSelector(_BinarySelector):
         self.binarize = binarize
         self.k = k
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.method = method
         self.max_ones = max_ones
         self.n_min = n_min
@@ -522,7 +522,7 @@ class SparseVectorSelector(_BinarySelector):
     """
 
     def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
-                 score: str = "TC", monotone: Any = "auto", threshold_fraction: float | None = None,
+                 feature_score: str = "TC", monotone: Any = "auto", threshold_fraction: float | None = None,
                  max_ones: int | None = None, n_min: int | None = None, classes: Any = None,
                  binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
@@ -531,7 +531,7 @@ class SparseVectorSelector(_BinarySelector):
         self.threshold = threshold
         self.cutoff = cutoff
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.monotone = monotone
         self.threshold_fraction = threshold_fraction
         self.max_ones = max_ones
@@ -571,14 +571,14 @@ class PrivateThresholdTesting(_BinarySelector):
     :class:`NotDifferentiallyPrivateWarning` and spends no budget. Fitted: ``support_``.
     """
 
-    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
+    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, feature_score: str = "TC",
                  sigma: float = 1.0, max_ones: int | None = None, classes: Any = None,
                  binarize: float | None = None, random_state: RandomState = None):
         self.classes = classes
         self.binarize = binarize
         self.threshold = threshold
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.sigma = sigma
         self.max_ones = max_ones
         self.random_state = random_state
@@ -609,7 +609,7 @@ class ClusterSelection(_BinarySelector):
     leaks like PTT. Emits a :class:`NotDifferentiallyPrivateWarning`; spends no budget.
     """
 
-    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, score: str = "TC",
+    def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, feature_score: str = "TC",
                  rounds: int = 5, centers: int = 8, max_ones: int | None = 10,
                  n_max: int | None = None, classes: Any = None, binarize: float | None = None,
                  random_state: RandomState = None):
@@ -617,7 +617,7 @@ class ClusterSelection(_BinarySelector):
         self.binarize = binarize
         self.threshold = threshold
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.rounds = rounds
         self.centers = centers
         self.max_ones = max_ones
@@ -627,7 +627,7 @@ class ClusterSelection(_BinarySelector):
     def fit(self, X: Any, y: Any = None) -> "ClusterSelection":
         Xb, yb, score = self._prepare(X, y)
         if score not in ("TC", "DC"):
-            raise ValueError("ClusterSelection supports score='TC' or 'DC' (as in the paper)")
+            raise ValueError("ClusterSelection supports feature_score='TC' or 'DC' (as in the paper)")
         epsilon = check_epsilon(self.epsilon)
         rounds = _positive_int(self.rounds, "rounds")
         k = _positive_int(self.centers, "centers")

@@ -50,9 +50,9 @@ def _positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
-def _check_score(score: Any) -> str:
+def _check_score(score: Any, name: str = "score") -> str:
     if score not in THESIS_SCORES:
-        raise ValueError(f"score must be one of {THESIS_SCORES}, got {score!r}")
+        raise ValueError(f"{name} must be one of {THESIS_SCORES}, got {score!r}")
     return score
 
 
@@ -105,7 +105,7 @@ def score_sensitivity(score: str, n_min: int | None = None) -> float:
     if score == "count":
         return 1.0
     if n_min is None:
-        raise ValueError("score='mi' needs n_min, a public lower bound on the number of records")
+        raise ValueError("the 'mi' score needs n_min, a public lower bound on the number of records")
     return mutual_information_sensitivity(_positive_int(n_min, "n_min"), base=2)
 
 
@@ -220,7 +220,7 @@ class _ThesisSelector(SelectorBase):
 
     def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, str, int, float]:
         epsilon = check_epsilon(self.epsilon)
-        score = _check_score(self.score)
+        score = _check_score(self.feature_score, "feature_score")
         k = _positive_int(self.k, "k")
         Xb, y = self._binary_X(X, y)     # y=None: scikit-learn's "requires y" error
         if k > Xb.shape[1]:
@@ -233,7 +233,7 @@ class _ThesisSelector(SelectorBase):
 
     def _sensitivity(self, score: str, n: int) -> float:
         if score == "mi" and self.n_min is None:
-            warnings.warn("score='mi' without n_min: the MI sensitivity ΔI(N) uses the private "
+            warnings.warn("feature_score='mi' without n_min: the MI sensitivity ΔI(N) uses the private "
                           "record count N - 1; pass a public lower bound n_min",
                           PrivacyLeakWarning, stacklevel=4)
             return mutual_information_sensitivity(max(n - 1, 2), base=2)
@@ -247,7 +247,7 @@ class _ThesisSelector(SelectorBase):
         """The exact per-feature scores q of (X, y) — **NOT private** (a teaching view).
 
         Recomputed from the data you pass (nothing is kept on the fitted selector); uses this
-        selector's ``score``, ``classes`` and ``binarize``. Never publish the result.
+        selector's ``feature_score``, ``classes`` and ``binarize``. Never publish the result.
         """
         probe = clone(self)
         Xb, yb, score, _, _ = probe._prepare(X, y)
@@ -258,9 +258,9 @@ class PrivateKSubsetSelector(_ThesisSelector):
     """ε-DP choice of exactly k binary features (thesis Algorithm 5, spec §4.5).
 
     P(S) ∝ exp(ε·Σ_{d∈S} q_d / (2·k·Δq)) over all k-subsets, sampled exactly in O(kD).
-    ``score="count"``: q = max(|N¹₁−N¹₀|, |N⁰₁−N⁰₀|), Δq = 1 (§4.4). ``score="mi"``: mutual
-    information in bits, Δq = ΔI(n_min) (give a public lower bound on N; without it the private
-    N is used with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
+    ``feature_score="count"``: q = max(|N¹₁−N¹₀|, |N⁰₁−N⁰₀|), Δq = 1 (§4.4).
+    ``feature_score="mi"``: mutual information in bits, Δq = ΔI(n_min) (give a public lower
+    bound on N; without it the private N is used with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
     ``mechanism="noisy_scores"``: Algorithm 3 (§4.2): q + Laplace(D·Δq/ε), top k.
     ``classes``: the two public labels ``[negative, positive]`` (the scores compare the last
     declared class with the others); ``None`` reads them from y with a PrivacyLeakWarning.
@@ -273,13 +273,13 @@ class PrivateKSubsetSelector(_ThesisSelector):
     recompute them from data you pass (non-private teaching views).
     """
 
-    def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
+    def __init__(self, k: int = 10, epsilon: float = 0.05, *, feature_score: str = "count",
                  mechanism: str = "subset", n_min: int | None = None, classes: Any = None,
                  binarize: float | None = None, accountant: Any = None,
                  random_state: RandomState = None):
         self.k = k
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.mechanism = mechanism
         self.n_min = n_min
         self.classes = classes
@@ -306,7 +306,7 @@ class PrivateKSubsetSelector(_ThesisSelector):
     def fit(self, X: Any, y: Any) -> "PrivateKSubsetSelector":
         """Score the features and sample the k-subset; spends ``epsilon`` once."""
         q, k, epsilon, sensitivity, _ = self._mechanism_params(X, y)
-        score = self.score
+        score = self.feature_score
         rng = self._start(epsilon)
         if self.mechanism == "subset":
             eps = self._spend(epsilon, f"feature selection: k-subset EM ({score} score, k={k})")
@@ -362,12 +362,12 @@ class IterativeSelector(_ThesisSelector):
     ``binarize`` as for :class:`PrivateKSubsetSelector`; exact scores via :meth:`true_scores`.
     """
 
-    def __init__(self, k: int = 10, epsilon: float = 0.05, *, score: str = "count",
+    def __init__(self, k: int = 10, epsilon: float = 0.05, *, feature_score: str = "count",
                  n_min: int | None = None, classes: Any = None, binarize: float | None = None,
                  accountant: Any = None, random_state: RandomState = None):
         self.k = k
         self.epsilon = epsilon
-        self.score = score
+        self.feature_score = feature_score
         self.n_min = n_min
         self.classes = classes
         self.binarize = binarize

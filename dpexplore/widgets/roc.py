@@ -46,13 +46,16 @@ class PrivateROCExplorer:
 
     Parameters: test labels and classifier scores (the test set is the private data); ``scores``
     may be one array or a dict {classifier name: scores} to compare classifiers (a dropdown then
-    picks one); the public ``score_range``; a seed so that the same slider position gives the
-    same draws. The true curves and AUCs (not private, for comparison) are computed once.
+    picks one); the public ``score_range``; ``classes``, the public labels ``[negative,
+    positive]`` (``None`` reads them from y: every draw warns PrivacyLeakWarning); a seed so
+    that the same slider position gives the same draws. The true curves and AUCs (not private,
+    for comparison) are computed once.
     """
 
     def __init__(self, y_true: Any, scores: Any, *, score_range: tuple[float, float] = (0.0, 1.0),
-                 n_draws: int = 5, random_state: int = 0):
+                 classes: Any = None, n_draws: int = 5, random_state: int = 0):
         self.y_true = np.asarray(y_true)
+        self.classes = classes
         if isinstance(scores, dict):
             if not scores:
                 raise ValueError("scores must not be an empty dict")
@@ -112,13 +115,14 @@ class PrivateROCExplorer:
                 if self.method.value == "laplace":
                     out.append(laplace_roc_curve(self.y_true, self.scores, epsilon=self.epsilon.value,
                                                  n_thresholds=self.levels.value,
-                                                 score_range=self.score_range, random_state=rng))
+                                                 score_range=self.score_range, classes=self.classes,
+                                                 random_state=rng))
                 else:
                     out.append(private_roc_curve(
                         self.y_true, self.scores, epsilon=self.epsilon.value,
                         thresholds=self.method.value, n_thresholds=2 ** self.levels.value,
                         median=self.median.value, counts_split=self.split.value,
-                        score_range=self.score_range, random_state=rng))
+                        score_range=self.score_range, classes=self.classes, random_state=rng))
         return out
 
     def update(self, change: Any = None) -> None:
@@ -149,15 +153,19 @@ class FeatureSelectionExplorer:
     unfitted estimators; default non-private scikit-learn logistic regression, so the chart
     isolates the effect of private selection) is refitted on the selected columns for each
     slider move. The references (all features, majority class) are fitted once; the exact
-    selection with the same rule is cached per (rule, τ, k).
+    selection with the same rule is cached per (rule, τ, k). ``classes``: the public labels
+    ``[negative, positive]``, passed to the selectors (TC reads no labels; declared classes
+    also make them check y).
     """
 
     _METHODS = [("score perturbation (DP)", "sp"), ("exponential top-k (DP)", "em"),
                 ("sparse vector (DP)", "svt"), ("PTT — NOT DP (paper's Alg. 2)", "ptt")]
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
-                 max_ones: int, classifier: Callable[[], Any] | None = None, random_state: int = 0):
+                 max_ones: int, classifier: Callable[[], Any] | None = None, classes: Any = None,
+                 random_state: int = 0):
         self.X_train, self.X_test = X_train, X_test
+        self.classes = classes
         self.y_train, self.y_test = np.asarray(y_train), np.asarray(y_test)
         self.max_ones = max_ones
         self.random_state = random_state
@@ -201,15 +209,15 @@ class FeatureSelectionExplorer:
     def selector(self) -> Any:
         """The selector for the current slider values (a fresh, unfitted transformer)."""
         eps, k, tau, rs = self.epsilon.value, self.k.value, self.tau.value, self.random_state
+        common = {"epsilon": eps, "classes": self.classes, "random_state": rs}
         if self.method.value == "sp":
             rule = {"threshold": tau} if self.rule.value == "threshold" else {"k": k}
-            return ScorePerturbationSelector(epsilon=eps, max_ones=self.max_ones, random_state=rs, **rule)
+            return ScorePerturbationSelector(max_ones=self.max_ones, **common, **rule)
         if self.method.value == "em":
-            return ExponentialTopKSelector(k=k, epsilon=eps, max_ones=self.max_ones, random_state=rs)
+            return ExponentialTopKSelector(k=k, max_ones=self.max_ones, **common)
         if self.method.value == "svt":
-            return SparseVectorSelector(threshold=tau, cutoff=k, epsilon=eps,
-                                        max_ones=self.max_ones, random_state=rs)
-        return PrivateThresholdTesting(threshold=tau, epsilon=eps, random_state=rs)
+            return SparseVectorSelector(threshold=tau, cutoff=k, max_ones=self.max_ones, **common)
+        return PrivateThresholdTesting(threshold=tau, **common)
 
     def exact_support(self) -> np.ndarray:
         """The same rule without noise (not private): F_τ = {TC > τ} (first k for SVT) or top k."""

@@ -15,6 +15,7 @@ import pandas as pd
 from IPython.display import display
 
 from ..budget import BudgetAccountant
+from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion
 from ..models.logistic import (l1_noise, l2_noise, objective_branch_boundary, objective_perturbation_parameters,
                                output_perturbation_scale)
@@ -47,8 +48,8 @@ class FeatureSelectionNBExplorer:
     ``repeats`` draws, and the test accuracy of DP-NB trained on the chosen features, next to the
     majority and non-private baselines. ``X``s are 0/1 DataFrames, ``y``s binary labels;
     ``n_min`` is the public lower bound on N used for the MI sensitivity; ``classes`` the two
-    public class labels, negative first (default: read from ``y_train``, which is fine only for
-    a public teaching table such as Adult).
+    public class labels, negative first (``None`` reads them from ``y_train`` with a
+    :class:`~dpexplore.domain.PrivacyLeakWarning`).
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
@@ -57,9 +58,12 @@ class FeatureSelectionNBExplorer:
 
         self.names = np.asarray(X_train.columns, dtype=object)
         self.Xtr, self.Xte = X_train.to_numpy(dtype=np.int64), X_test.to_numpy(dtype=np.int64)
-        classes = np.unique(np.asarray(y_train)) if classes is None else np.asarray(classes)
-        self.ytr = (np.asarray(y_train) == classes[1]).astype(int)
-        self.yte = (np.asarray(y_test) == classes[1]).astype(int)
+        # declared labels (the last one is positive); None: read from y_train, with a warning
+        labels, codes = declared_classes(y_train, classes, type(self).__name__)
+        if len(labels) != 2:
+            raise ValueError(f"classes must be two labels [negative, positive], got {list(labels)!r}")
+        self.ytr = (codes == 1).astype(int)
+        self.yte = (declared_classes(y_test, list(labels), type(self).__name__)[1] == 1).astype(int)
         self.repeats = repeats
         self.rng = np.random.default_rng(random_state)
         # ε-independent, computed once

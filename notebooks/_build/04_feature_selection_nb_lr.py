@@ -88,6 +88,7 @@ binarizer = Binarizer(schema).fit()
 B_tr, B_te = binarizer.transform(X_tr), binarizer.transform(X_te)
 y_train = (y_tr == schema.classes[1]).astype(int).to_numpy()
 y_test = (y_te == schema.classes[1]).astype(int).to_numpy()
+CLASSES = [0, 1]   # public: the schema's two classes as 0/1, negative first (never read from y)
 majority = max(y_test.mean(), 1 - y_test.mean())
 nonprivate_nb = BernoulliNB(alpha=1.0).fit(B_tr, y_train).score(B_te, y_test)
 print(f"{B_tr.shape[1]} binary features, {len(B_tr)} training rows")
@@ -203,7 +204,7 @@ rows = []
 for D_used, label in [(B_tr.shape[1], "all features"), (10, "10 features")]:
     cols = np.argsort(-q_count)[:D_used]
     for q in [0.5, 0.65, 0.8, 0.95]:
-        m = PrivateNaiveBayes(0.05, clamp_quantile=q, random_state=0).fit(B_tr.iloc[:, cols], y_train)
+        m = PrivateNaiveBayes(0.05, clamp_quantile=q, classes=CLASSES, random_state=0).fit(B_tr.iloc[:, cols], y_train)
         rows.append({"features": label, "clamp quantile": q, "noise scale D/ε": m.noise_scale_,
                      "clamp threshold": round(m.clamp_threshold_, 1),
                      "% counts clamped": round(100 * m.clamped_fraction_, 1),
@@ -232,21 +233,23 @@ rows = []
 for kk in tqdm(ks, desc="k"):
     fns = {
         "private k-subset (count) + DP-NB": lambda s: SelectThenTrain(
-            PrivateKSubsetSelector(k=kk), PrivateNaiveBayes(), epsilon=0.1, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-        "private k-subset (MI) + DP-NB": lambda s: SelectThenTrain(
-            PrivateKSubsetSelector(k=kk, score="mi", n_min=n_min), PrivateNaiveBayes(), epsilon=0.1,
+            PrivateKSubsetSelector(k=kk), PrivateNaiveBayes(), epsilon=0.1, classes=CLASSES,
             random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-        "non-private top-k (oracle) + DP-NB": lambda s: PrivateNaiveBayes(0.1, random_state=s).fit(
+        "private k-subset (MI) + DP-NB": lambda s: SelectThenTrain(
+            PrivateKSubsetSelector(k=kk, feature_score="mi", n_min=n_min), PrivateNaiveBayes(), epsilon=0.1,
+            classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
+        "non-private top-k (oracle) + DP-NB": lambda s: PrivateNaiveBayes(0.1, classes=CLASSES, random_state=s).fit(
             B_tr.iloc[:, order[:kk]], y_train).score(B_te.iloc[:, order[:kk]], y_test),
         "private k-subset (count) + DP-LR": lambda s: SelectThenTrain(
             PrivateKSubsetSelector(k=kk), PrivateLogisticRegression(lam=100.0, bounds=(0, 1), fit_intercept=True),
-            epsilon=0.1, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
+            epsilon=0.1, classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
     }
     for name, fn in fns.items():
         med, q25, q75 = run(fn, LR_REPS if "DP-LR" in name else REPS)
         rows.append({"k": kk, "pipeline": name, "median": med, "q25": q25, "q75": q75})
 acc_k = pd.DataFrame(rows)
-all_feat = run(lambda s: PrivateNaiveBayes(0.1, random_state=s).fit(B_tr, y_train).score(B_te, y_test), REPS)[0]
+all_feat = run(lambda s: PrivateNaiveBayes(0.1, classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
+               REPS)[0]
 nonprivate_lr = LogisticRegression(max_iter=2000).fit(B_tr, y_train).score(B_te, y_test)
 baselines = pd.DataFrame({"baseline": ["majority class", "non-private NB, all features", "non-private LR, all features",
                                        "DP-NB, all features, ε = 0.1"],
@@ -274,10 +277,12 @@ rows = []
 for eps in tqdm(eps_grid, desc="ε"):
     for name, make in {
         "k-subset (count) k=10 + DP-NB": lambda e, s: SelectThenTrain(PrivateKSubsetSelector(k=10), PrivateNaiveBayes(),
-                                                                     epsilon=e, random_state=s),
-        "DP-NB, all features": lambda e, s: SelectThenTrain(None, PrivateNaiveBayes(), epsilon=e, random_state=s),
+                                                                     epsilon=e, classes=CLASSES, random_state=s),
+        "DP-NB, all features": lambda e, s: SelectThenTrain(None, PrivateNaiveBayes(), epsilon=e, classes=CLASSES,
+                                                            random_state=s),
         "DP-LR (λ=100), all features": lambda e, s: SelectThenTrain(
-            None, PrivateLogisticRegression(lam=100.0, bounds=(0, 1), fit_intercept=True), epsilon=e, random_state=s),
+            None, PrivateLogisticRegression(lam=100.0, bounds=(0, 1), fit_intercept=True), epsilon=e, classes=CLASSES,
+            random_state=s),
     }.items():
         med, q25, q75 = run(lambda s: make(eps, s).fit(B_tr, y_train).score(B_te, y_test),
                             LR_REPS if "DP-LR" in name else REPS)
@@ -309,7 +314,8 @@ features are picked over 50 draws. The text gives the test accuracy of this draw
 """)
 
 code("""
-explorer = FeatureSelectionNBExplorer(B_tr, y_train, B_te, y_test, n_min=n_min, repeats=50, random_state=0)
+explorer = FeatureSelectionNBExplorer(B_tr, y_train, B_te, y_test, n_min=n_min, classes=CLASSES, repeats=50,
+                                      random_state=0)
 explorer.widget
 """)
 
@@ -356,7 +362,7 @@ X, y, bounds = make_gaussian_toy(N + 20_000, D, random_state=0)
 rows = []
 for lam in tqdm([0.01, 0.1, 1, 3, 5, 7, 10, 30, 100, 1000, 10_000], desc="λ"):
     for method in ["output", "objective"]:
-        accs = [PrivateLogisticRegression(0.1, method=method, lam=lam, bounds=bounds, random_state=s)
+        accs = [PrivateLogisticRegression(0.1, method=method, lam=lam, bounds=bounds, classes=[0, 1], random_state=s)
                 .fit(X[:N], y[:N]).score(X[N:], y[N:]) for s in range(repetitions(20, 3))]
         rows.append({"lam": lam, "pipeline": method + " perturbation", "median": np.median(accs),
                      "q25": np.percentile(accs, 25), "q75": np.percentile(accs, 75)})
@@ -410,7 +416,7 @@ A released pipeline carries its ledger. Here is the one of a k = 10 pipeline at 
 code("""
 acc = BudgetAccountant(0.1)
 pipe = SelectThenTrain(PrivateKSubsetSelector(k=10), PrivateNaiveBayes(), epsilon=0.1, accountant=acc,
-                       random_state=0).fit(B_tr, y_train)
+                       classes=CLASSES, random_state=0).fit(B_tr, y_train)
 print("selected:", list(pipe.selector_.get_feature_names_out()))
 print("test accuracy:", round(pipe.score(B_te, y_test), 3))
 plots.ledger_chart(pipe.ledger_)

@@ -84,6 +84,7 @@ X_train, y_train = schema.split(train)
 X_test, y_test = schema.split(test)
 positive = schema.classes[-1]
 y = (y_test == positive).to_numpy().astype(int)
+CLASSES = [0, 1]   # public: the schema's classes as 0/1, negative first (never read from y)
 print(f"test set: {len(y)} records, {y.sum()} with income {positive}")
 """)
 
@@ -101,7 +102,7 @@ public_lr = make_pipeline(
 B_train = stoddard.binarize_leaves(X_train, schema)     # 0/1 leaf indicators (public encoding)
 B_test = stoddard.binarize_leaves(X_test, schema)
 private_lr = PrivateLogisticRegression(epsilon=1.0, C=0.1, bounds=(0, 1), fit_intercept=True,
-                                       random_state=0).fit(B_train, y_train)
+                                       classes=list(schema.classes), random_state=0).fit(B_train, y_train)
 
 def positive_scores(model, X):
     return model.predict_proba(X)[:, list(model.classes_).index(positive)]
@@ -230,7 +231,8 @@ at ε = 1 with the default settings (RecursiveMedians, 16 bins), next to the tru
 
 code("""
 draw_rng = np.random.default_rng(4)
-draws = [roc.private_roc_curve(y, scores, epsilon=1.0, random_state=draw_rng) for _ in range(5)]
+draws = [roc.private_roc_curve(y, scores, epsilon=1.0, classes=CLASSES, random_state=draw_rng)
+         for _ in range(5)]
 print("private AUCs:", ", ".join(f"{c.attrs['auc']:.3f}" for c in draws))
 roc_plots.roc_chart(roc_plots.stack_curves({"PriROC, ε = 1": draws}, true_curve))
 """)
@@ -264,7 +266,7 @@ The black curve is the true one (for comparison only: it is not private).
 """)
 
 code("""
-explorer = PrivateROCExplorer(y, score_sets)
+explorer = PrivateROCExplorer(y, score_sets, classes=CLASSES)
 explorer.widget
 """)
 
@@ -278,10 +280,12 @@ counts at t = 10 thresholds with one Laplace mechanism, with the paper's sensiti
 
 code("""
 methods = {
-    "LaplaceROC (t = 10)": lambda e, r: roc.laplace_roc_curve(y, scores, epsilon=e, random_state=r),
+    "LaplaceROC (t = 10)": lambda e, r: roc.laplace_roc_curve(y, scores, epsilon=e, classes=CLASSES,
+                                                              random_state=r),
     "PriROC FixedSpace": lambda e, r: roc.private_roc_curve(y, scores, epsilon=e, thresholds="fixed_space",
-                                                            random_state=r),
-    "PriROC RecursiveMedians": lambda e, r: roc.private_roc_curve(y, scores, epsilon=e, random_state=r),
+                                                            classes=CLASSES, random_state=r),
+    "PriROC RecursiveMedians": lambda e, r: roc.private_roc_curve(y, scores, epsilon=e, classes=CLASSES,
+                                                                  random_state=r),
 }
 epsilons = [0.1, 0.25, 0.5, 1.0, 2.0]
 n_rep = repetitions(30, 4)
@@ -349,10 +353,12 @@ without privacy), and the majority class.
 code("""
 k, tau = 15, 0.3 * len(B_train)
 selectors = {
-    "score perturbation": lambda e, r: stoddard.ScorePerturbationSelector(epsilon=e, k=k, max_ones=s, random_state=r),
-    "exponential top-k": lambda e, r: stoddard.ExponentialTopKSelector(k=k, epsilon=e, max_ones=s, random_state=r),
+    "score perturbation": lambda e, r: stoddard.ScorePerturbationSelector(epsilon=e, k=k, max_ones=s,
+                                                                          classes=CLASSES, random_state=r),
+    "exponential top-k": lambda e, r: stoddard.ExponentialTopKSelector(k=k, epsilon=e, max_ones=s,
+                                                                       classes=CLASSES, random_state=r),
     "sparse vector": lambda e, r: stoddard.SparseVectorSelector(threshold=tau, cutoff=k, epsilon=e,
-                                                                max_ones=s, random_state=r),
+                                                                max_ones=s, classes=CLASSES, random_state=r),
 }
 
 def accuracy(support, make=lambda: LogisticRegression(max_iter=500)):
@@ -396,10 +402,10 @@ def private_pipeline(r, k_sel):
         eps_clf = 1.0
     else:
         support = stoddard.ScorePerturbationSelector(epsilon=0.5, k=k_sel, max_ones=s, random_state=r,
-                                                     accountant=acc).fit(B_train, yb_train).get_support()
+                                                     classes=CLASSES, accountant=acc).fit(B_train, yb_train).get_support()
         eps_clf = 0.5
     model = PrivateLogisticRegression(epsilon=eps_clf, C=0.1, bounds=(0, 1), fit_intercept=True,
-                                      random_state=r, accountant=acc).fit(B_train.loc[:, support], yb_train)
+                                      classes=CLASSES, random_state=r, accountant=acc).fit(B_train.loc[:, support], yb_train)
     assert abs(acc.spent - 1.0) < 1e-9
     return model.score(B_test.loc[:, support], yb_test)
 
@@ -436,10 +442,11 @@ for t in tqdm(np.quantile(tc, [0.2, 0.35, 0.5, 0.65, 0.8, 0.9])):
             warnings.simplefilter("ignore", stoddard.NotDifferentiallyPrivateWarning)
             picks = {
                 "score perturbation": stoddard.ScorePerturbationSelector(epsilon=eps_fs, threshold=t, max_ones=s,
-                                                                         random_state=r),
+                                                                         classes=CLASSES, random_state=r),
                 "sparse vector (c = 40)": stoddard.SparseVectorSelector(threshold=t, cutoff=40, epsilon=eps_fs,
-                                                                        max_ones=s, random_state=r),
-                "PTT — NOT DP": stoddard.PrivateThresholdTesting(threshold=t, epsilon=eps_fs, random_state=r),
+                                                                        max_ones=s, classes=CLASSES, random_state=r),
+                "PTT — NOT DP": stoddard.PrivateThresholdTesting(threshold=t, epsilon=eps_fs, classes=CLASSES,
+                                                                 random_state=r),
             }
             for name, sel in picks.items():
                 q = stoddard.selection_quality(sel.fit(B_train, yb_train).get_support(), exact)
@@ -463,7 +470,7 @@ and with the majority class.
 """)
 
 code("""
-fs_explorer = FeatureSelectionExplorer(B_train, yb_train, B_test, yb_test, max_ones=s)
+fs_explorer = FeatureSelectionExplorer(B_train, yb_train, B_test, yb_test, max_ones=s, classes=CLASSES)
 fs_explorer.widget
 """)
 
