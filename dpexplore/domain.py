@@ -23,7 +23,8 @@ import pandas as pd
 
 from ._validation import check_frame, check_target
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes"]
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
+           "observed_attribute"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -476,6 +477,21 @@ class Attribute:
         return cls.numeric(d["name"], d["lower"], d["upper"], tax, integer=d.get("integer", False))
 
 
+def observed_attribute(name: Any, values: pd.Series, *, categorical: bool = False,
+                       fanouts: Sequence[int] | None = None) -> Attribute:
+    """An attribute whose domain is READ FROM THE DATA (not private; callers warn
+    :class:`PrivacyLeakWarning`): observed categories, or observed [min, max] (widened by 1 when
+    constant) with an equal-width taxonomy of ``fanouts`` (none when ``fanouts`` is None)."""
+    name = str(name)
+    if categorical or not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return Attribute.categorical(name, sorted(map(str, values.astype(str).unique())))
+    lo, hi = float(values.min()), float(values.max())
+    if lo == hi:
+        hi = lo + 1.0
+    taxonomy = None if fanouts is None else Taxonomy.equal_width(name, lo, hi, fanouts)
+    return Attribute.numeric(name, lo, hi, taxonomy, bool(pd.api.types.is_integer_dtype(values)))
+
+
 # =========================================================================== Schema
 class Schema:
     """The public schema of a classification table: predictors, target column, class labels."""
@@ -606,20 +622,8 @@ class Schema:
         if target not in frame.columns:
             raise ValueError(f"target {target!r} is not a column of the frame")
         categorical = set(categorical or [])
-        attrs = []
-        for col in frame.columns:
-            if col == target:
-                continue
-            s = frame[col]
-            if col in categorical or not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-                cats = sorted(map(str, s.astype(str).unique()))
-                attrs.append(Attribute.categorical(col, cats))
-            else:
-                lo, hi = float(s.min()), float(s.max())
-                if lo == hi:
-                    hi = lo + 1.0
-                integer = bool(pd.api.types.is_integer_dtype(s))
-                attrs.append(Attribute.numeric(col, lo, hi, Taxonomy.equal_width(col, lo, hi, fanouts), integer))
+        attrs = [observed_attribute(col, frame[col], categorical=col in categorical, fanouts=fanouts)
+                 for col in frame.columns if col != target]
         classes = sorted(map(str, frame[target].astype(str).unique()))
         warnings.warn(
             "Schema.from_frame read the domain from the private data: numeric bounds "

@@ -203,8 +203,6 @@ def test_nb_source_bad_input_before_any_spend(frame, schema):
         PrivateNaiveBayes(accountant=acc).fit(broken)
     with pytest.raises(TypeError, match="PrivateGaussianNB cannot fit a Source"):
         PrivateGaussianNB(accountant=acc).fit(src)
-    with pytest.raises(TypeError, match="SelectThenTrain.fit\\(source\\) is not supported yet"):
-        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=1.0, accountant=acc).fit(src)
     assert acc.spent == 0
 
 
@@ -220,3 +218,159 @@ def test_nb_source_fit_clone_pickle(frame, schema):
     assert_same_nb(nb_release(clone(model).fit(src)), nb_release(model))
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame[schema.predictors])                 # raw records: binarise them first
+
+
+# ---------------------------------------------------------------------------- selectors: fit(source)
+from dpexplore.domain import Schema  # noqa: E402
+from dpexplore.select import scores as sc  # noqa: E402
+from dpexplore.select.stoddard import (ClusterSelection, ExponentialTopKSelector,  # noqa: E402
+                                       PrivateThresholdTesting, ScorePerturbationSelector,
+                                       SparseVectorSelector)
+from dpexplore.select.thesis import IterativeSelector  # noqa: E402
+
+SELECTOR_CASES = [
+    (PrivateKSubsetSelector, dict(k=3, epsilon=1.0)),
+    (PrivateKSubsetSelector, dict(k=4, epsilon=2.0, feature_score="mi", n_min=500)),
+    (PrivateKSubsetSelector, dict(k=3, epsilon=1.0, mechanism="noisy_scores")),
+    (ScorePerturbationSelector, dict(k=3, epsilon=1.0, feature_score="PI")),
+    (ScorePerturbationSelector, dict(threshold=300.0, epsilon=0.5, feature_score="TC", max_ones=5)),
+    (ExponentialTopKSelector, dict(k=3, epsilon=1.0, feature_score="DC")),
+    (ExponentialTopKSelector, dict(k=2, epsilon=1.0, feature_score="IG", method="peeling", n_min=500)),
+    (SparseVectorSelector, dict(threshold=150.0, cutoff=3, epsilon=0.5, feature_score="TC")),
+    (SparseVectorSelector, dict(threshold=1380.0, cutoff=2, epsilon=0.5, feature_score="PI")),
+]
+
+
+@pytest.fixture(scope="module")
+def binary_data(schema):
+    """Two classes, the label tied to age and color (so the label scores carry signal)."""
+    two = Schema(list(schema.attributes.values()), "label", ["a", "b"])
+    rng = np.random.default_rng(11)
+    frame = make_frame(n=1500, seed=5)
+    p = np.where(frame["age"] > 60, 0.7, 0.1) + np.where(frame["color"] == "blue", 0.2, 0.0)
+    return frame.assign(label=np.where(rng.random(len(frame)) < p, "b", "a").astype(object)), two
+
+
+def selector_record_fit(cls, params, frame, schema, seed):
+    """The record path on Binarizer(schema) columns with the schema's classes."""
+    B = Binarizer(schema).fit().transform(frame[schema.predictors])
+    return cls(classes=list(schema.classes), random_state=seed, **params).fit(B, frame[schema.target]), B
+
+
+def selector_release(sel):
+    return (sel.get_support().tolist(), sel.ledger_[["label", "epsilon"]].to_dict("list"),
+            list(sel.feature_names_in_), list(sel.classes_),
+            None if "noisy_scores_" not in sel.__dict__ else sel.noisy_scores_.tolist())
+
+
+@pytest.mark.parametrize("cls,params", SELECTOR_CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_selector_source_equals_record_path(cls, params, frame, schema, binary_data):
+    """Same scores (weighted cells = records), same spends, same draws: identical selections."""
+    seen = set()
+    for fr, sch in ((frame, schema), binary_data):
+        src = sources.pandas(fr, sch)
+        for seed in range(4):
+            ref, B = selector_record_fit(cls, params, fr, sch, seed)
+            sel = cls(random_state=seed, **params).fit(src)
+            assert selector_release(sel) == selector_release(ref)
+            assert sel.epsilon_spent_ == pytest.approx(params["epsilon"])
+            assert sel.n_features_in_ == B.shape[1] and list(sel.binarizer_.get_feature_names_out()) == list(B.columns)
+            pd.testing.assert_frame_equal(sel.transform(sel.binarizer_.transform(fr[sch.predictors])),
+                                          ref.transform(B))
+            seen.add(tuple(sel.get_support(indices=True)))
+    assert len(seen) > 1           # the seeds matter: the comparison is not trivially constant
+
+
+def test_scores_weighted_equal_records(binary_data):
+    """Every score on the weighted cells equals the score on the records; weights=None = ones."""
+    fr, sch = binary_data
+    table = CountTable.from_frame(fr[sch.predictors], fr[sch.target], sch)
+    matrix, codes, weights = binarize_table(table)
+    B = Binarizer(sch).fit().transform(fr[sch.predictors]).to_numpy()
+    y = (fr[sch.target] == "b").to_numpy().astype(int)
+    assert matrix.shape[0] < B.shape[0]
+    for f in (sc.total_count, sc.difference_count, sc.purity_index, sc.information_gain):
+        np.testing.assert_allclose(f(matrix, codes, weights=weights), f(B, y), rtol=1e-12)
+        np.testing.assert_array_equal(f(B, y, weights=np.ones(len(y))), f(B, y))
+    np.testing.assert_array_equal(np.stack(sc.binary_class_counts(matrix, codes, weights)),
+                                  np.stack(sc.binary_class_counts(B, y)))
+    with pytest.raises(ValueError, match="weights must be 1-D"):
+        sc.total_count(B, weights=np.ones(3))
+    with pytest.raises(ValueError, match="non-negative"):
+        sc.purity_index(B, y, weights=-np.ones(len(y)))
+
+
+@pytest.mark.parametrize("cls,params", [SELECTOR_CASES[0], SELECTOR_CASES[3], SELECTOR_CASES[5], SELECTOR_CASES[7]],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_selector_engine_equivalence(cls, params, binary_data, tmp_path):
+    fr, sch = binary_data
+    ref, _ = selector_record_fit(cls, params, fr, sch, 21)
+    for name, src in engine_sources(fr, sch, tmp_path).items():
+        assert selector_release(cls(random_state=21, **params).fit(src)) == selector_release(ref), name
+
+
+def test_selector_fit_from_table_never_reads_rows(binary_data):
+    fr, sch = binary_data
+    table = CountTable.from_frame(fr[sch.predictors], fr[sch.target], sch)
+    for cls, params in SELECTOR_CASES[:1] + SELECTOR_CASES[3:4]:
+        sel = cls(random_state=3, **params).fit(TableSource(table))
+        assert selector_release(sel) == selector_release(selector_record_fit(cls, params, fr, sch, 3)[0])
+
+
+def test_selector_source_bad_input_before_any_spend(frame, schema):
+    acc = BudgetAccountant(10.0)
+    src = sources.pandas(frame, schema)
+    with pytest.raises(ValueError, match="y must be None"):
+        PrivateKSubsetSelector(k=2, accountant=acc).fit(src, frame[schema.target])
+    with pytest.raises(ValueError, match="differ from the source's schema classes"):
+        ScorePerturbationSelector(k=2, classes=["b", "a", "c"], accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="exceeds the number of features"):
+        PrivateKSubsetSelector(k=99, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="k must be at most"):
+        ExponentialTopKSelector(k=99, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="max_ones=2 is below the 5 ones"):
+        ScorePerturbationSelector(k=2, max_ones=2, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="n_min=100000 is larger"):
+        PrivateKSubsetSelector(k=2, feature_score="mi", n_min=100_000, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="n_min=100000 is larger"):
+        SparseVectorSelector(feature_score="IG", n_min=100_000, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="binarize must be None"):
+        SparseVectorSelector(binarize="x", accountant=acc).fit(src)
+    broken = sources.pandas(frame, schema)
+    broken.schema = copy.deepcopy(schema)
+    broken.schema["x"].taxonomy = None
+    with pytest.raises(ValueError, match="no taxonomy for 'x'"):
+        PrivateKSubsetSelector(k=2, accountant=acc).fit(broken)
+    for demo in (IterativeSelector(k=2), PrivateThresholdTesting(), ClusterSelection()):
+        with pytest.raises(TypeError, match="cannot fit a Source: .*NOT differentially private"):
+            demo.fit(src)
+    with pytest.raises(TypeError, match="IterativeSelector cannot fit a Source"):
+        SelectThenTrain(IterativeSelector(k=2), PrivateNaiveBayes(), epsilon=1.0, accountant=acc).fit(src)
+    with pytest.raises(TypeError, match="trains a PrivateNaiveBayes model"):
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateGaussianNB(), epsilon=1.0, accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="differ from the source's schema classes"):
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=1.0, classes=["a", "b"],
+                        accountant=acc).fit(src)
+    with pytest.raises(ValueError, match="clamp_quantile"):
+        SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(clamp_quantile=0.1), epsilon=1.0,
+                        accountant=acc).fit(src)
+    assert acc.spent == 0
+
+
+@pytest.mark.parametrize("selector", [PrivateKSubsetSelector(k=4), ExponentialTopKSelector(k=3, feature_score="PI"),
+                                      SparseVectorSelector(threshold=200.0, cutoff=4), None],
+                         ids=["ksubset", "em", "svt", "none"])
+def test_select_then_train_source_equals_record_path(selector, binary_data, tmp_path):
+    fr, sch = binary_data
+    B = Binarizer(sch).fit().transform(fr[sch.predictors])
+    for seed in range(3):
+        ref = SelectThenTrain(selector, PrivateNaiveBayes(), epsilon=2.0, classes=list(sch.classes),
+                              random_state=seed).fit(B, fr[sch.target])
+        for name, src in engine_sources(fr, sch, tmp_path).items():
+            pipe = SelectThenTrain(selector, PrivateNaiveBayes(), epsilon=2.0, random_state=seed).fit(src)
+            assert pipe.ledger_[["label", "epsilon"]].equals(ref.ledger_[["label", "epsilon"]]), name
+            np.testing.assert_array_equal(pipe.get_support(), ref.get_support())
+            assert_same_nb(nb_release(pipe.model_), nb_release(ref.model_))
+            np.testing.assert_array_equal(pipe.predict_proba(pipe.binarizer_.transform(fr[sch.predictors])),
+                                          ref.predict_proba(B))
+            assert list(pipe.classes_) == ["a", "b"] and pipe.epsilon_spent_ == pytest.approx(2.0)

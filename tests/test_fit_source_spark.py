@@ -18,16 +18,6 @@ pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
 
 
 @pytest.fixture(scope="module")
-def spark():
-    session = sources.local_spark_session("dpexplore-fit-tests", "local[1]", **{
-        "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
-        "spark.sql.execution.arrow.pyspark.enabled": "false", "spark.driver.memory": "1g"})
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
 def schema():
     return make_schema()
 

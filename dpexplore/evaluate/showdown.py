@@ -126,19 +126,12 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
     @staticmethod
     def _infer_schema(X: pd.DataFrame, y: np.ndarray) -> Schema:
         """The domain read from the data (NOT private): observed bounds, categories and classes."""
-        from ..domain import Attribute, PrivacyLeakWarning
+        from ..domain import PrivacyLeakWarning, observed_attribute
 
         labels = np.unique(y)
         if labels.size < 2:
             raise ValueError(f"y has {labels.size} class: a classifier needs at least 2 (declare them in a Schema)")
-        attrs = []
-        for col in X.columns:
-            v = X[col]
-            if pd.api.types.is_numeric_dtype(v) and not pd.api.types.is_bool_dtype(v):
-                lo, hi = float(v.min()), float(v.max())
-                attrs.append(Attribute.numeric(str(col), lo, hi if hi > lo else lo + 1.0))
-            else:
-                attrs.append(Attribute.categorical(str(col), sorted(set(v.astype(str)))))
+        attrs = [observed_attribute(col, X[col]) for col in X.columns]
         warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
                       "labels are read from the private data, which no ε covers. Pass a Schema with the "
                       "public domain.", PrivacyLeakWarning, stacklevel=3)

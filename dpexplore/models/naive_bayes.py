@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_fraction_weights
-from ..domain import Attribute, PrivacyLeakWarning, Schema, declared_classes
+from ..domain import PrivacyLeakWarning, Schema, declared_classes, observed_attribute
 from ..mechanisms import laplace, laplace_scale
 from ..budget import RecordsSpends
 
@@ -477,14 +477,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     @staticmethod
     def _infer_schema(X: pd.DataFrame) -> Schema:
         """A schema read from the data (NOT private): observed bounds and categories."""
-        attrs = []
-        for col in X.columns:
-            v = X[col]
-            if pd.api.types.is_numeric_dtype(v) and not pd.api.types.is_bool_dtype(v):
-                lo, hi = float(v.min()), float(v.max())
-                attrs.append(Attribute.numeric(str(col), lo, hi if hi > lo else lo + 1.0))
-            else:
-                attrs.append(Attribute.categorical(str(col), sorted(set(v.astype(str)))))
+        attrs = [observed_attribute(col, X[col]) for col in X.columns]
         warnings.warn("Binarizer without a schema: the numeric bounds and category lists that define the "
                       "indicator columns are read from the private data, which no ε covers. Pass a Schema "
                       "with the public domain.", PrivacyLeakWarning, stacklevel=3)

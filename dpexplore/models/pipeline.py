@@ -36,7 +36,8 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     they agree (a declared class absent from y stays a class of the model); None takes the
     ``classes`` declared on the model or selector, else each step reads them from y (with its
     PrivacyLeakWarning). Fitted: ``selector_``, ``model_``, ``classes_``, ``epsilon_selection_``,
-    ``epsilon_training_``, ``accountant_``, ``ledger_``.
+    ``epsilon_training_``, ``accountant_``, ``ledger_``; after ``fit(source)`` also
+    ``binarizer_`` (see :meth:`fit`).
     """
 
     def __init__(self, selector: Any = None, model: Any = None, *, epsilon: float = 0.1,
@@ -84,23 +85,19 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> "SelectThenTrain":
         """Fit selector then model on the selected columns (same data: ε_FS + ε_train).
 
-        ``fit(source)`` is not supported yet (the selectors take records only): refused before
-        any spend; ``PrivateNaiveBayes().fit(source)`` trains on all binarised features.
+        ``fit(source)`` (a :class:`dpexplore.sources.Source`, y=None): both steps fit from the
+        source's count table: the selector on the ``Binarizer(source.schema)`` columns (weighted
+        cells, see :mod:`dpexplore.select.base`), then a
+        :class:`~dpexplore.models.naive_bayes.PrivateNaiveBayes` model on the selected columns
+        of the same weighted cells. Same release, seed for seed, as ``fit(B, y)`` with
+        ``B = Binarizer(schema).fit().transform(X)`` and ``classes=schema.classes``. Fitted
+        also ``binarizer_``: predict with ``pipe.predict(pipe.binarizer_.transform(X_test))``.
         """
         from ..publish.base import _is_source
+        self.__dict__.pop("binarizer_", None)
         if _is_source(X):
-            raise TypeError("SelectThenTrain.fit(source) is not supported yet: the private selectors take "
-                            "records (fit(X, y)) only. Use PrivateNaiveBayes().fit(source) (all features), "
-                            "or binarise records in memory and call fit(X, y)")
-        epsilon = check_epsilon(self.epsilon)
-        if self.model is None or not hasattr(self.model, "fit"):
-            raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")
-        if self.selector is not None and not hasattr(self.selector, "transform"):
-            raise TypeError("selector must be an unfitted private selector (e.g. PrivateKSubsetSelector())")
-        f = self.selection_fraction
-        if self.selector is not None and not (isinstance(f, numbers.Real) and not isinstance(f, bool)
-                                              and 0 < f < 1):
-            raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
+            return self._fit_source(X, y)
+        epsilon, f = self._check_steps()
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None (SelectThenTrain is a classifier)")
         Xv, yv = validate_data(self, X, y, dtype="numeric")
@@ -139,6 +136,77 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         self._close_ledger()
         self.classes_ = self.model_.classes_     # n_features_in_ / feature_names_in_: validate_data
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
+        return self
+
+    def _check_steps(self) -> tuple[float, Any]:
+        """(ε, selection fraction) and the steps' types, checked before any spend."""
+        epsilon = check_epsilon(self.epsilon)
+        if self.model is None or not hasattr(self.model, "fit"):
+            raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")
+        if self.selector is not None and not hasattr(self.selector, "transform"):
+            raise TypeError("selector must be an unfitted private selector (e.g. PrivateKSubsetSelector())")
+        f = self.selection_fraction
+        if self.selector is not None and not (isinstance(f, numbers.Real) and not isinstance(f, bool)
+                                              and 0 < f < 1):
+            raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
+        return epsilon, f
+
+    def _fit_source(self, source: Any, y: Any) -> "SelectThenTrain":
+        """``fit(source)``: selector and Naive Bayes from the source's weighted cells (see fit)."""
+        from ..publish.base import set_fit_features, source_input
+        from .naive_bayes import Binarizer, PrivateNaiveBayes, _on_counts, binarize_table
+        epsilon, f = self._check_steps()
+        if not isinstance(self.model, PrivateNaiveBayes):
+            raise TypeError("SelectThenTrain.fit(source) trains a PrivateNaiveBayes model (the one classifier "
+                            f"that fits from counts), got {type(self.model).__name__}: fit(X, y) on records")
+        if self.selector is not None and not getattr(self.selector, "_fits_source", False):
+            raise TypeError(f"{type(self.selector).__name__} cannot fit a Source: use PrivateKSubsetSelector, "
+                            "ScorePerturbationSelector, ExponentialTopKSelector or SparseVectorSelector")
+        table, schema = source_input(source, y, None, needs_taxonomy=True)
+        declared = self.classes
+        for step in (self.model, self.selector):
+            if declared is None and step is not None:
+                declared = step.get_params().get("classes")
+        if declared is not None and [str(c) for c in declared] != list(schema.classes):
+            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
+                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        binarizer = Binarizer(schema).fit()
+        names = list(binarizer.get_feature_names_out())
+        matrix, class_codes, weights = binarize_table(table, binarizer)
+        set_fit_features(self, pd.DataFrame(columns=names))
+        accountant = prepare_accountant(epsilon, self.accountant)
+        rng = check_random_state(self.random_state)
+        seeds = rng.integers(0, 2**63 - 1, size=2)
+        if self.selector is None:
+            eps_sel, eps_train = 0.0, epsilon
+        else:
+            eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
+        self._open_ledger(accountant)
+        model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
+                                             random_state=int(seeds[1]), classes=None)
+        _, q, a = model._check_params()          # before the selector spends ε_FS
+        support = np.ones(len(names), dtype=bool)
+        if self.selector is not None:
+            selector = clone(self.selector).set_params(epsilon=eps_sel, accountant=accountant,
+                                                       random_state=int(seeds[0]), classes=None)
+            selector.fit(source)
+            support = selector.get_support()
+            self.selector_ = selector
+        else:
+            self.selector_ = None
+        # PrivateNaiveBayes.fit(source)'s weighted path, on the selected columns only (trap 2:
+        # Δ = k); its _release is the one code path shared with fit(X, y)
+        set_fit_features(model, pd.DataFrame(columns=[n for n, keep in zip(names, support) if keep]))
+        Xa = model._binary(matrix[:, support].astype(np.float64))
+        C = schema.n_classes
+        class_sizes = np.bincount(class_codes, weights=weights, minlength=C).astype(float)
+        on = _on_counts(Xa, class_codes, weights, C)
+        self.model_ = model._release(np.asarray(list(schema.classes), dtype=object), on, class_sizes,
+                                     eps_train, q, a)
+        self._close_ledger()
+        self.classes_ = self.model_.classes_
+        self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
+        self.binarizer_ = binarizer
         return self
 
     def _reduce(self, X: Any) -> Any:

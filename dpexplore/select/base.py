@@ -37,6 +37,8 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
     # the feature score is the constructor parameter ``feature_score`` (not ``score``, which would
     # hide scikit-learn's ``score`` method convention); no expected failures
     _sklearn_expected_failures: dict[str, str] = {}
+    # does fit(source) exist? (False for the demonstrations that are NOT DP)
+    _fits_source = True
 
     def _needs_labels(self) -> bool:
         """Does ``fit`` need labels? (overridden where the score decides)"""
@@ -94,6 +96,39 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         # the scores are binary: the last declared class against the others (one-vs-rest when
         # more than two are declared; the checks and multi-class pipelines pass such targets)
         return (codes == len(classes) - 1).astype(np.int64)
+
+    def _source_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``fit(source)``: (0/1 int matrix of the occupied cells, 0/1 labels, weights = counts,
+        private); None for the record path. Sets ``n_features_in_``/``feature_names_in_`` (the
+        binarizer's column names), ``classes_`` (the schema's, strings) and ``binarizer_``.
+        Every check runs before any spend; no row is read once the source's table is built."""
+        from ..publish.base import _is_source, set_fit_features, source_input
+        self.__dict__.pop("binarizer_", None)
+        if not _is_source(X):
+            return None
+        if not self._fits_source:
+            raise TypeError(f"{type(self).__name__} cannot fit a Source: it is kept as a demonstration "
+                            "that is NOT differentially private. Use PrivateKSubsetSelector, "
+                            "ScorePerturbationSelector, ExponentialTopKSelector or SparseVectorSelector")
+        from ..models.naive_bayes import Binarizer, binarize_table
+        binarize = getattr(self, "binarize", None)
+        if binarize is not None and (isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
+                                     or not np.isfinite(binarize)):
+            raise ValueError(f"binarize must be None (X already 0/1) or a finite public cut point, "
+                             f"got {binarize!r}")
+        table, schema = source_input(X, y, None, needs_taxonomy=True)
+        classes = list(schema.classes)
+        if self.classes is not None and [str(c) for c in self.classes] != classes:
+            raise ValueError(f"classes={list(self.classes)!r} differ from the source's schema classes "
+                             f"{classes!r}: leave classes=None (the schema declares them)")
+        binarizer = Binarizer(schema).fit()
+        matrix, class_codes, weights = binarize_table(table, binarizer)
+        set_fit_features(self, pd.DataFrame(columns=list(binarizer.get_feature_names_out())))
+        Xb = (matrix > binarize if binarize is not None else matrix).astype(np.int64)
+        self.classes_ = np.asarray(classes, dtype=object)
+        self.binarizer_ = binarizer
+        # binary scores: the last declared class against the others (as _binary_y)
+        return Xb, (class_codes == len(classes) - 1).astype(np.int64), np.asarray(weights, dtype=np.int64)
 
     # ------------------------------------------------------------------ release (post-processing)
     def _set_support(self, indices: np.ndarray) -> None:

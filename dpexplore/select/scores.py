@@ -9,6 +9,11 @@ mutual information (= IG) with the sensitivity ΔI(N) of Zhang et al. (2014).
 Under add/remove-one neighbours, TC/DC/PI scores move by at most 1 each (a record touches one of
 the four counts of a feature). How many scores move at once (the L1 sensitivity of the whole
 vector) depends on the score: see the private-roc spec §2 table.
+
+Every score takes optional ``weights``: row i stands for ``weights[i]`` records (e.g. the occupied
+cells of a :class:`~dpexplore.counts.CountTable`, weights = counts, via
+:func:`dpexplore.models.naive_bayes.binarize_table`). Records are rows of weight 1: one code path,
+exact integer counts either way.
 """
 from __future__ import annotations
 
@@ -40,43 +45,59 @@ def _binary_labels(y: Any, n: int) -> np.ndarray:
     return a.astype(np.int64)
 
 
-def binary_class_counts(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(n11, n10, n01, n00): per feature, records with F=f and L=l (first index f, second l)."""
+def _weights(weights: Any, n: int) -> np.ndarray:
+    """Row weights (records per row): ones when None; else n finite non-negative numbers."""
+    if weights is None:
+        return np.ones(n, dtype=np.int64)
+    w = np.asarray(weights)
+    if w.ndim != 1 or w.size != n:
+        raise ValueError(f"weights must be 1-D with one entry per row of X ({n}), got shape {w.shape}")
+    if not (np.issubdtype(w.dtype, np.number) and np.all(np.isfinite(w)) and np.all(w >= 0)):
+        raise ValueError("weights must be finite non-negative numbers (records per row)")
+    return w
+
+
+def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n11, n10, n01, n00): per feature, records with F=f and L=l (first index f, second l).
+
+    Weighted sums over rows (``weights=None``: one record per row)."""
     Xb = _binary_matrix(X)
     yb = _binary_labels(y, Xb.shape[0])
-    n1 = np.bincount(yb, minlength=2)
-    n11 = Xb[yb == 1].sum(axis=0)
-    n10 = Xb[yb == 0].sum(axis=0)
-    return n11, n10, n1[1] - n11, n1[0] - n10
+    w = _weights(weights, Xb.shape[0])
+    pos, neg = yb == 1, yb == 0
+    n11 = w[pos] @ Xb[pos]
+    n10 = w[neg] @ Xb[neg]
+    return n11, n10, w[pos].sum() - n11, w[neg].sum() - n10
 
 
-def total_count(X: Any, y: Any = None) -> np.ndarray:
+def total_count(X: Any, y: Any = None, weights: Any = None) -> np.ndarray:
     """TC (Stoddard eq. 2): number of records with the feature on. Each score has sensitivity 1."""
-    return _binary_matrix(X).sum(axis=0).astype(float)
+    Xb = _binary_matrix(X)
+    return (_weights(weights, Xb.shape[0]) @ Xb).astype(float)
 
 
-def difference_count(X: Any, y: Any) -> np.ndarray:
+def difference_count(X: Any, y: Any, weights: Any = None) -> np.ndarray:
     """DC (Stoddard eq. 3): |n_{F=1∧L=1} − n_{F=1∧L=0}|. Each score has sensitivity 1."""
-    n11, n10, _, _ = binary_class_counts(X, y)
+    n11, n10, _, _ = binary_class_counts(X, y, weights)
     return np.abs(n11 - n10).astype(float)
 
 
-def purity_index(X: Any, y: Any) -> np.ndarray:
+def purity_index(X: Any, y: Any, weights: Any = None) -> np.ndarray:
     """PI (Stoddard eq. 4) = the thesis's count score (§3.5.4, raw counts).
 
     max(|n_{F=1∧L=1} − n_{F=1∧L=0}|, |n_{F=0∧L=1} − n_{F=0∧L=0}|). Each score has sensitivity 1,
     but one record moves every feature's score (its F=0 counts change too).
     """
-    n11, n10, n01, n00 = binary_class_counts(X, y)
+    n11, n10, n01, n00 = binary_class_counts(X, y, weights)
     return np.maximum(np.abs(n11 - n10), np.abs(n01 - n00)).astype(float)
 
 
-def information_gain(X: Any, y: Any, base: float = np.e) -> np.ndarray:
+def information_gain(X: Any, y: Any, base: float = np.e, weights: Any = None) -> np.ndarray:
     """IG = mutual information I(F; L) of each binary feature with the label (Stoddard eqs. 5–6).
 
     In nats by default (the paper writes ln); ``base=2`` gives bits as in the thesis.
     """
-    n11, n10, n01, n00 = (c.astype(float) for c in binary_class_counts(X, y))
+    n11, n10, n01, n00 = (np.asarray(c, dtype=float) for c in binary_class_counts(X, y, weights))
     n = n11 + n10 + n01 + n00
     joint = np.stack([n00, n01, n10, n11]) / n            # P(F=f, L=l), rows (f, l) = 00, 01, 10, 11
     pf = np.stack([(n00 + n01), (n00 + n01), (n10 + n11), (n10 + n11)]) / n

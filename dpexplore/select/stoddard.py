@@ -13,6 +13,11 @@ Sound selectors (scikit-learn transformers: ``fit`` / ``transform`` / ``get_supp
 * :class:`SparseVectorSelector` — the sparse vector technique with a cutoff c (Lyu, Su & Li 2017,
   Alg. 1; §9.1 ii).
 
+The three sound selectors also take ``fit(source)`` (a :class:`dpexplore.sources.Source`): the
+``Binarizer(source.schema)`` columns from the count table's occupied cells, weighted by their
+counts (:mod:`dpexplore.select.base`); the fitted selector keeps ``binarizer_``. ``max_ones``
+must then be None or at least the number of attributes (each record has one 1 per attribute).
+
 Kept as labelled demonstrations because they are **not** differentially private (§9.1–9.2):
 
 * :class:`PrivateThresholdTesting` — Alg. 2 as printed: a noisy threshold compared with exact
@@ -388,7 +393,21 @@ class _BinarySelector(SelectorBase):
         return getattr(self, "feature_score", "TC") != "TC"
 
     def _prepare(self, X: Any, y: Any):
+        """(0/1 matrix, 0/1 labels, row weights, score): records are rows of weight 1;
+        ``fit(source)`` gives the occupied cells weighted by their counts (SelectorBase)."""
         score = _check_score(self.feature_score, "feature_score")
+        source = self._source_data(X, y)
+        if source is not None:
+            Xb, yb, w = source
+            # the cap keeps a random subset of each *record's* ones; Binarizer(schema) gives every
+            # record exactly one 1 per attribute (public), so a cap at least that is a no-op
+            per_record = len(self.binarizer_.columns_)
+            if self.max_ones is not None and score in ("TC", "DC") \
+                    and _positive_int(self.max_ones, "max_ones") < per_record:
+                raise ValueError(f"max_ones={self.max_ones} is below the {per_record} ones every binarised "
+                                 "record holds (one per attribute): capping picks ones per record, which a "
+                                 f"count table cannot do; use max_ones=None or ≥ {per_record} with fit(source)")
+            return Xb, (yb if score != "TC" else np.zeros_like(yb)), w, score
         Xb, y = self._binary_X(X, y)     # y=None with a label score: scikit-learn's "requires y" error
         if score == "TC":       # labels unused: nothing is read from y
             if y is not None and self.classes is not None:
@@ -396,21 +415,23 @@ class _BinarySelector(SelectorBase):
             yb = np.zeros(Xb.shape[0], dtype=np.int64)
         else:
             yb = self._binary_y(y, Xb.shape[0])
-        return Xb, yb, score
+        return Xb, yb, np.ones(Xb.shape[0], dtype=np.int64), score
 
-    def _scores(self, Xb: np.ndarray, yb: np.ndarray, score: str, rng: np.random.Generator):
-        """Cap rows (TC/DC only need it), then compute the scores.
+    def _scores(self, Xb: np.ndarray, yb: np.ndarray, w: np.ndarray, score: str, rng: np.random.Generator):
+        """Cap rows (TC/DC only need it), then compute the scores as weighted sums over rows
+        (records: weight 1; a count table's cells: their counts).
 
         How many rows were cut is a true count: it is not kept on the selector.
         """
         n_min = getattr(self, "n_min", None)
-        if score == "IG" and n_min is not None and Xb.shape[0] < n_min:
+        if score == "IG" and n_min is not None and w.sum() < n_min:
             # the IG sensitivity ΔI(n_min) only holds for at least n_min records
             raise ValueError(f"n_min={n_min} is larger than the number of records: the IG "
                              "sensitivity would be understated; pass a true lower bound")
         if self.max_ones is not None and score in ("TC", "DC"):
+            # weighted cells come here only when no row exceeds the cap (_prepare): a no-op
             Xb, _ = cap_row_ones(Xb, self.max_ones, random_state=rng)
-        return Xb, (SCORES[score](Xb, yb) if score != "TC" else total_count(Xb))
+        return Xb, (SCORES[score](Xb, yb, weights=w) if score != "TC" else total_count(Xb, weights=w))
 
 
 class ScorePerturbationSelector(_BinarySelector):
@@ -442,7 +463,7 @@ class ScorePerturbationSelector(_BinarySelector):
         return cls(k=1, binarize=0.5)
 
     def fit(self, X: Any, y: Any = None) -> "ScorePerturbationSelector":
-        Xb, yb, score = self._prepare(X, y)
+        Xb, yb, w, score = self._prepare(X, y)
         if (self.threshold is None) == (self.k is None):
             raise ValueError("give exactly one of threshold (τ) or k (top-k)")
         if self.k is not None and not 1 <= _positive_int(self.k, "k") <= Xb.shape[1]:
@@ -453,7 +474,7 @@ class ScorePerturbationSelector(_BinarySelector):
                                                max_ones=self.max_ones, n_min=self.n_min)
         epsilon = check_epsilon(self.epsilon)
         rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, score, rng)
+        _, q = self._scores(Xb, yb, w, score, rng)
         self.noise_scale_ = per_score * changed / epsilon           # S(Q)·Δ(Q)/ε
         self._spend(epsilon, f"feature selection: score perturbation ({score})")
         self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=per_score * changed,
@@ -493,7 +514,7 @@ class ExponentialTopKSelector(_BinarySelector):
         return cls(k=1, binarize=0.5)
 
     def fit(self, X: Any, y: Any = None) -> "ExponentialTopKSelector":
-        Xb, yb, score = self._prepare(X, y)
+        Xb, yb, w, score = self._prepare(X, y)
         k = _positive_int(self.k, "k")
         if k > Xb.shape[1]:
             raise ValueError(f"k must be at most the number of features (n_features = {Xb.shape[1]}), got {k}")
@@ -503,7 +524,7 @@ class ExponentialTopKSelector(_BinarySelector):
                                                max_ones=self.max_ones, n_min=self.n_min)
         epsilon = check_epsilon(self.epsilon)
         rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, score, rng)
+        _, q = self._scores(Xb, yb, w, score, rng)
         self._spend(epsilon, f"feature selection: exponential top-{k} "
                              f"({self.method.replace('_', ' ')}, {score})")
         self._set_support(exponential_top_k(q, k, epsilon=epsilon, score_sensitivity=per_score,
@@ -540,7 +561,7 @@ class SparseVectorSelector(_BinarySelector):
         self.accountant = accountant
 
     def fit(self, X: Any, y: Any = None) -> "SparseVectorSelector":
-        Xb, yb, score = self._prepare(X, y)
+        Xb, yb, w, score = self._prepare(X, y)
         cutoff = _positive_int(self.cutoff, "cutoff")
         if not np.isfinite(float(self.threshold)):
             raise ValueError("threshold must be a finite number")
@@ -551,7 +572,7 @@ class SparseVectorSelector(_BinarySelector):
                                          n_min=self.n_min)
         epsilon = check_epsilon(self.epsilon)
         rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, score, rng)
+        _, q = self._scores(Xb, yb, w, score, rng)
         frac = svt_split(cutoff)[0] if self.threshold_fraction is None else float(self.threshold_fraction)
         if not 0 < frac < 1:
             raise ValueError("threshold_fraction must be in (0, 1)")
@@ -571,6 +592,8 @@ class PrivateThresholdTesting(_BinarySelector):
     :class:`NotDifferentiallyPrivateWarning` and spends no budget. Fitted: ``support_``.
     """
 
+    _fits_source = False   # NOT DP: fit(source) is refused (TypeError)
+
     def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, feature_score: str = "TC",
                  sigma: float = 1.0, max_ones: int | None = None, classes: Any = None,
                  binarize: float | None = None, random_state: RandomState = None):
@@ -584,10 +607,10 @@ class PrivateThresholdTesting(_BinarySelector):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> "PrivateThresholdTesting":
-        Xb, yb, score = self._prepare(X, y)
+        Xb, yb, w, score = self._prepare(X, y)
         epsilon = check_epsilon(self.epsilon)
         rng = check_random_state(self.random_state)
-        _, q = self._scores(Xb, yb, score, rng)
+        _, q = self._scores(Xb, yb, w, score, rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
             mask = private_threshold_testing(q, float(self.threshold), epsilon=epsilon,
@@ -609,6 +632,8 @@ class ClusterSelection(_BinarySelector):
     leaks like PTT. Emits a :class:`NotDifferentiallyPrivateWarning`; spends no budget.
     """
 
+    _fits_source = False   # NOT DP: fit(source) is refused (TypeError)
+
     def __init__(self, *, threshold: float = 0.0, epsilon: float = 0.2, feature_score: str = "TC",
                  rounds: int = 5, centers: int = 8, max_ones: int | None = 10,
                  n_max: int | None = None, classes: Any = None, binarize: float | None = None,
@@ -625,7 +650,7 @@ class ClusterSelection(_BinarySelector):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> "ClusterSelection":
-        Xb, yb, score = self._prepare(X, y)
+        Xb, yb, w, score = self._prepare(X, y)
         if score not in ("TC", "DC"):
             raise ValueError("ClusterSelection supports feature_score='TC' or 'DC' (as in the paper)")
         epsilon = check_epsilon(self.epsilon)
@@ -634,7 +659,7 @@ class ClusterSelection(_BinarySelector):
         rng = check_random_state(self.random_state)
         s = Xb.shape[1] if self.max_ones is None else min(_positive_int(self.max_ones, "max_ones"),
                                                           Xb.shape[1])
-        Xb, _ = self._scores(Xb, yb, score, rng)                   # rows capped at s ones
+        Xb, _ = self._scores(Xb, yb, w, score, rng)                   # rows capped at s ones
         points = np.column_stack([Xb[yb == 0].sum(axis=0), Xb[yb == 1].sum(axis=0)]).astype(float)
         n_max = Xb.shape[0] if self.n_max is None else _positive_int(self.n_max, "n_max")
         centres = rng.uniform(0, n_max, size=(k, 2))

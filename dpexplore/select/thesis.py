@@ -218,18 +218,27 @@ class _ThesisSelector(SelectorBase):
         # the checks pass real-valued X and labels they choose: a public cut point and k = 1
         return cls(k=1, binarize=0.5)
 
-    def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, str, int, float]:
+    def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, int, float]:
+        """(0/1 matrix, 0/1 labels, row weights, score, k, ε): records are rows of weight 1;
+        ``fit(source)`` gives the occupied cells weighted by their counts (SelectorBase)."""
         epsilon = check_epsilon(self.epsilon)
         score = _check_score(self.feature_score, "feature_score")
         k = _positive_int(self.k, "k")
-        Xb, y = self._binary_X(X, y)     # y=None: scikit-learn's "requires y" error
+        source = self._source_data(X, y)
+        if source is None:
+            Xb, y = self._binary_X(X, y)     # y=None: scikit-learn's "requires y" error
+        else:
+            Xb, yb, w = source
         if k > Xb.shape[1]:
             raise ValueError(f"k = {k} exceeds the number of features (n_features = {Xb.shape[1]})")
-        if score == "mi" and self.n_min is not None and Xb.shape[0] < self.n_min:
+        n = Xb.shape[0] if source is None else int(w.sum())
+        if score == "mi" and self.n_min is not None and n < self.n_min:
             raise ValueError(f"n_min={self.n_min} is larger than the number of records: the MI "
                              "sensitivity would be understated; pass a true lower bound")
-        yb = self._binary_y(y, Xb.shape[0])
-        return Xb, yb, score, k, epsilon
+        if source is None:
+            yb = self._binary_y(y, Xb.shape[0])
+            w = np.ones(Xb.shape[0], dtype=np.int64)
+        return Xb, yb, w, score, k, epsilon
 
     def _sensitivity(self, score: str, n: int) -> float:
         if score == "mi" and self.n_min is None:
@@ -240,8 +249,11 @@ class _ThesisSelector(SelectorBase):
         return score_sensitivity(score, self.n_min)
 
     @staticmethod
-    def _scores(Xb: np.ndarray, yb: np.ndarray, score: str) -> np.ndarray:
-        return purity_index(Xb, yb) if score == "count" else information_gain(Xb, yb, base=2)
+    def _scores(Xb: np.ndarray, yb: np.ndarray, w: np.ndarray, score: str) -> np.ndarray:
+        # weighted sums over rows (records: weight 1; a count table's cells: their counts)
+        if score == "count":
+            return purity_index(Xb, yb, weights=w)
+        return information_gain(Xb, yb, base=2, weights=w)
 
     def true_scores(self, X: Any, y: Any) -> np.ndarray:
         """The exact per-feature scores q of (X, y) — **NOT private** (a teaching view).
@@ -250,8 +262,8 @@ class _ThesisSelector(SelectorBase):
         selector's ``feature_score``, ``classes`` and ``binarize``. Never publish the result.
         """
         probe = clone(self)
-        Xb, yb, score, _, _ = probe._prepare(X, y)
-        return self._scores(Xb, yb, score)
+        Xb, yb, w, score, _, _ = probe._prepare(X, y)
+        return self._scores(Xb, yb, w, score)
 
 
 class PrivateKSubsetSelector(_ThesisSelector):
@@ -296,15 +308,20 @@ class PrivateKSubsetSelector(_ThesisSelector):
         """
         if self.mechanism not in ("subset", "noisy_scores"):
             raise ValueError(f"mechanism must be 'subset' or 'noisy_scores', got {self.mechanism!r}")
-        Xb, yb, score, k, epsilon = self._prepare(X, y)
-        dq = self._sensitivity(score, Xb.shape[0])
+        Xb, yb, w, score, k, epsilon = self._prepare(X, y)
+        dq = self._sensitivity(score, int(w.sum()))
         self.score_sensitivity_ = dq
         d = Xb.shape[1]
         sensitivity = k * dq if self.mechanism == "subset" else d * dq
-        return self._scores(Xb, yb, score), k, epsilon, sensitivity, d
+        return self._scores(Xb, yb, w, score), k, epsilon, sensitivity, d
 
-    def fit(self, X: Any, y: Any) -> "PrivateKSubsetSelector":
-        """Score the features and sample the k-subset; spends ``epsilon`` once."""
+    def fit(self, X: Any, y: Any = None) -> "PrivateKSubsetSelector":
+        """Score the features and sample the k-subset; spends ``epsilon`` once.
+
+        ``fit(X, y)`` on 0/1 features, or ``fit(source)``: the ``Binarizer(source.schema)``
+        columns from the source's count table (weighted cells; see
+        :mod:`dpexplore.select.base`), kept as ``binarizer_``.
+        """
         q, k, epsilon, sensitivity, _ = self._mechanism_params(X, y)
         score = self.feature_score
         rng = self._start(epsilon)
@@ -360,7 +377,10 @@ class IterativeSelector(_ThesisSelector):
     sensitivity 2Δq). Even that is no guarantee: the number of steps and the examination order
     depend on the exact scores (see :func:`audit_iterative_vs_subset`). ``classes`` and
     ``binarize`` as for :class:`PrivateKSubsetSelector`; exact scores via :meth:`true_scores`.
+    ``fit(source)`` is refused (TypeError): not DP.
     """
+
+    _fits_source = False
 
     def __init__(self, k: int = 10, epsilon: float = 0.05, *, feature_score: str = "count",
                  n_min: int | None = None, classes: Any = None, binarize: float | None = None,
@@ -374,15 +394,15 @@ class IterativeSelector(_ThesisSelector):
         self.accountant = accountant
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "IterativeSelector":
+    def fit(self, X: Any, y: Any = None) -> "IterativeSelector":
         """Run Algorithm 4 with ε' = ε/k per step (warns: not DP)."""
-        Xb, yb, score, k, epsilon = self._prepare(X, y)
-        dq = self._sensitivity(score, Xb.shape[0])
+        Xb, yb, w, score, k, epsilon = self._prepare(X, y)
+        dq = self._sensitivity(score, int(w.sum()))
         warnings.warn("IterativeSelector (thesis Algorithm 4) is NOT differentially private: its "
                       "loop length and examination order depend on the data (spec §4.3). Use "
                       "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning, stacklevel=2)
         rng = self._start(epsilon)
-        q = self._scores(Xb, yb, score)
+        q = self._scores(Xb, yb, w, score)
         self._spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
         chosen, steps = iterative_select(q, k, epsilon=epsilon, sensitivity=dq, random_state=rng)
         self.n_steps_ = steps
