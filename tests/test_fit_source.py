@@ -530,3 +530,29 @@ def test_region_source_fit_privacy_audit(name):
         res = assert_flagged(_region_audit_run(name), D, D2, 1.0, n_samples=800, seed=1)
     print(f"AUDIT | {name} fit(source), weakened_noise(3) (broken) | claimed ε = 1.0 | "
           f"lower bound {res.epsilon_lower:.3f} | point {res.epsilon_hat:.3f}")
+
+
+# ---------------------------------------------------------------------------- streamed test-set evaluation
+def test_score_source_streams_and_equals_the_in_memory_score(tmp_path):
+    """A big test table is scored batch by batch through its engine; the accuracy equals
+    ``score`` on the same rows in memory, for a record-path model and a binarised NB."""
+    import duckdb
+
+    from dpexplore.datasets import load_adult
+    from dpexplore.evaluate import score_source
+    from dpexplore.models import PrivateNaiveBayes
+    from dpexplore.publish import PrivPfC
+
+    frame, schema = load_adult()
+    train, test = frame.iloc[:30_000], frame.iloc[30_000:]
+    path = tmp_path / "test.parquet"
+    duckdb.from_df(test).write_parquet(str(path))
+    test_source = sources.parquet(str(path), schema)
+    model = PrivPfC(epsilon=1.0, random_state=0).fit(sources.pandas(train, schema))
+    X_test, y_test = schema.split(test)
+    expected = float(np.mean(model.predict(X_test).astype(str) == y_test.astype(str).to_numpy()))
+    assert score_source(model, test_source, batch_rows=4_096) == pytest.approx(expected, abs=1e-12)
+    nb = PrivateNaiveBayes(epsilon=1.0, random_state=0).fit(sources.pandas(train, schema))
+    assert score_source(nb, test_source) == pytest.approx(nb.score(nb.binarizer_.transform(X_test), y_test))
+    with pytest.raises(TypeError, match="Source"):
+        score_source(model, test)

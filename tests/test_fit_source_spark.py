@@ -93,3 +93,32 @@ def test_region_spark_release_identical(spark_source, frame, schema, name):
     assert_same_region(region_release(model), region_release(ref))
     assert list(model.classes_) == list(schema.classes) and model.classes_.dtype == object
     assert model.epsilon_spent_ == pytest.approx(2.0)
+
+
+# ---------------------------------------------------------------------------- selectors, SelectThenTrain
+def test_selectors_and_pipeline_spark_release_identical(spark, schema):
+    """The count-based selectors (and the select-then-NB pipeline) release the same from Spark as
+    from the record path on the Binarizer columns, seed for seed."""
+    import numpy as np
+
+    from dpexplore.models import PrivateNaiveBayes, SelectThenTrain
+    from dpexplore.models.naive_bayes import Binarizer
+    from dpexplore.select import PrivateKSubsetSelector
+    from dpexplore.domain import Schema
+    from test_fit_source_models import SELECTOR_CASES, selector_record_fit, selector_release
+
+    two = Schema(list(schema.attributes.values()), "label", ["a", "b"])
+    rng = np.random.default_rng(11)
+    frame = make_frame(n=1500, seed=5)
+    frame = frame.assign(label=np.where(rng.random(len(frame)) < np.where(frame["age"] > 60, 0.7, 0.1), "b", "a")
+                         .astype(object))
+    source = sources.spark(to_spark(spark, frame), two)
+    for cls, params in SELECTOR_CASES:
+        ref, _ = selector_record_fit(cls, params, frame, two, 21)
+        assert selector_release(cls(random_state=21, **params).fit(source)) == selector_release(ref), cls.__name__
+    B = Binarizer(two).fit().transform(frame[two.predictors])
+    pipe = lambda: SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), classes=list(two.classes),  # noqa: E731
+                                   epsilon=1.0, random_state=5)
+    ref = pipe().fit(B, frame[two.target])
+    model = pipe().fit(source)
+    np.testing.assert_array_equal(model.predict_proba(B), ref.predict_proba(B))

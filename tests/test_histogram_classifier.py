@@ -95,7 +95,7 @@ def test_bad_input_gives_clear_errors(table):
     with pytest.raises(ValueError, match="counts must have shape"):
         HistogramClassifier.from_counts(np.zeros((3, 3)), {"age": 2}, schema)
     with pytest.raises(ValueError, match="class"):
-        HistogramClassifier(schema=schema, grid={"age": 1}).fit(X, pd.Series(["yes"] * len(X)))
+        HistogramClassifier(schema=schema, grid={"age": 1}).fit(X, pd.Series(["not-a-class"] * len(X)))
     with pytest.raises(AttributeError, match="not fitted"):
         HistogramClassifier(schema=schema, grid={"age": 1}).predict(X)
     clf = HistogramClassifier(schema=schema, grid={"age": 1}).fit(X, y)

@@ -400,7 +400,7 @@ def test_bad_data_fails_before_spending(table):
     schema, X, y = table
     acc = BudgetAccountant(5.0)
     with pytest.raises(ValueError, match="class"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X, pd.Series(["yes"] * len(X)), schema=schema)
+        PrivPfC(epsilon=1, accountant=acc).fit(X, pd.Series(["not-a-class"] * len(X)), schema=schema)
     with pytest.raises(ValueError, match="weight"):
         PrivPfC(epsilon=1, accountant=acc).fit(X.assign(weight=1), y, schema=schema)
     with pytest.raises(ValueError, match="empty"):

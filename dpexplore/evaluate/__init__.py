@@ -3,9 +3,12 @@
 * ``roc.py``: :func:`private_roc_curve` and :func:`private_auc` (PriROC, Stoddard et al. 2014),
   with the LaplaceROC baseline :func:`laplace_roc_curve`.
 * ``sweeps.py``: :func:`sweep` over methods × ε × repetitions into a tidy DataFrame.
+* ``streaming.py``: :func:`score_source`, non-private accuracy of a big test table streamed
+  through its engine.
 * ``showdown.py``: the methods of the package as sweep candidates, and "which one when".
 """
 from .roc import laplace_roc_curve, private_auc, private_roc_curve
+from .streaming import score_source
 from .sweeps import summarise, sweep
 
-__all__ = ["private_roc_curve", "private_auc", "laplace_roc_curve", "sweep", "summarise"]
+__all__ = ["private_roc_curve", "private_auc", "laplace_roc_curve", "sweep", "summarise", "score_source"]
