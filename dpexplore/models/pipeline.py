@@ -105,14 +105,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         classes = self._declared_classes(yv)
         if not isinstance(X, pd.DataFrame):
             X = Xv                      # validated array; a DataFrame goes on with its column names
-        accountant = prepare_accountant(epsilon, self.accountant)
-        rng = check_random_state(self.random_state)
-        seeds = rng.integers(0, 2**63 - 1, size=2)
-        if self.selector is None:
-            eps_sel, eps_train = 0.0, epsilon
-        else:
-            eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
-        self._open_ledger(accountant)
+        accountant, seeds, eps_sel, eps_train = self._open_budget(epsilon, f)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]))
         if classes is not None and "classes" in model.get_params():
@@ -137,6 +130,19 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         self.classes_ = self.model_.classes_     # n_features_in_ / feature_names_in_: validate_data
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train
         return self
+
+    def _open_budget(self, epsilon: float, f: float) -> tuple[Any, np.ndarray, float, float]:
+        """The accountant (refusing now if it cannot pay ε), one seed per step, the selection
+        and training shares of ε (all of it for training without a selector), and this fit's
+        ledger slice opened."""
+        accountant = prepare_accountant(epsilon, self.accountant)
+        seeds = check_random_state(self.random_state).integers(0, 2**63 - 1, size=2)
+        if self.selector is None:
+            eps_sel, eps_train = 0.0, epsilon
+        else:
+            eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
+        self._open_ledger(accountant)
+        return accountant, seeds, eps_sel, eps_train
 
     def _check_steps(self) -> tuple[float, Any]:
         """(ε, selection fraction) and the steps' types, checked before any spend."""
@@ -174,14 +180,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         names = list(binarizer.get_feature_names_out())
         matrix, class_codes, weights = binarize_table(table, binarizer)
         set_fit_features(self, pd.DataFrame(columns=names))
-        accountant = prepare_accountant(epsilon, self.accountant)
-        rng = check_random_state(self.random_state)
-        seeds = rng.integers(0, 2**63 - 1, size=2)
-        if self.selector is None:
-            eps_sel, eps_train = 0.0, epsilon
-        else:
-            eps_sel, eps_train = accountant.split([float(f), 1 - float(f)], total=epsilon)
-        self._open_ledger(accountant)
+        accountant, seeds, eps_sel, eps_train = self._open_budget(epsilon, f)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]), classes=None)
         _, q, a = model._check_params()          # before the selector spends ε_FS
