@@ -8,6 +8,7 @@ counted or released before that.
 """
 from __future__ import annotations
 
+import abc
 import copy
 
 from dataclasses import dataclass, field
@@ -99,7 +100,7 @@ def bucket_tree(edges: list[float], lo: int, hi: int, le: Callable[[float], Any]
                 bucket_tree(edges, mid + 1, hi, le, when, const))
 
 
-class Source:
+class Source(abc.ABC):
     """A private table where it lives, with its public schema.
 
     ``count_table()`` builds the :class:`~dpexplore.counts.CountTable` once (a validating
@@ -152,12 +153,15 @@ class Source:
             raise ValueError(f"batch_rows must be a positive integer, got {batch_rows!r}")
         return self._iter_frames(batch_rows)
 
-    # engines implement these
+    # each engine implements these three
+    @abc.abstractmethod
     def _validate(self) -> None:
-        raise NotImplementedError
+        """Raise the pandas path's ValueError for any row the schema does not allow."""
 
+    @abc.abstractmethod
     def _build(self) -> CountTable:
-        raise NotImplementedError
+        """One group-by over (leaf codes × class) where the data lives."""
 
+    @abc.abstractmethod
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
-        raise NotImplementedError
+        """Stream the predictors and the target in batches of about ``batch_rows`` rows."""
