@@ -1,5 +1,9 @@
 """Latency of every explorer: time from an ε-slider change to a finished redraw, in a real kernel.
 
+A diagnostic: it times the kernel's share only. What a student feels (the messages, the chart's
+size, Vega's rendering) is measured in the browser by ``benchmarks/widget_latency_browser.py``;
+the issue-13 targets (median < 300 ms, p90 < 600 ms) apply to that one.
+
     python benchmarks/widget_latency.py [--changes 15] [--only NAME ...]
 
 Starts an IPython kernel (jupyter_client), builds each explorer of ``dpexplore/widgets/*.py`` on

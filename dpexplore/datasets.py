@@ -23,7 +23,7 @@ from ._validation import RandomState, check_frame, check_random_state
 from .domain import Attribute, Schema, Taxonomy
 
 __all__ = ["ADULT_COLUMNS", "load_adult", "load_adult_multiclass", "load_german", "load_iris",
-           "make_synthetic", "train_test_split", "bernoulli_split", "data_path"]
+           "make_synthetic", "make_messy_table", "train_test_split", "bernoulli_split", "data_path"]
 
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
@@ -250,6 +250,85 @@ def make_synthetic(n_samples: int = 10_000, n_numeric: int = 4, n_categorical: i
         if col.startswith("cat_") or col == "label":
             frame[col] = frame[col].astype(str)
     return frame, Schema(attributes, "label", classes)
+
+
+# =========================================================================== messy table
+def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
+                     duplicate_names: bool = False, n_codes: int = 5000) -> pd.DataFrame:
+    """A generated hospital-style table with the problems of a real export (no download).
+
+    Modelled on the table of issue 12 (an analyst's own CSV): about fifty raw columns of which
+    many have missing values; the integer 0/1 target ``readmitted`` (about 30 % ones);
+    long-tailed count columns (``n_visits``, ``n_meds``, ``n_labs``, ``n_emergency``,
+    ``n_inpatient``, ``n_outpatient``, ``n_procedures``, ``n_diagnoses``: negative-binomial
+    mixtures with a tail, a few of them depending on the target); skewed categoricals
+    (``admission_type``, ``discharge``, ``gender``, ``age_band``, ``payer`` with missing values);
+    the high-cardinality ``diag_code`` (``n_codes`` values, Zipf-like); ``weight_kg``, numeric
+    except for a few stray strings ("?", "unknown"); filler ``lab_01``…``lab_30`` and ``note_1``…
+    ``note_4`` with 20–95 % missing. ``duplicate_names=True`` adds a second column named
+    ``n_visits`` (its CSV then has a duplicated header, as some exports do).
+    """
+    n = _check_count(n_rows, "n_rows", 10)
+    k_codes = _check_count(n_codes, "n_codes", 2)
+    rng = check_random_state(random_state)
+    frailty = rng.gamma(2.0, 0.5, n)                      # a hidden severity behind the signal
+    p = 1 / (1 + np.exp(-(-2.0 + 0.9 * np.log1p(frailty * 3))))
+    y = (rng.random(n) < p).astype(np.int64)
+
+    def counts(mean: float, shape: float, tail: float, lift: float) -> np.ndarray:
+        mu = mean * (1 + lift * y) * frailty
+        base = rng.negative_binomial(shape, shape / (shape + mu))
+        heavy = rng.random(n) < tail                        # a few very large counts
+        return np.where(heavy, base + rng.geometric(0.05, n), base).astype(np.int64)
+
+    cols: dict[str, Any] = {}
+    cols["n_visits"] = counts(3.5, 1.2, 0.02, 0.8)
+    cols["n_meds"] = counts(8.0, 2.0, 0.03, 0.3)
+    cols["n_labs"] = counts(20.0, 3.0, 0.02, 0.1)
+    cols["n_emergency"] = counts(0.4, 0.5, 0.01, 1.5)
+    cols["n_inpatient"] = counts(0.6, 0.6, 0.01, 1.8)
+    cols["n_outpatient"] = counts(0.5, 0.4, 0.01, 0.5)
+    cols["n_procedures"] = counts(1.2, 1.0, 0.01, 0.0)
+    cols["n_diagnoses"] = np.clip(counts(6.0, 4.0, 0.0, 0.2), 1, 16)
+
+    def skewed(values: list[str], weights: list[float], shift: float = 0.0) -> np.ndarray:
+        w = np.asarray(weights, float)
+        probs0, probs1 = w / w.sum(), np.roll(w, 1) / w.sum()
+        pick0 = rng.choice(len(values), n, p=probs0)
+        pick1 = rng.choice(len(values), n, p=(1 - shift) * probs0 + shift * probs1)
+        return np.asarray(values, dtype=object)[np.where(y == 1, pick1, pick0)]
+
+    cols["admission_type"] = skewed(["emergency", "urgent", "elective", "newborn", "trauma", "other"],
+                                    [50, 20, 20, 4, 4, 2], shift=0.3)
+    cols["discharge"] = skewed(["home", "home care", "transfer", "rehab", "hospice", "left", "other", "unknown"],
+                               [55, 15, 10, 8, 3, 2, 4, 3], shift=0.4)
+    cols["gender"] = skewed(["Female", "Male"], [54, 46])
+    bands = [f"[{10 * i}-{10 * (i + 1)})" for i in range(10)]
+    cols["age_band"] = skewed(bands, [1, 1, 2, 4, 8, 14, 20, 24, 18, 8], shift=0.2)
+    payer = skewed([f"P{i:02d}" for i in range(12)], [30, 15, 10, 8, 7, 6, 6, 5, 5, 4, 2, 2]).astype(object)
+    payer[rng.random(n) < 0.35] = np.nan
+    cols["payer"] = payer
+    zipf = np.where(rng.random(n) < 0.5, np.minimum(rng.zipf(1.3, n), k_codes) - 1, rng.integers(0, k_codes, n))
+    cols["diag_code"] = np.asarray([f"D{c:04d}" for c in rng.permutation(k_codes)], dtype=object)[zipf]
+    weight = np.round(rng.normal(80, 15, n).clip(35, 200), 1).astype(object)
+    stray = rng.choice(n, size=max(3, n // 1000), replace=False)
+    weight[stray] = np.asarray(["?", "unknown", "?"] * len(stray), dtype=object)[: len(stray)]
+    cols["weight_kg"] = weight
+    for i in range(1, 31):                                  # lab values: mostly missing filler
+        v = np.round(rng.lognormal(1 + i % 5, 0.4, n), 2)
+        v[rng.random(n) < rng.uniform(0.2, 0.95)] = np.nan
+        cols[f"lab_{i:02d}"] = v
+    for i in range(1, 5):
+        v = rng.choice(["none", "see chart", "follow-up", "n/a"], n).astype(object)
+        v[rng.random(n) < 0.6] = np.nan
+        cols[f"note_{i}"] = v
+    frame = pd.DataFrame(cols)
+    frame.insert(0, "encounter_id", np.arange(100_000, 100_000 + n))
+    frame["readmitted"] = y
+    if duplicate_names:
+        extra = frame["n_visits"].to_numpy() + rng.integers(0, 2, n)
+        frame.insert(frame.columns.get_loc("n_meds"), "n_visits", extra, allow_duplicates=True)
+    return frame
 
 
 # =========================================================================== splitting

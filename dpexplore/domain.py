@@ -24,7 +24,7 @@ import pandas as pd
 from ._validation import check_frame, check_target
 
 __all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
-           "observed_attribute"]
+           "observed_attribute", "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -648,3 +648,81 @@ class Schema:
     @classmethod
     def from_json(cls, path: str | Path) -> "Schema":
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# =========================================================================== cut points
+def long_tail_cuts(lower: float, upper: float) -> list[float]:
+    """Public, data-independent cut points for a long-tailed count column on [lower, upper].
+
+    Bins double in width from ``lower``: {l}, {l+1}, {l+2, l+3}, {l+4 … l+7}, … up to ``upper``
+    (for counts from 0: 0 | 1 | 2–3 | 4–7 | 8–15 | …). A cut point ``c`` separates values < c
+    from values ≥ c. Reads only the declared bounds, never the data.
+    """
+    lower, upper = float(lower), float(upper)
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        raise ValueError(f"long_tail_cuts: need finite lower < upper, got [{lower:g}, {upper:g}]")
+    cuts, width = [], 1.0
+    while lower + width <= upper:
+        cuts.append(lower + width)
+        width *= 2
+    return cuts
+
+
+def equal_cuts(lower: float, upper: float, bins: int = 8, integer: bool = False) -> list[float]:
+    """``bins`` equal-width bins over [lower, upper] as cut points (rounded up to integers for
+    integer columns, duplicates removed). Reads only the declared bounds."""
+    lower, upper = float(lower), float(upper)
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        raise ValueError(f"equal_cuts: need finite lower < upper, got [{lower:g}, {upper:g}]")
+    cuts = [lower + (upper - lower) * i / bins for i in range(1, bins)]
+    if integer:
+        cuts = sorted({float(math.ceil(c)) for c in cuts if lower < math.ceil(c) <= upper})
+    return cuts
+
+
+def cut_taxonomy(name: str, lower: float, upper: float, cuts: Sequence[float], *,
+                 integer: bool = False) -> Taxonomy:
+    """A numeric taxonomy whose leaves are the bins between typed cut points.
+
+    A cut point ``c`` separates values < c from values ≥ c (for integer columns: the bin edge is
+    c − ½, so "1, 2, 4" gives 0 | 1 | 2–3 | 4+; for decimal columns a value equal to c falls in
+    the bin below, the taxonomy's (a, b] convention). Upper levels merge neighbouring bins two by
+    two up to the root [lower, upper], so generalisation (PrivPfC §3, DiffGen's specialisation)
+    still has a hierarchy. Leaves are labelled "0", "1", "2–3", "16–40" for integers.
+    """
+    lower, upper = float(lower), float(upper)
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        raise ValueError(f"column {name!r}: the public bounds need finite lower < upper, got [{lower:g}, {upper:g}]")
+    try:
+        cut_list = sorted({float(c) for c in cuts})
+    except (TypeError, ValueError):
+        raise ValueError(f"column {name!r}: cut points must be numbers, got {list(cuts)!r}") from None
+    outside = [c for c in cut_list if not (lower < c <= upper)]
+    if outside:
+        raise ValueError(f"column {name!r}: cut points {[_fmt(c) for c in outside][:5]} are outside "
+                         f"({_fmt(lower)}, {_fmt(upper)}]: type cut points inside the declared bounds")
+    if integer:
+        lo, hi = math.ceil(lower), math.floor(upper)
+        if any(not float(c).is_integer() for c in cut_list):
+            raise ValueError(f"column {name!r} holds integers: type whole-number cut points")
+        inner = [c - 0.5 for c in cut_list if lo < c <= hi]
+        root = [lower, upper]
+        if inner and (inner[0] <= lower or inner[-1] >= upper):
+            inner = [e for e in inner if lower < e < upper]
+    else:
+        inner = [c for c in cut_list if c < upper]
+        root = [lower, upper]
+    levels = [list(inner)]
+    while levels[-1]:
+        levels.append(levels[-1][1::2])  # merge neighbouring bins two by two
+    edge_levels = [[root[0], *lv, root[1]] for lv in reversed(levels)]
+    tax = Taxonomy._from_edges(name, edge_levels)
+    if not integer:
+        return tax
+    def label(a: float, b: float, first: bool) -> str:
+        start = math.ceil(a) if first else math.floor(a) + 1
+        stop = math.floor(b)
+        return str(start) if start >= stop else f"{start}–{stop}"
+    labels = [[label(a, b, i == 0) for i, (a, b) in enumerate(zip(e[:-1], e[1:]))] for e in edge_levels]
+    maps = [tax.leaf_to_node(d) for d in range(tax.height)]
+    return Taxonomy(name, "numeric", labels[-1], labels, maps, edges=edge_levels)

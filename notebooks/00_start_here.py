@@ -18,6 +18,7 @@
 # Welcome to **dpexplore**, a set of notebooks for learning how to publish data and train
 # classifiers with *differential privacy* (DP). Every notebook is stored with its outputs, so you can
 # read it first; run it (▶▶ "Restart the kernel and run all cells") to bring the sliders to life.
+# (Opened as a Voilà app, a notebook has already run: just use its sliders.)
 #
 # ## What you will learn
 #
@@ -63,10 +64,7 @@ import pandas as pd
 import altair as alt
 
 from dpexplore.datasets import load_adult
-from dpexplore.plots.mechanisms import enable_jupyterlab_renderer
-from dpexplore.plots.taxonomy import taxonomy_levels_chart, taxonomy_tree_chart
-
-enable_jupyterlab_renderer()  # charts drawn offline by JupyterLab, even before the notebook runs
+from dpexplore.plots.taxonomy import taxonomy_levels_chart, taxonomy_tree_chart  # charts drawn offline
 
 eps = np.array([0.1, 0.5, 1.0, 2.0, 5.0])
 pd.DataFrame({"ε": eps, "max likelihood ratio e^ε": np.exp(eps).round(2),
@@ -150,10 +148,16 @@ pd.DataFrame([{"attribute": a, "kind": schema[a].kind,
 # %% [markdown]
 # ## 5. Taxonomies: how an attribute can be coarsened
 #
-# A **taxonomy** (generalisation hierarchy) is a tree over an attribute's domain. Its root (depth
-# 0) lumps everything together ("Any", or the whole age range); each deeper level splits the nodes
-# above into finer groups; the leaves are the original values (or, for numeric attributes, the
-# finest intervals). Publishing methods such as PrivPfC and DiffMulti choose *how deep* to go for
+# A **taxonomy** (generalisation hierarchy) is a tree over an attribute's domain. Its root lumps
+# everything together ("Any", or the whole age range); each deeper level splits the nodes above into
+# finer groups; the leaves are the original values (or, for numeric attributes, the finest
+# intervals).
+#
+# **Numbering.** dpexplore counts **depth d from 0 at the root** (the charts' "depth (0 = root)").
+# The papers count **levels from 1 at the root**, so our depth d is the paper's level d + 1: the
+# root is depth 0 here and level 1 in the papers (notebook 02 uses the same rule).
+#
+# Publishing methods such as PrivPfC and DiffMulti choose *how deep* to go for
 # each attribute: coarse cells hold many people, so noise of the same size hurts them less, but
 # they say less about the data.
 #
@@ -196,7 +200,7 @@ taxonomy_tree_chart(schema["workclass"].taxonomy)
 
 # %% [markdown]
 # A taxonomy generalises a whole column at once: here are the first five people's ages and
-# education at depth 2 of their trees.
+# education at depth 2 of their trees (level 3 in the papers' numbering).
 
 # %%
 first = frame.head()

@@ -32,7 +32,9 @@
 #   parallel composition: "where did ε go?".
 #
 # Each section has a static chart (visible without running anything) and an **explorer**: sliders
-# that redraw the chart. Explorers need a running kernel: run all cells first.
+# that redraw the chart. The stored notebook shows each explorer as a picture; the sliders need a
+# running kernel. In JupyterLab, run the notebook (▶▶ "Restart the kernel and run all cells"); in a
+# Voilà app the page has already run it: just move the sliders.
 
 # %%
 import numpy as np
@@ -44,11 +46,10 @@ from dpexplore.budget import BudgetAccountant
 from dpexplore.datasets import load_adult
 from dpexplore.mechanisms import (exponential, geometric, geometric_variance, laplace,
                                   laplace_variance)
-from dpexplore.plots import mechanisms as mplots
+from dpexplore.plots import mechanisms as mplots   # charts drawn offline, even before the notebook runs
 from dpexplore.widgets.mechanisms import (BudgetExplorer, ExponentialExplorer, NoiseExplorer,
                                           PrivacyLossExplorer)
 
-mplots.enable_jupyterlab_renderer()  # charts drawn offline by JupyterLab, even before the notebook runs
 frame, schema = load_adult()
 
 # %% [markdown]
@@ -61,8 +62,8 @@ frame, schema = load_adult()
 # - The **Laplace mechanism** releases count + Z with Z ~ Laplace(b), b = Δ/ε, density
 #   $e^{-|z|/b}/2b$ (Dwork & Roth, Thm 3.6). Its outputs are real numbers.
 # - The **geometric mechanism** releases count + Z with $\Pr[Z = k] \propto \alpha^{|k|}$,
-#   α = e^{-ε/Δ} (Ghosh, Roughgarden & Sundararajan 2009). Its outputs are integers, so a noisy
-#   count is still a count; its variance is slightly smaller.
+#   $\alpha = e^{-\varepsilon/\Delta}$ (Ghosh, Roughgarden & Sundararajan 2009). Its outputs are
+#   integers, so a noisy count is still a count; its variance is slightly smaller.
 
 # %%
 true_count = int((frame["age"] >= 90).sum())
@@ -85,7 +86,7 @@ for eps in (0.2, 2.0):
                "geometric": geometric(truth, epsilon=eps, random_state=rng)}
     hist, theory = mplots.noise_frames(samples, epsilon=eps, sensitivity=1, true_value=true_count)
     static.append(mplots.noise_chart(hist, theory, true_value=true_count, width=260, height=170,
-                                     title=f"ε = {eps}, Δ = 1"))
+                                     title=f"ε = {eps:.3g}, Δ = 1"))
 alt.vconcat(*static)
 
 # %% [markdown]
@@ -145,7 +146,7 @@ def laplace_release(data, rng, n):
 audit = privacy_loss(laplace_release, true_count, true_count + delta, n_samples=100_000,
                      bins=np.linspace(true_count - 3, true_count + 4, 25), batched=True, random_state=0)
 print(f"audit: ε̂ = {audit.epsilon_hat:.3f}, 95% lower bound {audit.epsilon_lower:.3f}, "
-      f"violates ε = {eps}? {audit.violates(eps)}")
+      f"violates ε = {eps:.3g}? {audit.violates(eps)}")
 mplots.privacy_loss_chart(densities, loss, epsilon=eps, audit=mplots.audit_points(audit))
 
 

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown]
-# # PrivPfC: one private choice of grid, then a noisy histogram
+# # 02 · PrivPfC: one private choice of grid, then a noisy histogram
 #
 # **What you will learn**
 #
@@ -26,8 +26,8 @@
 # * how accurate the released histogram is on Adult, against ε, for two and three classes.
 #
 # Paper: D. Su, J. Cao, N. Li, M. Lyu, *PrivPfC: differentially private data publication for
-# classification*, The VLDB Journal 27(2), 2018 (Algorithm 2). Our taxonomy depths start at 0 for
-# the root; the paper's **level ℓ is our depth ℓ − 1**.
+# classification*, The VLDB Journal 27(2), 2018 (Algorithm 2). Numbering, as in notebook 00: our
+# taxonomy **depth d = paper level d + 1** (depth 0 is the root, the paper's level 1).
 
 # %%
 import numpy as np
@@ -38,13 +38,12 @@ from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 from dpexplore import BudgetAccountant
-from dpexplore._config import repetitions
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
 from dpexplore.publish.privpfc import (PrivPfC, cell_quality, counts_comparison, grid_levels,
                                        sensitivity_curve, win_probability_curve)
 from dpexplore.plots.privpfc import (candidates_chart, counts_chart, error_chart, grid_levels_chart,
                                      selection_chart, sensitivity_chart, win_probability_chart)
-from dpexplore.widgets.privpfc import PrivPfCExplorer, error_sweep
+from dpexplore.widgets.privpfc import PrivPfCExplorer, error_sweep  # noqa: F401 (recompute below)
 
 frame, schema = load_adult()
 X_train, X_test, y_train, y_test = train_test_split(frame, schema, test_size=0.2, random_state=0)
@@ -55,8 +54,8 @@ print(f"{len(X_train):,} training and {len(X_test):,} test records; classes {sch
 #
 # Every Adult attribute comes with a public **taxonomy**: the root (the whole domain), then coarser
 # to finer partitions (for numbers: nested intervals). A **grid** picks one level per attribute; its
-# cells are all combinations of the chosen nodes. Choosing the root drops the attribute. The table
-# below gives the number of nodes at each depth.
+# cells are all combinations of the chosen nodes. Choosing the root (depth 0) drops the attribute.
+# The table below gives the number of nodes at each depth (depth d is the paper's level d + 1).
 
 # %%
 height = max(schema[a].taxonomy.height for a in schema.predictors)
@@ -73,8 +72,8 @@ pd.DataFrame({a: [str(n) for n in schema[a].taxonomy.level_sizes] + [""] * (heig
 #
 # The histogram classifier predicts, in each cell, the class with the **largest noisy count**. With
 # Laplace(1/ε_pert) noise on each count, the majority of a cell survives with a probability that
-# depends only on its lead G = n¹ − n² and on ε_pert (Eq. 10): `1 − ½·e^{−εG}(1 + εG/2)`. A tie wins
-# half of the time.
+# depends only on its lead G = n¹ − n² and on ε_pert (Eq. 10):
+# $P = 1 - \tfrac12 e^{-\varepsilon G}\,(1 + \varepsilon G/2)$. A tie wins half of the time.
 
 # %%
 win_probability_chart(win_probability_curve(np.arange(0, 61), [0.03, 0.06, 0.3, 0.6]))
@@ -129,7 +128,7 @@ model.ledger_
 # release.)*
 
 # %%
-candidates_chart(candidates, tau=model.tau_, n_records=len(X_train), max_points=800)
+candidates_chart(candidates, tau=model.tau_, n_records=len(X_train), max_points=400)
 
 # %% [markdown]
 # How concentrated is the choice? The bars give the selection probability of the most likely grids.
@@ -139,8 +138,9 @@ candidates_chart(candidates, tau=model.tau_, n_records=len(X_train), max_points=
 selection_chart(candidates, top=10)
 
 # %% [markdown]
-# The chosen grid, drawn on the taxonomies: red boxes are the chosen levels, grey means the
-# attribute is dropped (root). The numbers are nodes per level.
+# The chosen grid, drawn on the taxonomies: red boxes are the chosen depths, grey means the
+# attribute is dropped (root, depth 0). The numbers are nodes per depth; depth d is the paper's
+# level d + 1.
 
 # %%
 grid_levels_chart(grid_levels(model.grid_, schema))
@@ -197,18 +197,26 @@ errors = pd.Series({"PrivPfC histogram classifier": 1 - model.score(X_test, y_te
 # * **Θ**: the maximum number of candidate grids; the status shows how many survive the cell cap τ.
 # * **seed**: the random draws (same seed, same noise).
 #
-# The status panel shows N̂, τ, how many candidates survive the cell cap τ (out of Θ), Δ(ε_pert),
-# the chosen grid with its selection probability, and the test errors next to the non-private
-# baselines. Below it, redrawn on every change: the candidates (quality against size, the drawn
-# grid ringed, τ as a red line), the selection probabilities of the most likely grids (how
-# concentrated the choice is), the chosen grid on the taxonomies, the test errors of the histogram
-# classifier and of a tree trained on the synthetic data next to the baselines, and true vs noisy
-# counts in six released cells from the largest to the smallest (the true counts are a
-# non-private view). Qualities are cached per ε_pert, so moving only the selection share, Θ within a scored pool or the seed
-# redraws at once; a new ε_pert rescores the pool (about half a second on Adult).
+# The status panel shows N̂, τ, how many candidates survive τ, Δ(ε_pert), the chosen grid with
+# its selection probability, and the test errors next to the non-private baselines. The charts:
+# the candidates (quality against size, the drawn grid ringed, τ as a red line), the test errors,
+# the most likely grids, the chosen grid on the taxonomies, and true vs noisy counts in six
+# released cells from the largest to the smallest (the true counts are a non-private view).
 #
-# *Without a running kernel (e.g. on a static page) the widget shows nothing; the charts of
-# section 4 are the same views for ε = 1 and the paper's split.*
+# It opens on the setting of section 4 (ε = 1, the paper's split), where the histogram
+# classifier beats the majority class by about 8 points. Every grid the ε slider can reach is
+# counted once when the explorer is built, so a step only redraws the noise and the charts.
+#
+# **Then try to break it**, one step at a time:
+#
+# 1. ε down to 0.01: τ shrinks, the pool keeps only grids of a few cells, and the error climbs
+#    towards the majority baseline.
+# 2. Back at ε = 1, preset 3/57/40, then drag *share: histogram* down to 0.2: the noise on the
+#    counts grows and the red warning appears.
+# 3. Θ = 10: the pool holds only the coarsest grids; the choice is safe but blunt.
+#
+# *Without a running kernel (e.g. on a static page) the widget shows a picture of its first
+# state; the charts of section 4 are the same views for ε = 1 and the paper's split.*
 
 # %%
 explorer = PrivPfCExplorer(X_train, y_train, X_test, y_test, schema, epsilon=1.0, baselines=baselines)
@@ -217,19 +225,25 @@ explorer.widget
 # %% [markdown]
 # ## 6. Error against ε on Adult
 #
-# We rerun PrivPfC with several seeds at each ε ∈ {0.05, 0.1, 0.2, 0.5, 1} and score on the test
-# set both the histogram classifier and a decision tree trained on the synthetic records. Lines are
+# PrivPfC rerun with 20 seeds at each ε ∈ {0.05, 0.1, 0.2, 0.5, 1}, scored on the test set both
+# as the histogram classifier and as a decision tree trained on the synthetic records. Lines are
 # medians over the seeds, bands the inter-quartile range; the dashed lines are the non-private
 # baselines. For comparison, **PrivPfC-SelNF** picks the best grid without noise (so it is *not*
 # private) and keeps the noisy counts: the gap between the two is the price of choosing the grid
-# privately. (`error_sweep` scores the pool once per ε and reuses it across seeds: seed s gives
-# exactly `PrivPfC(epsilon=ε, random_state=s).fit(...)`.) With `DPEXPLORE_QUICK=1` only two seeds run.
+# privately. Seed s gives exactly `PrivPfC(epsilon=ε, random_state=s).fit(...)`.
+#
+# The sweep takes about a minute and a half, so the notebook reads its stored result
+# (`notebooks/results/02_privpfc_errors.csv`). To recompute it: `python benchmarks/02_privpfc_sweep.py`,
+# or call `error_sweep` as in the commented line below. The lines are drawn side by side (a few
+# percent apart along ε) because the histogram classifier and the tree often coincide.
 
 # %%
 EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0]
-REPS = repetitions(20, 2)
-
-adult = error_sweep(X_train, y_train, X_test, y_test, schema, EPSILONS, REPS, desc="Adult")
+sweeps = pd.read_csv("results/02_privpfc_errors.csv")
+# to recompute one dataset here instead (about 45 s on two cores):
+# adult = error_sweep(X_train, y_train, X_test, y_test, schema, EPSILONS, 20, desc="Adult")
+adult = sweeps[sweeps["dataset"] == "Adult"]
+print(f"stored sweep: {sweeps.groupby('dataset')['seed'].nunique().to_dict()} seeds per ε")
 error_chart(adult, baselines)
 
 
@@ -257,7 +271,7 @@ summary(adult)
 mc_frame, mc_schema = load_adult_multiclass()
 Xm_train, Xm_test, ym_train, ym_test = train_test_split(mc_frame, mc_schema, test_size=0.2, random_state=0)
 mc_baselines = raw_baselines(Xm_train, ym_train, Xm_test, ym_test, mc_schema)
-multi = error_sweep(Xm_train, ym_train, Xm_test, ym_test, mc_schema, EPSILONS, REPS, desc="Adult-MC")
+multi = sweeps[sweeps["dataset"] == "Adult-Multiclass"]     # stored, like the Adult sweep
 print(", ".join(f"{name}: {err:.2%}" for name, err in mc_baselines.items()))
 # the majority line (53%) is left out of the plot: it would flatten everything else
 error_chart(multi, {k: v for k, v in mc_baselines.items() if not k.startswith("majority")})

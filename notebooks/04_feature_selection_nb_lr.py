@@ -36,14 +36,14 @@
 
 # %%
 import warnings
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import altair as alt
-from tqdm.auto import tqdm
 from sklearn.naive_bayes import BernoulliNB
-from sklearn.linear_model import LogisticRegression
 
-from dpexplore._config import quick, repetitions
+from dpexplore._config import repetitions
 from dpexplore.budget import BudgetAccountant
 from dpexplore.datasets import load_adult, train_test_split
 from dpexplore.mechanisms import exponential_subset, exponential_subset_inclusion
@@ -51,16 +51,12 @@ from dpexplore.select.scores import information_gain, mutual_information_sensiti
 from dpexplore.select.thesis import (PrivateKSubsetSelector, IterativeSelector, audit_iterative_vs_subset,
                                      NotDifferentiallyPrivateWarning)
 from dpexplore.models.naive_bayes import Binarizer, PrivateNaiveBayes, laplace_quantile
-from dpexplore.models.logistic import (PrivateLogisticRegression, make_gaussian_toy, l1_noise, l2_noise,
-                                       objective_perturbation_parameters, objective_branch_boundary,
-                                       output_perturbation_scale)
+from dpexplore.models.logistic import (l1_noise, l2_noise, objective_perturbation_parameters,
+                                       objective_branch_boundary, output_perturbation_scale)
 from dpexplore.models.pipeline import SelectThenTrain
 from dpexplore.plots import thesis as plots
 from dpexplore.widgets.thesis import FeatureSelectionNBExplorer, LogisticNoiseExplorer
 
-alt.data_transformers.disable_max_rows()
-REPS = repetitions(10, 2)      # repetitions per point of every sweep (2 in quick mode)
-LR_REPS = repetitions(5, 1)    # logistic regression fits are slower: fewer repetitions
 
 # %% [markdown]
 # ## 1. Adult as binary features, from the public schema only
@@ -107,7 +103,7 @@ pd.DataFrame({"score": ["count", "mutual information (bits)"],
 # ## 3. The one-shot k-subset exponential mechanism: who gets selected?
 #
 # The thesis's Algorithm 5 picks a whole subset S of k features with probability
-# ∝ exp(ε·Σ_{d∈S} q_d / (2kΔq)); the utility of a subset has sensitivity k·Δq. It is sampled exactly in
+# ∝ exp(ε·Σ q_d / (2kΔq)) (sum over d in S); the utility of a subset has sensitivity k·Δq. It is sampled exactly in
 # O(kD) (`dpexplore.mechanisms.exponential_subset`), and the exact probability that each feature ends
 # up in S is available too. Below: ε for selection 0.05 (half of a total ε = 0.1), k = 10. Red points were
 # chosen in this draw.
@@ -200,37 +196,12 @@ pd.DataFrame(rows)
 # with the whole ε), non-private NB and LR, and the majority class.
 
 # %%
-def run(pipeline_fn, reps):
-    accs = [pipeline_fn(seed) for seed in range(reps)]
-    return np.median(accs), np.percentile(accs, 25), np.percentile(accs, 75)
-
-ks = [1, 3, 5, 10, 30] if quick() else [1, 2, 3, 5, 8, 10, 15, 20, 30, 50]
-order = np.argsort(-q_count)
-rows = []
-for kk in tqdm(ks, desc="k"):
-    fns = {
-        "private k-subset (count) + DP-NB": lambda s: SelectThenTrain(
-            PrivateKSubsetSelector(k=kk), PrivateNaiveBayes(), epsilon=0.1, classes=CLASSES,
-            random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-        "private k-subset (MI) + DP-NB": lambda s: SelectThenTrain(
-            PrivateKSubsetSelector(k=kk, feature_score="mi", n_min=n_min), PrivateNaiveBayes(), epsilon=0.1,
-            classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-        "non-private top-k (oracle) + DP-NB": lambda s: PrivateNaiveBayes(0.1, classes=CLASSES, random_state=s).fit(
-            B_tr.iloc[:, order[:kk]], y_train).score(B_te.iloc[:, order[:kk]], y_test),
-        "private k-subset (count) + DP-LR": lambda s: SelectThenTrain(
-            PrivateKSubsetSelector(k=kk), PrivateLogisticRegression(lam=100.0, bounds=(0, 1), fit_intercept=True),
-            epsilon=0.1, classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-    }
-    for name, fn in fns.items():
-        med, q25, q75 = run(fn, LR_REPS if "DP-LR" in name else REPS)
-        rows.append({"k": kk, "pipeline": name, "median": med, "q25": q25, "q75": q75})
-acc_k = pd.DataFrame(rows)
-all_feat = run(lambda s: PrivateNaiveBayes(0.1, classes=CLASSES, random_state=s).fit(B_tr, y_train).score(B_te, y_test),
-               REPS)[0]
-nonprivate_lr = LogisticRegression(max_iter=2000).fit(B_tr, y_train).score(B_te, y_test)
-baselines = pd.DataFrame({"baseline": ["majority class", "non-private NB, all features", "non-private LR, all features",
-                                       "DP-NB, all features, ε = 0.1"],
-                          "accuracy": [majority, nonprivate_nb, nonprivate_lr, all_feat]})
+# Cached: these sweeps refit hundreds of private pipelines (minutes). Recompute the files with
+#   python benchmarks/04_thesis_sweeps.py        (writes notebooks/results/04_*.csv)
+RESULTS = Path("results")
+acc_k = pd.read_csv(RESULTS / "04_accuracy_k.csv")
+baselines = pd.read_csv(RESULTS / "04_baselines.csv")
+print(f"{acc_k['runs'].max()} seeded runs per point (fewer for DP-LR)")
 plots.accuracy_curve_chart(acc_k, baselines, title="Adult, total ε = 0.1: test accuracy against k",
                            y_domain=(0.7, 0.85))
 
@@ -247,22 +218,7 @@ plots.accuracy_curve_chart(acc_k, baselines, title="Adult, total ε = 0.1: test 
 # ## 7. Accuracy against ε
 
 # %%
-eps_grid = [0.03, 0.3, 3.0] if quick() else [0.01, 0.03, 0.1, 0.3, 1.0, 3.0]
-rows = []
-for eps in tqdm(eps_grid, desc="ε"):
-    for name, make in {
-        "k-subset (count) k=10 + DP-NB": lambda e, s: SelectThenTrain(PrivateKSubsetSelector(k=10), PrivateNaiveBayes(),
-                                                                     epsilon=e, classes=CLASSES, random_state=s),
-        "DP-NB, all features": lambda e, s: SelectThenTrain(None, PrivateNaiveBayes(), epsilon=e, classes=CLASSES,
-                                                            random_state=s),
-        "DP-LR (λ=100), all features": lambda e, s: SelectThenTrain(
-            None, PrivateLogisticRegression(lam=100.0, bounds=(0, 1), fit_intercept=True), epsilon=e, classes=CLASSES,
-            random_state=s),
-    }.items():
-        med, q25, q75 = run(lambda s: make(eps, s).fit(B_tr, y_train).score(B_te, y_test),
-                            LR_REPS if "DP-LR" in name else REPS)
-        rows.append({"epsilon": eps, "pipeline": name, "median": med, "q25": q25, "q75": q75})
-acc_eps = pd.DataFrame(rows)
+acc_eps = pd.read_csv(RESULTS / "04_accuracy_epsilon.csv")      # from benchmarks/04_thesis_sweeps.py
 plots.accuracy_curve_chart(acc_eps, baselines.iloc[:3], x="epsilon", x_title="total ε", log_x=True,
                            title="Adult: test accuracy against ε", y_domain=(0.6, 0.87))
 
@@ -274,7 +230,7 @@ plots.accuracy_curve_chart(acc_eps, baselines.iloc[:3], x="epsilon", x_title="to
 #
 # ## 8. Explore it yourself
 #
-# Widgets:
+# Widgets (the sliders refit when you release them):
 #
 # * **total ε** — the whole budget of the pipeline (log scale);
 # * **k** — how many features are selected (and the sensitivity of Naive Bayes);
@@ -285,11 +241,25 @@ plots.accuracy_curve_chart(acc_eps, baselines.iloc[:3], x="epsilon", x_title="to
 #
 # The top chart shows the exact selection probabilities (red: this draw), the bottom one how often the top
 # features are picked over 50 draws. The text gives the test accuracy of this draw and where ε went.
+#
+# It starts from a setting that works: total ε = 0.1, **k = 5** count-score features, half of ε for
+# each step. The selection concentrates on a few strong features and DP-NB beats the majority class.
 
 # %%
 explorer = FeatureSelectionNBExplorer(B_tr, y_train, B_te, y_test, n_min=n_min, classes=CLASSES, repeats=50,
-                                      random_state=0)
+                                      k=5, random_state=0)
 explorer.widget
+
+# %% [markdown]
+# **Now break it, on purpose.** Three ways to end up at or near the majority class:
+#
+# 1. switch the **score to mutual information**: the probabilities in the top chart flatten to ≈ k/D, the
+#    chosen features are nearly random and DP-NB predicts the majority class;
+# 2. set **k = 30**: NB's noise scale k/ε_NB grows six-fold and most of the 30 picks are weak; the accuracy
+#    now swings from draw to draw, sometimes below the majority;
+# 3. lower the **total ε to 0.01**: both steps get ten times more noise.
+#
+# Press *new random draw* a few times in each setting: the spread between draws is part of the lesson.
 
 # %% [markdown]
 # ## 9. Private logistic regression: output vs objective perturbation
@@ -300,7 +270,7 @@ explorer.widget
 # * **output perturbation**: θ* + b, ‖b‖ ~ Gamma(D, 2/(λε)) — the minimiser has L2 sensitivity 2/λ;
 # * **objective perturbation**: minimise J(θ) + bᵀθ/N with ‖b‖ ~ Gamma(D, 2/ε'), where
 #   ε' = ε − log(1 + 2c/λ + c²/λ²) (c = 1/4). When ε' ≤ 0 the algorithm adds extra regularisation and
-#   uses ε' = ε/2. The switch happens at **λ\* = c/(e^{ε/2} − 1)** (4.876 at ε = 0.1): just above it ε' is
+#   uses ε' = ε/2. The switch happens at **λ\* = c/(e^(ε/2) − 1)** (4.876 at ε = 0.1): just above it ε' is
 #   almost 0 and the noise explodes — the **λ cliff**. (The thesis's rule of thumb λ > 1/(2ε) and its
 #   Table 4.1 are only approximations of this boundary.)
 
@@ -325,22 +295,15 @@ plots.lambda_noise_chart(pd.DataFrame(rows), objective_branch_boundary(eps),
 # best possible accuracy is 90% (D = 5, N = 1024 training rows, ε = 0.1, public bounds).
 
 # %%
-D, N = 5, 1024
-X, y, bounds = make_gaussian_toy(N + 20_000, D, random_state=0)
-rows = []
-for lam in tqdm([0.01, 0.1, 1, 3, 5, 7, 10, 30, 100, 1000, 10_000], desc="λ"):
-    for method in ["output", "objective"]:
-        accs = [PrivateLogisticRegression(0.1, method=method, lam=lam, bounds=bounds, classes=[0, 1], random_state=s)
-                .fit(X[:N], y[:N]).score(X[N:], y[N:]) for s in range(repetitions(20, 3))]
-        rows.append({"lam": lam, "pipeline": method + " perturbation", "median": np.median(accs),
-                     "q25": np.percentile(accs, 25), "q75": np.percentile(accs, 75)})
+# Cached (220 private fits): recompute with python benchmarks/04_thesis_sweeps.py
+lr_acc = pd.read_csv(RESULTS / "04_accuracy_lambda.csv")
 lr_base = pd.DataFrame({"baseline": ["majority class", "Bayes classifier"], "accuracy": [0.5, 0.9]})
-plots.accuracy_curve_chart(pd.DataFrame(rows), lr_base, x="lam", x_title="λ", log_x=True,
+plots.accuracy_curve_chart(lr_acc, lr_base, x="lam", x_title="λ", log_x=True,
                            title="Toy data, D = 5, N = 1024, ε = 0.1: accuracy against λ", y_domain=(0.4, 0.95))
 
 # %% [markdown]
 # Both need heavy regularisation to beat the noise. Below λ\* objective perturbation quietly replaces
-# λ by its effective value c/(e^{ε/4} − 1) ≈ 9.9, hence the flat part on the left; just above λ\* (at
+# λ by its effective value c/(e^(ε/4) − 1) ≈ 9.9, hence the flat part on the left; just above λ\* (at
 # λ = 5) it collapses — the cliff — and it is best for large λ. Output perturbation is useless at small λ,
 # where its noise 2/(λε) is enormous. On real data at ε = 0.1 (Adult) both stay near the majority
 # baseline, as the thesis's Table 4.2 reports; the benchmark `benchmarks/thesis_adult.py` reproduces the
@@ -373,11 +336,12 @@ LogisticNoiseExplorer(random_state=0).widget
 # %% [markdown]
 # ## 11. One ε, two spends
 #
-# A released pipeline carries its ledger. Here is the one of a k = 10 pipeline at total ε = 0.1:
+# A released pipeline carries its ledger. Here is the one of a k = 5 pipeline at total ε = 0.1 (the
+# explorer's starting point):
 
 # %%
 acc = BudgetAccountant(0.1)
-pipe = SelectThenTrain(PrivateKSubsetSelector(k=10), PrivateNaiveBayes(), epsilon=0.1, accountant=acc,
+pipe = SelectThenTrain(PrivateKSubsetSelector(k=5), PrivateNaiveBayes(), epsilon=0.1, accountant=acc,
                        classes=CLASSES, random_state=0).fit(B_tr, y_train)
 print("selected:", list(pipe.selector_.get_feature_names_out()))
 print("test accuracy:", round(pipe.score(B_te, y_test), 3))
@@ -397,4 +361,4 @@ plots.ledger_chart(pipe.ledger_)
 # - The score matters: the count score has a large range for its sensitivity of 1; mutual information at
 #   small ε gives almost uniform selection.
 # - Private logistic regression needs heavy regularisation and large N; objective perturbation has a
-#   cliff just above λ* = c/(e^{ε/2} − 1).
+#   cliff just above λ* = c/(e^(ε/2) − 1).

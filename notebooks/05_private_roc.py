@@ -32,6 +32,8 @@
 
 # %%
 import warnings
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import altair as alt
@@ -40,14 +42,13 @@ from sklearn.linear_model import LogisticRegression
 
 from dpexplore._config import repetitions
 from dpexplore.datasets import load_adult
-from dpexplore.budget import BudgetAccountant
 from dpexplore.evaluate import roc
 from dpexplore.select import stoddard
 from dpexplore.plots import roc as roc_plots
 from dpexplore.widgets.roc import PrivateROCExplorer, FeatureSelectionExplorer
 
 warnings.simplefilter("ignore", roc.DegenerateCurveWarning)
-alt.data_transformers.disable_max_rows()
+RESULTS = Path("results")   # cached sweeps (see the cells that read them)
 
 # %% [markdown]
 # ## 1. Two classifiers and a private test set
@@ -238,7 +239,7 @@ draws[0].attrs["ledger"]
 # The black curve is the true one (for comparison only: it is not private).
 
 # %%
-explorer = PrivateROCExplorer(y, score_sets, classes=CLASSES)
+explorer = PrivateROCExplorer(y, score_sets, classes=CLASSES, n_draws=3)
 explorer.widget
 
 # %% [markdown]
@@ -316,34 +317,11 @@ for name in ("TC", "DC", "PI"):
 # without privacy), and the majority class.
 
 # %%
-k, tau = 15, 0.3 * len(B_train)
-selectors = {
-    "score perturbation": lambda e, r: stoddard.ScorePerturbationSelector(epsilon=e, k=k, max_ones=s,
-                                                                          classes=CLASSES, random_state=r),
-    "exponential top-k": lambda e, r: stoddard.ExponentialTopKSelector(k=k, epsilon=e, max_ones=s,
-                                                                       classes=CLASSES, random_state=r),
-    "sparse vector": lambda e, r: stoddard.SparseVectorSelector(threshold=tau, cutoff=k, epsilon=e,
-                                                                max_ones=s, classes=CLASSES, random_state=r),
-}
-
-def accuracy(support, make=lambda: LogisticRegression(max_iter=500)):
-    if not support.any():
-        return max(yb_test.mean(), 1 - yb_test.mean())
-    clf = make().fit(B_train.loc[:, support], yb_train)
-    return clf.score(B_test.loc[:, support], yb_test)
-
-sel_rows = []
-for (name, make), eps in tqdm([(m, e) for m in selectors.items() for e in [0.01, 0.03, 0.1, 0.3, 1.0]]):
-    for r in range(repetitions(5, 1)):
-        support = make(eps, r).fit(B_train, yb_train).get_support()
-        sel_rows.append({"method": name, "epsilon": eps, "accuracy": accuracy(support)})
-references = pd.DataFrame({
-    "reference": ["all features", "exact top-k by TC (not private)", "majority class"],
-    "accuracy": [accuracy(np.ones(B_train.shape[1], bool)),
-                 accuracy(np.isin(np.arange(B_train.shape[1]), np.argsort(-tc)[:k])),
-                 max(yb_test.mean(), 1 - yb_test.mean())]})
-roc_plots.selection_accuracy_chart(pd.DataFrame(sel_rows), references)
-
+# Cached: 75 selections and classifier fits. Recompute with
+#   python benchmarks/05_private_roc_cache.py        (writes notebooks/results/05_*.csv)
+sel_rows = pd.read_csv(RESULTS / "05_selection_accuracy.csv")
+references = pd.read_csv(RESULTS / "05_selection_references.csv")
+roc_plots.selection_accuracy_chart(sel_rows, references)
 
 # %% [markdown]
 # With a non-private classifier, a handful of features chosen privately does about as well as all
@@ -359,26 +337,10 @@ roc_plots.selection_accuracy_chart(pd.DataFrame(sel_rows), references)
 # for score perturbation). One `BudgetAccountant` per run checks that the two steps add up to 1.
 
 # %%
-def private_pipeline(r, k_sel):
-    acc = BudgetAccountant(1.0)
-    if k_sel is None:
-        support = np.ones(B_train.shape[1], bool)
-        eps_clf = 1.0
-    else:
-        support = stoddard.ScorePerturbationSelector(epsilon=0.5, k=k_sel, max_ones=s, random_state=r,
-                                                     classes=CLASSES, accountant=acc).fit(B_train, yb_train).get_support()
-        eps_clf = 0.5
-    model = PrivateLogisticRegression(epsilon=eps_clf, C=0.1, bounds=(0, 1), fit_intercept=True,
-                                      classes=CLASSES, random_state=r, accountant=acc).fit(B_train.loc[:, support], yb_train)
-    assert abs(acc.spent - 1.0) < 1e-9
-    return model.score(B_test.loc[:, support], yb_test)
-
-pipeline_rows = [{"pipeline": name, "accuracy": private_pipeline(r, k_sel)}
-                 for name, k_sel in [("all 171 features, ε = 1 to the classifier", None),
-                                     ("SP top 30 (ε = 0.5) + classifier (ε = 0.5)", 30),
-                                     ("SP top 15 (ε = 0.5) + classifier (ε = 0.5)", 15)]
-                 for r in tqdm(range(repetitions(10, 1)), leave=False)]
-pd.DataFrame(pipeline_rows).groupby("pipeline", sort=False)["accuracy"].describe()[["mean", "min", "max"]].round(3)
+# Cached (30 private pipelines, each with its own BudgetAccountant(1.0) checking that the steps
+# add up to 1): benchmarks/05_private_roc_cache.py, function private_pipelines
+pipeline_rows = pd.read_csv(RESULTS / "05_private_pipelines.csv")
+pipeline_rows.groupby("pipeline", sort=False)["accuracy"].describe()[["mean", "min", "max"]].round(3)
 
 # %% [markdown]
 # Spending half of the budget on selection leaves the classifier only ε = 0.5, yet the pipelines
@@ -395,39 +357,25 @@ pd.DataFrame(pipeline_rows).groupby("pipeline", sort=False)["accuracy"].describe
 # audit in section 7 shows what that costs.
 
 # %%
-eps_fs = 0.01
-quality = []
-for t in tqdm(np.quantile(tc, [0.2, 0.35, 0.5, 0.65, 0.8, 0.9])):
-    exact = tc > t
-    for r in range(repetitions(10, 2)):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", stoddard.NotDifferentiallyPrivateWarning)
-            picks = {
-                "score perturbation": stoddard.ScorePerturbationSelector(epsilon=eps_fs, threshold=t, max_ones=s,
-                                                                         classes=CLASSES, random_state=r),
-                "sparse vector (c = 40)": stoddard.SparseVectorSelector(threshold=t, cutoff=40, epsilon=eps_fs,
-                                                                        max_ones=s, classes=CLASSES, random_state=r),
-                "PTT — NOT DP": stoddard.PrivateThresholdTesting(threshold=t, epsilon=eps_fs, classes=CLASSES,
-                                                                 random_state=r),
-            }
-            for name, sel in picks.items():
-                q = stoddard.selection_quality(sel.fit(B_train, yb_train).get_support(), exact)
-                quality.append({"method": name, "tau": round(float(t)), "f1": q["f1"], "n_exact": int(exact.sum())})
-roc_plots.selection_quality_chart(pd.DataFrame(quality))
+quality = pd.read_csv(RESULTS / "05_selection_quality.csv")   # cached: benchmarks/05_private_roc_cache.py
+roc_plots.selection_quality_chart(quality)
 
 # %% [markdown]
 # ### Explore it yourself
 #
-# - **ε for selection**: the budget of the selection step alone;
+# - **ε for selection**: the budget of the selection step alone (it starts at 0.01, where the noise
+#   of score perturbation, scale s/ε = 1,400 records, is comparable with the gaps between the counts);
 # - **method**: the three sound selectors, plus PTT, the paper's Algorithm 2 (*not private*, see
 #   below);
 # - **SP keeps**: score perturbation keeps the features whose noisy TC exceeds τ, or the k highest;
 # - **τ**: the threshold in count units (score perturbation with "τ", the sparse vector, PTT);
 # - **k**: how many features to keep (top-k), or the sparse vector's cutoff.
 #
-# The bars compare the accuracy (non-private logistic regression on the kept features) with the
-# private selection, with the exact selection by the same rule (not private), with all features
-# and with the majority class.
+# Each setting runs four private draws. The left chart compares the accuracy (non-private logistic
+# regression on the kept features; bar: mean of the draws, ticks: each draw) with the exact selection
+# by the same rule (not private), all features and the majority class; the right one shows how many
+# features the draws kept. Lower ε to 0.001: score perturbation keeps four to five times too many
+# features. Raise it to 0.1: every draw is the exact selection.
 
 # %%
 fs_explorer = FeatureSelectionExplorer(B_train, yb_train, B_test, yb_test, max_ones=s, classes=CLASSES)
@@ -469,9 +417,19 @@ roc_plots.ptt_split_chart(pd.DataFrame(freq))
 # mechanism) stay below ε on the same pair (passing an audit is evidence, not a proof).
 
 # %%
-audit = stoddard.audit_selectors(epsilon=1.0, n_samples=repetitions(20_000, 2_000), random_state=5)
+# Stored audit: 20,000 runs per side and per selector (a few minutes). Recompute with
+#   python benchmarks/05_private_roc_cache.py
+audit = pd.read_csv(RESULTS / "05_audit.csv")
 display(audit[["selector", "claimed_epsilon", "sound", "epsilon_lower", "violates"]].round(3))
-roc_plots.audit_chart(audit)
+roc_plots.audit_chart(audit, title=f"Measured privacy loss vs the claimed ε ({audit['n_samples'][0]:,} runs per side)")
+
+# %% [markdown]
+# The same audit, live and small: 500 runs per side, without Cluster Selection (its k-means per run is
+# the slow part). With fewer runs the lower bounds are looser, yet PTT is already caught.
+
+# %%
+live = stoddard.audit_selectors(epsilon=1.0, n_samples=500, cluster=False, random_state=6)
+roc_plots.audit_chart(live, title="The same audit, live: 500 runs per side")
 
 # %% [markdown]
 # ## Summary

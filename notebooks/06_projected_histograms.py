@@ -34,22 +34,22 @@
 
 # %%
 import warnings
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import altair as alt
 from tqdm.auto import tqdm
 
 from dpexplore._config import repetitions
-from dpexplore.datasets import load_adult, load_iris, train_test_split
+from dpexplore.datasets import load_iris, train_test_split
 from dpexplore.publish import projected as ph
 from dpexplore.publish.projected import ProjectedHistogram
 from dpexplore.plots import projected as charts
 from dpexplore.widgets import projected as explore
 
 warnings.simplefilter("ignore", ph.EmptySyntheticWarning)
-alt.data_transformers.disable_max_rows()
 iris, iris_schema = load_iris()
-adult, adult_schema = load_adult()
 X_train, X_test, y_train, y_test = train_test_split(iris, iris_schema, test_size=0.1, random_state=0)
 
 # %% [markdown]
@@ -68,9 +68,12 @@ X_train, X_test, y_train, y_test = train_test_split(iris, iris_schema, test_size
 # removing* one record, so the noise is Laplace(1/ε_h) and the table size n, which the threshold needs,
 # is itself released with a small share of ε; `neighbours="substitution"` reproduces the paper's model
 # (n public, Laplace(2/ε_h)).
+#
+# On Iris at ε = 1 we start with **one attribute** (k = 1) cut into bins chosen for that one dimension
+# (`n_bins="projected"`, the bw(n, k) rule of §2): a small histogram, little noise per cell.
 
 # %%
-model = ProjectedHistogram(epsilon=1.0, random_state=0).fit(X_train, y_train, iris_schema)
+model = ProjectedHistogram(epsilon=1.0, k=1, n_bins="projected", random_state=0).fit(X_train, y_train, iris_schema)
 print(charts.summary_text(model))
 print("test AUC (Hand–Till):", round(explore.auc(y_test, model.predict_proba(X_test), model.classes_), 3))
 model.ledger_
@@ -83,9 +86,26 @@ model.ledger_
 charts.budget_chart(model.epsilon_split_, model.k_)
 
 # %% [markdown]
+# ### The weak case: the paper's heuristics on Iris
+#
+# Leave k and the bins to the paper's heuristics and the same ε gives a much less reliable model. The
+# literal bin rule counts all four predictors, which gives **2 bins** per attribute over the public
+# range [0, 8] cm: every measurement is cut at 4 cm. Petal width never reaches 4 cm (constant: it tells
+# nothing), sepal length is almost always above, and only petal length at 4 cm separates setosa from the
+# rest. The AUC then depends on which attributes the noisy greedy selection picks: over six seeds it
+# swings between about 0.56 and 1. Sections 2 and 3 take this model apart.
+
+# %%
+heuristic = ProjectedHistogram(epsilon=1.0, random_state=0).fit(X_train, y_train, iris_schema)
+print(charts.summary_text(heuristic))
+aucs = [explore.auc(y_test, ProjectedHistogram(epsilon=1.0, random_state=r).fit(X_train, y_train, iris_schema)
+                    .predict_proba(X_test), iris_schema.classes) for r in range(6)]
+print("test AUC over seeds 0–5:", ", ".join(f"{a:.2f}" for a in aucs))
+
+# %% [markdown]
 # ## 2 · Step 1: bins from public bounds
 #
-# The paper's rule uses Lei's bandwidth bw(n, d) = (ln n / n)^{1/(d+1)} and s = ⌈1/bw − ½⌉ bins. Read
+# The paper's rule uses Lei's bandwidth bw(n, d) = (ln n / n)^(1/(d+1)) and s = ⌈1/bw − ½⌉ bins. Read
 # literally, d counts *all* predictors, which gives very few bins; the alternative bw(n, k) uses the
 # projected dimension. Both are clamped to at least 2 bins (one bin would make an attribute constant).
 # The bins cover the **public** range of each attribute: for Iris the package declares [0, 8] cm for
@@ -108,12 +128,12 @@ pd.DataFrame(rows)
 # sensitivity 2: attribute a is picked with probability ∝ exp(ε′·F(S ∪ {a})), ε′ = ε_p/(4k), and the k
 # steps together cost ε_p.
 #
-# The chart shows, for the model fitted above, each step's candidates and their selection
+# The chart shows, for the heuristic model above, each step's candidates and their selection
 # probabilities (computed from the private data, so a diagnostic, not part of the release). With only 2
 # bins over [0, 8] cm, petal width never reaches 4 cm: it is constant and discerns nothing.
 
 # %%
-view = model.diagnostics(X_train, y_train)   # NOT private: true scores, for teaching only
+view = heuristic.diagnostics(X_train, y_train)   # NOT private: true scores, for teaching only
 charts.selection_chart(view["selection"])
 
 # %% [markdown]
@@ -122,7 +142,7 @@ charts.selection_chart(view["selection"])
 # becomes the non-private greedy choice.
 
 # %%
-codes, _ = model._codes(X_train, iris_schema.predictors, model.n_bins_)
+codes, _ = heuristic._codes(X_train, iris_schema.predictors, heuristic.n_bins_)
 y_codes = iris_schema.encode_target(y_train)
 rows = []
 for eps_p in tqdm([0.01, 0.05, 0.2, 1.0], desc="ε_p"):
@@ -162,7 +182,7 @@ demo.synthetic().value_counts().rename("rows").reset_index()
 # ## 5 · Which cells survive?
 #
 # A cell with true count z survives with probability P(Laplace > τ − z) (the paper's eq. 5). For an empty
-# cell (z = 0) that is ½·n^{−A/Δ} (Δ = 1 here, 2 in the paper): it does **not** depend on ε, because τ
+# cell (z = 0) that is ½·n^(−A/Δ) (Δ = 1 here, 2 in the paper): it does **not** depend on ε, because τ
 # grows like 1/ε exactly as fast as the noise does. Smaller ε only moves the curve for the real cells to
 # the right: a cell needs more records to survive. The grey line is the empty-cell floor, the dashed
 # verticals are τ.
@@ -215,31 +235,10 @@ explore.selection_explorer(X_train, y_train, iris_schema, n_bins="projected")
 # non-private LR is the price of projecting and discretising, the gap below it the price of privacy.
 
 # %%
-folds_iris, folds_adult = repetitions(10, 3), repetitions(5, 2)
-grids = {"epsilon": [0.1, 0.3, 1.0, 3.0], "k": [1, 2, 3, 4], "gamma": [0.1, 0.3, 0.5, 0.7, 0.9]}
-data = {"Iris": (iris, iris_schema, folds_iris), "Adult": (adult, adult_schema, folds_adult)}
-total = sum(len(v) * f for v in grids.values() for (_, _, f) in data.values())
-reference = {}
-for name, (frame, schema, folds) in data.items():
-    methods = {"LR (non-private)": lambda s, sc=schema: explore.NonPrivateLR(sc),
-               "projection only (ε = 10⁴)": lambda s: ProjectedHistogram(1e4, random_state=s)}
-    if name == "Adult":
-        methods["DP-LR"] = lambda s, sc=schema: explore.OneVsRestPrivateLR(sc, 1.0, random_state=s, fit_intercept=True)
-    reference[name] = explore.cross_validated_auc(frame, schema, methods, folds=folds)
-parts = []
-with tqdm(total=total, desc="fits") as bar:
-    for parameter, values in grids.items():
-        for name, (frame, schema, folds) in data.items():
-            parts.append(explore.auc_sweep(frame, schema, name, parameter, values, folds=folds,
-                                           dp_lr=(name == "Iris"), progress=bar))
-            ref = reference[name]
-            nonpriv = ref[ref.method != "DP-LR"]
-            parts.append(explore.broadcast_reference(nonpriv, name, parameter, values))
-            dp_at_1 = ref[ref.method == "DP-LR"]
-            if len(dp_at_1):
-                at = [1.0] if parameter == "epsilon" else values
-                parts.append(explore.broadcast_reference(dp_at_1, name, parameter, at))
-sweeps = pd.concat(parts, ignore_index=True)
+# Cached: about 700 cross-validated fits (minutes on two cores). Recompute with
+#   python benchmarks/06_projected_sweeps.py        (writes notebooks/results/06_auc_sweeps.csv)
+sweeps = pd.read_csv(Path("results") / "06_auc_sweeps.csv")
+sweeps.groupby(["dataset", "method"])["fold"].nunique().rename("folds").reset_index()
 
 # %% [markdown]
 # Median AUC (line) and interquartile range (band) as ε grows:
@@ -270,7 +269,7 @@ table
 #
 # - The release is a histogram of **k + 1 dimensions only**: its domain, and therefore the number of
 #   noise-only cells that survive τ, stays manageable. An empty cell survives with probability
-#   ½·n^{−A/Δ} at every ε, and each one brings about τ + noise-scale fake records.
+#   ½·n^(−A/Δ) at every ε, and each one brings about τ + noise-scale fake records.
 # - The greedy selection with the exponential mechanism spends ε_p/k per step; the discernibility
 #   score's sensitivity stays 2 because it is divided by n.
 # - Two losses add up: projecting and discretising (non-private LR vs "projection only") and privacy

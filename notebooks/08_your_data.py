@@ -13,185 +13,240 @@
 # ---
 
 # %% [markdown]
-# # 08 · Your data: from a CSV file to a private synthetic table
+# # 08 · Your data: from a messy export to a private synthetic table
 #
-# ## What you will learn
+# **What you will learn**
 #
-# - the analyst's path with a table dpexplore has never seen: **load** a CSV, **pick the target**,
-#   **declare the public schema**, **choose a method and ε**, **release**, **download**;
-# - why the schema must be *public*: bounds, category lists and class labels read from the private
-#   table leak information that no ε pays for (dpexplore flags them with a `PrivacyLeakWarning`);
-# - how numeric columns get their taxonomy: **equal-width nesting** over the declared bounds;
-# - what dpexplore does with bad input: a readable message, and nothing released.
+# * the analyst's path with a table dpexplore has never seen, as a script first
+#   (`dpexplore.tables`: **read → pick columns → draft → declare → build → release → export**),
+#   then as an app that calls the same functions;
+# * why the schema must be *public*: bounds, category lists and classes read from the private table
+#   leak information that no ε pays for, so every drafted value is flagged until you declare it;
+# * how to bin long-tailed counts with **public cut points** (0 | 1 | 2–3 | 4–7 | …) instead of
+#   equal-width intervals, and how to group a column with thousands of values;
+# * how to read a release: which synthetic columns the method modelled and which were drawn from a
+#   small paid marginal, where ε went, and why PrivPfC's grid can be too fine for a small table;
+# * what happens with bad input: a one-line message saying what to do, and nothing spent.
 #
-# This notebook runs unattended on a table it generates itself; with your own file, use the upload
-# button (or type a path) in the app of section 2.
+# The table is generated here (`make_messy_table`, no download): six thousand hospital stays with
+# the problems of a real export — fifty columns, many mostly empty, an integer 0/1 target,
+# long-tailed counts, a numeric column with a few stray strings, a code with thousands of values.
 
 # %%
 import tempfile
+import warnings
 from pathlib import Path
 
-import altair as alt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from dpexplore.widgets.your_data import (METHODS, InputError, YourDataApp, build_schema, draft_schema,
-                                         read_table, release, summary_markdown)
-from dpexplore.plots.your_data import ledger_chart, marginal_chart, utility_chart
-from dpexplore.plots.mechanisms import enable_jupyterlab_renderer
+import dpexplore.plots  # noqa: F401  (charts drawn offline by JupyterLab and Voilà)
+from dpexplore import tables
+from dpexplore.datasets import make_messy_table
+from dpexplore.domain import PrivacyLeakWarning
+from dpexplore.plots.your_data import ledger_chart, marginals_chart, method_chart, occupancy_chart
+from dpexplore.widgets.your_data import YourDataApp
 
-enable_jupyterlab_renderer()   # charts drawn offline by JupyterLab and Voilà, without a CDN
-
-# %% [markdown]
-# ## 1. A table nobody has seen
-#
-# A small "clinic" table: age (integer), a blood-pressure reading (float), smoker (yes/no), a region
-# and the target `outcome`. The outcome depends on age, pressure and smoking; region is noise. We
-# write it to a CSV file in a temporary folder, exactly as you would save yours.
-
-# %%
-rng = np.random.default_rng(2026)
-n = 4000
-age = rng.integers(18, 91, n)
-pressure = np.round(rng.normal(120 + 0.4 * (age - 50), 15), 1)
-smoker = np.where(rng.random(n) < 0.3, "yes", "no")
-region = rng.choice(["north", "south", "east", "west"], n)
-logit = -9 + 0.06 * age + 0.03 * pressure + 1.2 * (smoker == "yes")
-outcome = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "ill", "healthy")
-clinic = pd.DataFrame({"age": age, "pressure": pressure, "smoker": smoker, "region": region,
-                       "outcome": outcome})
-
-folder = Path(tempfile.mkdtemp())
-csv_path = folder / "clinic.csv"
-clinic.to_csv(csv_path, index=False)
-clinic.head()
+folder = Path(tempfile.mkdtemp())          # where "your" file lives in this demo
+raw = make_messy_table(6000, random_state=2026)
+path = folder / "hospital_export.csv.gz"
+raw.to_csv(path, index=False)              # a gzip-compressed CSV, as exports often are
+print(f"{raw.shape[1]} columns, {int(raw.isna().any().sum())} of them with missing values")
+raw.iloc[:5, [1, 2, 4, 9, 10, 14, 15, 17, 50]]
 
 # %% [markdown]
-# ## 2. The app
+# ## 1. Read the file and keep the columns you need
 #
-# Read it top to bottom:
-#
-# 1. **Upload CSV** (or type a **Path** and press **Load**): the file is read; anything that is not a
-#    CSV is refused with a message.
-# 2. **Target**: the column to predict (the last column by default). Below it, **one row per
-#    column**: its *kind* (numeric, categorical, or drop), the *lower* and *upper* bounds of a
-#    numeric column, whether it holds *integers*, the *categories* of a categorical column (for the
-#    target: the classes), and a **public?** tick. The first draft is read from the data, so every row
-#    starts with **⚠ from data**; type the domain you would know *without* looking at the data (or
-#    tick *public?* if the drafted one is public knowledge, e.g. ages 0–120) and the flag goes away.
-# 3. **Method**, the total budget **ε** (log slider, 0.01 to 10) and **Release**: the method runs on
-#    80 % of the rows; the summary shows the budget ledger and the error of the release's classifier
-#    on the other 20 % (next to the majority class and a non-private logistic regression: that
-#    evaluation is for you, not for publication). Two links download the synthetic table (CSV) and
-#    the one-page summary (Markdown).
+# `read_table` reads CSV, CSV.gz and Parquet (through DuckDB). Columns you leave out may hold
+# anything: the 35 mostly-empty columns would otherwise stop the release. Keep nine predictors and
+# the target; the identifier `encounter_id` goes too (an identifier is never a predictor).
 
 # %%
-app = YourDataApp(epsilon=1.0, method="PrivPfC")
-app.load(csv_path)        # what typing the path and pressing Load does
+KEEP = ["n_visits", "n_meds", "n_emergency", "n_inpatient", "n_outpatient",
+        "admission_type", "discharge", "age_band", "weight_kg", "readmitted"]
+try:
+    tables.check_table(tables.read_table(path), "readmitted")
+except tables.InputError as err:
+    print("all 51 columns →", err)
+frame = tables.read_table(path, columns=KEEP)
+frame.head(3)
+
+# %% [markdown]
+# ## 2. Draft a schema, then declare it
+#
+# The draft reads every domain from the data — a convenience, and a leak. Its notes say what to
+# do about the rest: here, `weight_kg` holds a few strings ("?", "unknown"), so it is drafted as
+# a number with those values missing (not as a category in text order).
+
+# %%
+with warnings.catch_warnings():            # the draft's leak warning is the first note below
+    warnings.simplefilter("ignore", PrivacyLeakWarning)
+    draft, notes = tables.draft_schema(frame, "readmitted")
+for note in notes:
+    print("•", note)
+draft[["column", "kind", "lower", "upper", "integer", "cuts", "from_data"]]
+
+# %% [markdown]
+# Declaring means typing what you know **without looking at the data**: visit counts are between
+# 0 and 60 in this hospital's system, weights between 30 and 200 kg, the category lists come from
+# the data dictionary. Typing the value the draft shows is fine — it is the *typing* that declares.
+#
+# Cut points: a count column is long-tailed (most patients have 0–3 visits, a few have 40), so
+# equal-width bins over [0, 60] would put nearly everyone in the first bin. `cuts="long-tail"`
+# proposes bins that double in width — 0 | 1 | 2–3 | 4–7 | 8–15 | … — computed from the declared
+# bounds only. You can also type your own (`cuts=[1, 2, 4, 11]`).
+
+# %%
+COUNT_BOUNDS = {"n_visits": 60, "n_meds": 60, "n_emergency": 30, "n_inpatient": 30, "n_outpatient": 30}
+for name, upper in COUNT_BOUNDS.items():
+    draft = tables.declare(draft, name, lower=0, upper=upper, integer=True, cuts="long-tail")
+draft = tables.declare(draft, "weight_kg", lower=30, upper=200, integer=False,
+                       cuts=[50, 60, 70, 80, 90, 100, 120, 150])
+draft = tables.declare(draft, "age_band", categories=[f"[{10 * i}-{10 * (i + 1)})" for i in range(10)])
+draft = tables.declare(draft, "admission_type",
+                       categories=["emergency", "urgent", "elective", "newborn", "trauma", "other"])
+draft = tables.declare(draft, "discharge", categories=["home", "home care", "transfer", "rehab", "hospice",
+                                                       "left", "other", "unknown"])
+draft = tables.declare(draft, "readmitted", categories=["0", "1"])
+schema, encoded, leaks = tables.build_schema(frame, draft, missing="drop-rows")
+print("still read from the data:", leaks or "nothing")
+long_tail = schema["n_visits"].taxonomy
+shares = np.bincount(long_tail.leaf_codes(encoded["n_visits"]), minlength=long_tail.n_leaves) / len(encoded)
+print("n_visits per long-tail bin:", " · ".join(f"{b}: {s:.0%}" for b, s in zip(long_tail.leaves, shares)))
+equal = tables.parse_cuts("n_visits", "equal", 0, 60, True, (2, 2, 2))   # 8 equal-width bins
+print("with 8 equal-width bins over [0, 60], the first bin (0–7) would hold "
+      f"{np.mean(equal.leaf_codes(encoded['n_visits']) == 0):.0%} of the rows")
+
+# %% [markdown]
+# `missing="drop-rows"` removed the rows with a missing or text weight: a rule applied to each
+# record on its own (it does not look at other rows), so it costs no ε.
+#
+# ## 3. Release, with a progress bar
+#
+# PrivPfC at ε = 1. 20 % of the rows are held out, each independently, to measure the error; 10 %
+# of ε (`marginal_share`) pays small one-way marginals for the columns the method does not model,
+# so that no synthetic column is uniform filler. The summary says, per column, how it was produced.
+
+# %%
+result = tables.release(encoded, schema, "PrivPfC", 1.0, leaks=leaks, random_state=8)
+display(Markdown(tables.summary_markdown(result, title="Hospital stays")))
+
+# %% [markdown]
+# The files go **next to this notebook** (not inside its HTML): the synthetic table, the ledger, the
+# public schema (JSON, to reload with `Schema.from_json`) and this summary.
+
+# %%
+files = tables.export_release(result, "dp_release")
+{kind: str(p) for kind, p in files.items()}
+
+# %%
+ledger_chart(result.ledger)
+
+# %% [markdown]
+# ## 4. Every method on this table, and a lesson about grids
+#
+# One release per method, ε and seed takes minutes, so the notebook reads a stored run of
+# `benchmarks/08_your_data_sweep.py` (same table, same declarations, 3 seeds; recompute with
+# `python benchmarks/08_your_data_sweep.py`). Grey dashes: majority class; black: a non-private
+# logistic regression (the error no private release can beat here).
+
+# %%
+sweep = pd.read_csv(Path("results") / "08_messy_sweep.csv")
+display(method_chart(sweep))
+sweep.pivot_table(index="method", columns="epsilon", values="error").round(3)
+
+# %% [markdown]
+# PrivPfC does **not** improve steadily with ε here. Its quality score is the accuracy of the
+# noisy histogram *on the training table*; with more ε, finer grids look better on that score, and
+# it picks grids with thousands of cells for a few thousand records. Expected records per cell (the
+# released record count divided by the grid's cells) shows it — the summary above reports it for
+# every PrivPfC release. When it drops below a handful, coarsen: fewer cut points, grouped
+# categories, fewer columns.
+
+# %%
+occupancy_chart(sweep)
+
+# %% [markdown]
+# ## 5. The same path as an app
+#
+# The app calls the functions above and nothing else. Read it top to bottom: **1.** upload a file
+# (CSV, CSV.gz, Parquet) or type a path and press **Load**; **2.** tick the columns to keep (columns
+# with missing values start unticked) and choose the **Target**; **3.** one row per column, the
+# drafted values shown in grey and flagged **⚠ from data** until you type a value (or tick
+# *public*); cut points for numbers, a list — or groups `A: a, b; other: *` — for categories;
+# **4.** method, **ε** (typed: outside 0.01–10 is an error, never a silent clamp), the share of ε for
+# marginals, **Release**: a progress bar, the summary, links to the files.
+
+# %%
+app = YourDataApp(method="DiffGen", random_state=11)
+app.load(str(path))                                      # what typing the path and Load does
+app.columns.value = tuple(KEEP)
+app.apply_columns.click()
+app.drop_missing.value = True
+for name, upper in COUNT_BOUNDS.items():                 # typing the public bounds
+    row = app._rows[name]
+    row["lower"].value, row["upper"].value = "0", str(upper)
+app._rows["weight_kg"]["lower"].value, app._rows["weight_kg"]["upper"].value = "30", "200"
+for name in ("admission_type", "discharge", "age_band"):
+    app._rows[name]["public"].value = True               # the drafted lists are in the data dictionary
+print("still ⚠ from data:", app.leak_rows())
+app.release()
 display(app.widget)
 
 # %% [markdown]
-# The same steps without clicking (so that this notebook runs by itself): we declare public bounds
-# for the two numeric columns (ages 0–120, pressure 60–220 mmHg) and confirm that the categories are
-# public knowledge, but leave the target's classes flagged, to show how the warning travels into the
-# summary. Then we press **Release**.
+# The target's classes were left flagged on purpose: the summary's last section lists them as a
+# PrivacyLeakWarning, and so does the message above the summary.
+#
+# ## 6. Bad input gets one line that says what to do
+#
+# Each of these is refused **before** anything is spent.
 
 # %%
-app._rows["age"]["lower"].value, app._rows["age"]["upper"].value = 0.0, 120.0
-app._rows["pressure"]["lower"].value, app._rows["pressure"]["upper"].value = 60.0, 220.0
-app._rows["smoker"]["public"].value = True
-app._rows["region"]["public"].value = True
-print("still read from the data:", app.leak_rows())
-result = app.release()
-print(len(result.synthetic), "synthetic rows released;", "leaks:", result.leaks)
+dup = folder / "duplicated_header.csv"
+make_messy_table(200, random_state=1, duplicate_names=True).to_csv(dup, index=False)
+codes = tables.read_table(path, columns=["diag_code", "gender", "readmitted"])
+cases = {
+    "duplicate header": lambda: tables.read_table(dup),
+    "a spreadsheet": lambda: tables.read_table(b"PK\x03\x04 not a table", "stays.xlsx"),
+    "text in a number column": lambda: tables.build_schema(frame, draft),
+    "ε = 0": lambda: tables.release(encoded, schema, "PrivPfC", 0),
+    "ε = 10⁶": lambda: tables.release(encoded, schema, "PrivPfC", 1e6),
+    "classes typed as words": lambda: tables.build_schema(
+        frame, tables.declare(draft, "readmitted", categories=["no", "yes"]), missing="drop-rows"),
+}
+for case, call in cases.items():
+    try:
+        call()
+    except tables.InputError as err:
+        print(f"{case:>24}: {err}")
+with warnings.catch_warnings(record=True) as caught:     # a warning, with a remedy
+    warnings.simplefilter("always")
+    tables.draft_schema(codes, "readmitted")
+    tables.build_schema(codes, tables.declare(tables.declare(tables.draft_schema(codes, "readmitted")[0],
+                                                            "gender"), "readmitted"))
+print(f"{'thousands of codes':>24}:", next(str(w.message) for w in caught
+                                        if issubclass(w.category, tables.HighCardinalityWarning)))
 
 # %% [markdown]
-# ## 3. What was released
+# ## 7. The synthetic table next to the private one
 #
-# The synthetic table has the schema's columns; compare its marginals with the original's (a
-# private release can only approximate them, and a method that did not refine a column releases it
-# as uniform within its public range).
+# Shares of rows per declared bin or category, private (blue) and synthetic (orange), for the
+# scripted PrivPfC release of section 3. PrivPfC counts records at the level of its grid: a column
+# it kept coarse (say `n_visits` in two bins, 0–7 and 8–60) gets its synthetic values spread
+# evenly inside each coarse bin — which is why 4–7 (four values) holds more than 0 (one value).
+# Columns it did not model come from their own small paid marginal: their shares match, but their
+# relation to the target is lost. The summary's table says which column is which.
 
 # %%
-result.synthetic.head()
-
-# %%
-schema = result.schema
-charts = [marginal_chart(clinic, result.synthetic, c, lower=schema[c].lower, upper=schema[c].upper)
-          if c in schema.numeric else marginal_chart(clinic, result.synthetic, c)
-          for c in schema.predictors + [schema.target] if c in result.synthetic.columns]
-alt.vconcat(alt.hconcat(*charts[:3]), alt.hconcat(*charts[3:]))
-
-# %%
-alt.vconcat(utility_chart(result.utility), ledger_chart(result.ledger))
-
-# %% [markdown]
-# The one-page summary (the file behind the second download link):
-
-# %%
-display(Markdown(summary_markdown(result, title="Clinic")))
-
-# %% [markdown]
-# ## 4. Every method on the same declared schema
-#
-# The same pure functions the app calls, without widgets: each method at ε = 1, one release each.
-
-# %%
-draft, leaks = draft_schema(clinic, "outcome")
-draft.loc[draft.column == "age", ["lower", "upper"]] = [0, 120]
-draft.loc[draft.column == "pressure", ["lower", "upper"]] = [60, 220]
-draft["from_data"] = False          # we declare every domain public
-schema, encoded, leaks = build_schema(clinic, draft)
-rows = []
-for name in METHODS:
-    r = release(encoded, schema, name, 1.0, random_state=0)
-    u = r.utility.set_index("model")["error"]
-    rows.append({"method": name, "synthetic rows": len(r.synthetic), "test error": u.iloc[0],
-                 "majority": u["majority class"], "non-private LR": u["non-private logistic regression"],
-                 "ε spent": r.ledger["charged"].sum()})
-comparison = pd.DataFrame(rows)
-comparison.round(3)
-
-# %%
-alt.Chart(comparison).mark_bar().encode(
-    y=alt.Y("method:N", title=None), x=alt.X("test error:Q", title="test error at ε = 1"),
-    tooltip=["method", alt.Tooltip("test error:Q", format=".3f")],
-).properties(width=360, height=120) + alt.Chart(comparison.head(1)).mark_rule(color="grey", strokeDash=[4, 3]).encode(
-    x="majority:Q") + alt.Chart(comparison.head(1)).mark_rule(color="black").encode(x="non-private LR:Q")
-
-
-# %% [markdown]
-# Grey dashes: majority class; black line: non-private logistic regression.
-#
-# ## 5. Bad input gets a message, not a traceback
-#
-# Four mistakes an analyst makes. For each, the app shows its message and **releases nothing**
-# (`app.result` stays `None`, no download link).
-
-# %%
-def attempt(content: bytes, name: str, tweak=None) -> None:
-    trial = YourDataApp()
-    trial.load(content, name)
-    if tweak:
-        tweak(trial)
-    trial.release()
-    print(f"{name:<18} released: {trial.result is not None!s:<5} message: {trial.last_error}")
-
-with_missing = clinic.astype({"pressure": float}).copy()
-with_missing.loc[[3, 10], "pressure"] = np.nan
-attempt(with_missing.to_csv(index=False).encode(), "missing.csv")
-attempt(clinic.to_csv(index=False).encode(), "declared.csv",
-        tweak=lambda t: setattr(t._rows["region"]["kind"], "value", "numeric"))
-attempt(clinic.assign(outcome="healthy").to_csv(index=False).encode(), "one_class.csv")
-attempt(b"PK\x03\x04\x14\x00\x00\x00\x08\x00 not a table", "clinic.xlsx")
+marginals_chart(encoded, result.synthetic, schema.predictors, schema=schema)
 
 # %% [markdown]
 # ## Take-aways
 #
-# - The guarantee covers the rows, not the schema: declare bounds, categories and classes you would
-#   know without the data; whatever is still read from it is listed as a `PrivacyLeakWarning` in the
-#   app and in the summary.
-# - Numeric columns are clipped to the declared bounds and nested into equal-width intervals: a
-#   bound far too wide wastes resolution, one too narrow piles values onto the edges.
-# - Utility depends on method and ε; notebook 07 compares every method systematically.
+# * Script it or click it: `dpexplore.tables` is the workflow, the app is a thin layer over it.
+# * The guarantee covers the rows, not the schema: type the bounds, categories and classes you would
+#   know without the data; whatever is still read from it is listed as a PrivacyLeakWarning.
+# * Bins matter: long-tail cut points keep the information of count columns; group columns with
+#   thousands of values; keep the grid coarse enough that cells hold more than a few records.
+# * Read the summary: which columns the method modelled, which came from a marginal, where ε went.

@@ -51,14 +51,13 @@ import pandas as pd
 import altair as alt
 from tqdm.auto import tqdm
 
+import dpexplore.plots  # noqa: F401  (its offline renderer draws the charts, even before a run)
 from dpexplore import sources
 from dpexplore._config import quick
 from dpexplore.counts import CountTable
 from dpexplore.datasets import load_adult
-from dpexplore.plots.mechanisms import enable_jupyterlab_renderer
 from dpexplore.publish.privpfc import PrivPfC, describe_grid
 
-enable_jupyterlab_renderer()        # charts drawn offline by JupyterLab, even before the notebook runs
 warnings.simplefilter("ignore")     # the privacy warnings of these calls are discussed in notebooks 02 and 08
 
 ROWS = 1_000_000 if quick() else 10_000_000     # rows of the big table
@@ -226,13 +225,19 @@ sizes.round(2)
 footprint = pd.DataFrame({
     "form": ["pandas DataFrame (estimated)", "Parquet files on disk", "count table in memory"],
     "MiB": [per_row * ROWS / 2**20, on_disk / 2**20, sizes["count table MiB"].iloc[1]],
+    "from": 0.1,                              # a log axis has no 0: bars start at 0.1 MiB
 })
+decades = [10.0 ** k for k in range(-1, int(np.ceil(np.log10(footprint["MiB"].max()))) + 1)]
+log_x = alt.Scale(type="log", domain=[decades[0], decades[-1]])
 bars = alt.Chart(footprint).mark_bar().encode(
-    x=alt.X("MiB:Q", scale=alt.Scale(type="log"), title="MiB (log scale)"),
+    x=alt.X("from:Q", scale=log_x, title="MiB (log scale)", axis=alt.Axis(values=decades, format=",~g")),
+    x2=alt.X2("MiB:Q"),
     y=alt.Y("form:N", sort=None, title=None),
     color=alt.Color("form:N", legend=None),
-    tooltip=["form", alt.Tooltip("MiB:Q", format=",.1f")])
-labels = bars.mark_text(align="left", dx=4).encode(text=alt.Text("MiB:Q", format=",.1f"), color=alt.value("black"))
+    tooltip=[alt.Tooltip("form:N"), alt.Tooltip("MiB:Q", format=",.1f")])
+labels = alt.Chart(footprint).mark_text(align="left", dx=4).encode(
+    x=alt.X("MiB:Q", scale=log_x), y=alt.Y("form:N", sort=None),
+    text=alt.Text("MiB:Q", format=",.1f"))
 (bars + labels).properties(title=f"{ROWS:,} rows in three forms (NOT private: generated data)", width=420, height=110)
 
 # %% [markdown]
@@ -341,8 +346,8 @@ print(f"ε spent: {model.epsilon_spent_:g}; noisy record count N̂ = {model.n_ha
 # executors; the driver receives the grouped counts. Here Spark runs in **local mode** on this
 # machine (`sources.local_spark_session()`), on the small sample file, because starting the Java
 # virtual machine alone takes several seconds. It needs PySpark and Java: the cell below says how to
-# install them when they are missing. (A running Spark prints a few start-up lines — log level,
-# host name, native libraries: they are harmless.)
+# install them when they are missing. (`local_spark_session` keeps Spark's start-up log quiet: only
+# errors reach the notebook.)
 
 # %%
 try:

@@ -6,7 +6,7 @@ small public domains, D' = D plus ONE record of the rare class ("maybe") at the 
 
 * PrivPfC (D has no "maybe"): the noisy count of "maybe" in the edge record's cell of
   ``counts_`` (floor, clipped to -1..1: true count 0 vs 1), and the number of "maybe" rows of
-  ``synthetic()`` (clipped to 0..1).
+  ``synthetic(n=50)`` (clipped to 0..1).
 * ProjectedHistogram (D already holds one "maybe" record next to the edge, so the cell is
   non-empty on both sides and both noisy counts come from the Laplace sampler; a truly empty
   kept cell would come from the conditioned-tail sampler): the noisy count of that cell in
@@ -105,7 +105,9 @@ def _privpfc_outputs(data, rng: np.random.Generator) -> dict[str, int]:
         model = PrivPfC(epsilon=EPS, random_state=rng, **PFC).fit(X, y, SCHEMA)
         cell = model.classifier_.cells(EDGE)[0]
         out = {"count": int(np.clip(np.floor(model.counts_[cell, 2]), -1, 1)),
-               "synthetic": int(min((model.synthetic()["y"] == "maybe").sum(), 1))}
+               # a public size (n=): the default size, N̂ at ε_size = 0.02, is mostly noise here
+               # and would hide the rare-class cell's rows from the audit (issue 12 size rule)
+               "synthetic": int(min((model.synthetic(n=50)["y"] == "maybe").sum(), 1))}
         _PFC_FITS[key] = (out, rng.bit_generator.state)
     out, state = _PFC_FITS[key]
     rng.bit_generator.state = state

@@ -1,6 +1,6 @@
 """End-to-end privacy audit of the bring-your-own-data release (issue 11, items 3 and 9).
 
-``run`` calls the public :func:`dpexplore.widgets.your_data.release` on neighbouring tables
+``run`` calls the public :func:`dpexplore.tables.release` on neighbouring tables
 (add/remove one record: a record of a rare class at a domain edge). The method is a minimal
 registered publisher (:class:`CellCounts`: Laplace counts of every (colour, class) cell of the
 public domain, built from :func:`dpexplore.mechanisms.laplace` and the accountant) so that a few
@@ -18,8 +18,8 @@ import pytest
 from dpexplore import datasets, mechanisms
 from dpexplore.budget import BudgetAccountant
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
-from dpexplore.widgets import your_data
-from dpexplore.widgets.your_data import METHODS, release
+from dpexplore import tables
+from dpexplore.tables import METHODS, release
 from privacy_audit import assert_flagged, assert_private, long_audit, weakened_noise
 
 EPS = 2.0  # the broken split costs 2ε = 4: a short audit has power at this claim
@@ -74,7 +74,7 @@ def run(data, rng):
     A substitution moves both (2ε); an added record moves only the first."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        syn = release(data, SCHEMA, "cell counts", EPS, random_state=rng, evaluate=False).synthetic
+        syn = release(data, SCHEMA, "cell counts", EPS, random_state=rng, evaluate=False, progress=False).synthetic
     red = int(((syn["colour"] == "red") & (syn["outcome"] == "yes")).sum())
     blue = int(((syn["colour"] == "blue") & (syn["outcome"] == "yes")).sum())
     return red >= 1, blue <= 29
@@ -128,3 +128,41 @@ def test_long_audit_with_privpfc():
             syn = release(data, SCHEMA, "PrivPfC", EPS, random_state=rng).synthetic
         return min(int(((syn["colour"] == "red") & (syn["outcome"] == "yes")).sum()), 3)
     _row("PrivPfC (long)", assert_private(run_pfc, D, D2, EPS, n_samples=3_000))
+
+
+# --------------------------------------------------------------------------- missing values (issue 12)
+# build_schema(missing="drop-rows") drops each row with a missing value on its own (a stable,
+# per-record rule): a neighbour with one more complete record moves one cell by one. The broken
+# variant fills missing values with the column's mode, a rule that reads the other rows: one
+# added record flips the mode and moves all ten incomplete records into another cell.
+DRAFT = pd.DataFrame([["colour", "categorical", np.nan, np.nan, False, "blue, red", False],
+                      ["outcome", "target", np.nan, np.nan, False, "no, yes", False]],
+                     columns=tables.DRAFT_COLUMNS)
+DM = pd.DataFrame({"colour": ["blue"] * 15 + ["red"] * 15 + [None] * 10,
+                   "outcome": ["no"] * 2 + ["yes"] * 38})
+DM2 = pd.concat([DM, pd.DataFrame({"colour": ["red"], "outcome": ["yes"]})], ignore_index=True)
+
+
+def run_missing(data, rng):
+    """(red, yes) rows in the synthetic table reach 17: impossible from 16 complete red records
+    in training (plus Laplace noise of scale 1/2), likely when imputed rows join them."""
+    schema, encoded, _ = tables.build_schema(data, DRAFT, missing="drop-rows")
+    syn = release(encoded, schema, "cell counts", EPS, random_state=rng, evaluate=False, progress=False).synthetic
+    return bool(((syn["colour"] == "red") & (syn["outcome"] == "yes")).sum() >= 17)
+
+
+def test_dropping_incomplete_rows_is_private():
+    res = assert_private(run_missing, DM, DM2, EPS, n_samples=N)
+    _row("missing='drop-rows' (per record)", res)
+
+
+def test_audit_flags_mode_imputation(monkeypatch):
+    build = tables.build_schema
+
+    def imputing(frame, draft, *args, missing="error", **kw):
+        filled = frame.fillna({"colour": frame["colour"].mode().iloc[0]})  # reads the other rows
+        return build(filled, draft, *args, **kw)
+
+    monkeypatch.setattr(tables, "build_schema", imputing)
+    res = assert_flagged(run_missing, DM, DM2, EPS, n_samples=N)
+    _row("BROKEN: mode imputation of missing values", res)

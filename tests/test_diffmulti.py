@@ -353,13 +353,14 @@ def test_synthetic_records_stay_inside_their_regions():
     m = DiffMulti(1.0, h=30, random_state=4).fit(X, y, schema)
     syn = m.synthetic(random_state=0)
     assert list(syn.columns) == ["x", "z", "colour", "label"]
-    assert len(syn) == m.released_counts().sum()
+    # the public size rule: the unclipped sum of the noisy counts (issue 12: not Σ max(0, ⌊count⌋))
+    assert len(syn) == max(1, round(m.noisy_counts_.sum()))
     schema.validate(syn[schema.predictors], syn["label"])                 # inside the public domain
     assert np.issubdtype(syn["x"].dtype, np.integer)
-    # each sampled record falls in a region that released its class
+    # each sampled record falls in a region that released its class with a positive noisy count
     region = m.apply(syn)
     cls = pd.Categorical(syn["label"], categories=["a", "b"]).codes
-    assert np.all(m.released_counts()[region, cls] > 0)
+    assert np.all(m.noisy_counts_[region, cls] > 0)
     gen = m.synthetic(values="generalized")
     assert len(gen) == len(syn)
     assert set(gen["colour"]) <= {"Any", "warm", "cold", "red", "orange", "yellow", "blue", "green"}
@@ -675,13 +676,13 @@ def test_nested_in_a_parallel_branch_spends_exactly_its_epsilon(cls, kw, sibling
 
 
 @pytest.mark.parametrize("cls,kw", [(DiffMulti, {"h": 5}), (DiffGen, {"steps": 2})])
-def test_tiny_epsilon_synthetic_is_refused_by_a_public_cap(cls, kw):
-    """At ε = 1e-12 the noisy counts are ~1e12: synthetic() refuses (public MAX_SYNTHETIC_ROWS)
-    instead of trying to allocate petabytes (old code: MemoryError or worse)."""
+def test_tiny_epsilon_synthetic_is_capped_by_a_public_limit(cls, kw):
+    """At ε = 1e-12 the noisy counts are ~1e12: synthetic() clamps its size to the public
+    max_synthetic_rows instead of trying to allocate petabytes (old code: MemoryError or worse)."""
     X, y, schema = toy_data(100)
-    m = cls(1e-12, random_state=0, **kw).fit(X, y, schema)
-    with pytest.raises(ValueError, match="MAX_SYNTHETIC_ROWS"):
-        m.synthetic(random_state=0)
+    m = cls(1e-12, random_state=0, max_synthetic_rows=500, **kw).fit(X, y, schema)
+    assert 1 <= len(m.synthetic(random_state=0)) <= 500
+    assert len(m.synthetic(random_state=0, n=10**15)) == 500
     assert m.released_counts().min() >= 0      # no int64 overflow either
     m.predict(X)                               # the release itself still works
 

@@ -1,8 +1,6 @@
 """Tests for the notebook-01 charts and explorers and the taxonomy trees (notebook 00)."""
 from __future__ import annotations
 
-import time
-
 import altair as alt
 import numpy as np
 import pytest
@@ -187,14 +185,12 @@ def test_taxonomy_frames_parent_is_centred_on_children():
 
 
 # --------------------------------------------------------------------------- widgets
-def test_noise_explorer_epsilon_slider_changes_chart_and_is_fast():
+def test_noise_explorer_epsilon_slider_changes_chart():
+    # (speed is measured by benchmarks/widget_latency*.py, not asserted: timings flake under load)
     ex = NoiseExplorer(46, epsilon=1.0)
     assert ex.epsilon.description == "ε"
     before = _datasets(ex.chart)
-    t0 = time.perf_counter()
     ex.epsilon.value = 0.2
-    ex.chart.to_dict()
-    assert time.perf_counter() - t0 < 1.0
     after = _datasets(ex.chart)
     assert before != after
     assert ex.hist.right.max() - ex.hist.left.min() >= 2 * 6 * 5  # window ±6b with b = Δ/ε = 5
@@ -269,13 +265,37 @@ def test_vegalite_bundle_is_offline_vegalite5_and_renderer_uses_it():
     assert "<script" not in str(spec)  # no HTML/JS: JupyterLab draws it offline, trusted or not
     previous = alt.renderers.active
     try:
+        alt.renderers.enable("default")
         enable_jupyterlab_renderer()
         enable_jupyterlab_renderer()  # idempotent
+        assert alt.renderers.active == "dpexplore"
         out = chart._repr_mimebundle_()
         out = out[0] if isinstance(out, tuple) else out
         assert "application/vnd.vegalite.v5+json" in out and "text/html" not in out
     finally:
         alt.renderers.enable(previous)
+
+
+def test_importing_dpexplore_plots_enables_the_offline_renderer():
+    """One renderer for the whole package, chosen on import: no notebook has to call anything."""
+    import subprocess
+    import sys
+
+    code = ("import altair as alt; import dpexplore.plots.taxonomy; "
+            "b = alt.Chart({'values': [{'a': 1}]}).mark_point().encode(x='a:Q')._repr_mimebundle_(); "
+            "b = b[0] if isinstance(b, tuple) else b; print(alt.renderers.active, sorted(b))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split()[0] == "dpexplore"
+    assert "application/vnd.vegalite.v5+json" in out and "text/html" not in out
+
+
+def test_voila_bundle_gets_a_placeholder_png(monkeypatch):
+    from dpexplore.plots._render import vegalite_bundle
+
+    chart = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q")
+    assert "image/png" not in vegalite_bundle(chart)
+    monkeypatch.setenv("VOILA_BASE_URL", "/")
+    assert "image/png" in vegalite_bundle(chart)
 
 
 def test_chart_data_is_rounded_but_faithful():
@@ -288,3 +308,12 @@ def test_chart_data_is_rounded_but_faithful():
     tiny = exponential_frame(["a", "b"], np.array([0.0, 2000.0]), [1.0])
     shown = _datasets(exponential_chart(tiny))[0]
     assert {r["candidate"]: r["probability"] for r in shown} == {"a": 0.0, "b": 1.0}
+
+
+def test_exponential_curves_label_only_decades_on_the_log_axis():
+    """Issue 13: altair's default log ticks crowded into "0.010.02…"; only decades are labelled."""
+    frame = exponential_frame(["a", "b"], np.array([3.0, 1.0]), np.logspace(-2, 1, 13))
+    spec = exponential_chart(frame[frame.epsilon == frame.epsilon.iloc[0]], frame).to_dict()
+    axes = [layer["encoding"]["x"].get("axis", {}) for layer in spec["hconcat"][1]["layer"]
+            if layer["encoding"]["x"]["field"] == "epsilon" and "scale" in layer["encoding"]["x"]]
+    assert axes and axes[0]["values"] == [0.01, 0.1, 1, 10]

@@ -613,8 +613,12 @@ def test_synthetic_size_is_capped_before_rows_are_made(table):
         model = PrivPfC(epsilon=1e-9, theta=50, random_state=seed).fit(X, y, schema=schema)
         if model.counts_.max() > 2e7:
             break
-    with pytest.raises(ValueError, match="max_rows"):   # tried 30 GiB before
-        model.synthetic()
+    # the size rule clamps n̂ to the public cap instead of materialising the noise (tried 30 GiB
+    # before, then refused): never more than max_synthetic_rows / max_rows rows
+    assert len(model.synthetic(max_rows=5_000)) <= 5_000
+    assert len(model.synthetic(n=10**12, max_rows=1_000)) == 1_000
+    capped = PrivPfC(epsilon=1e-9, theta=50, random_state=seed, max_synthetic_rows=2_000).fit(X, y, schema=schema)
+    assert 1 <= len(capped.synthetic()) <= 2_000
     assert len(model.synthetic(weighted=True)) <= model.counts_.size
 
 

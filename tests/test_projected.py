@@ -13,7 +13,7 @@ from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
 from dpexplore.datasets import load_iris, make_synthetic
 from dpexplore.publish import projected as ph
-from dpexplore.publish.projected import ProjectedHistogram
+from dpexplore.publish.projected import MAX_RECORDS, EmptySyntheticWarning, ProjectedHistogram
 
 
 # ----------------------------------------------------------------------------- discernibility
@@ -273,8 +273,14 @@ def test_fit_outputs_and_classifier(iris):
     hist = model.histogram_
     assert np.all(hist["noisy_count"] > model.threshold_)
     syn = model.synthetic()
-    assert len(syn) == model.synthetic_size_ == hist["copies"].clip(lower=0).sum()
-    assert list(syn.columns) == model.selected_ + ["species"]
+    assert model.synthetic_size_ == hist["copies"].clip(lower=0).sum()      # D̃ the model is fitted on
+    assert len(syn) == round(model.n_hat_)                  # the public size rule (issue 12)
+    assert list(syn.columns) == schema.predictors + ["species"]            # every declared column
+    assert model.column_sources_[model.selected_[0]]["source"] == "modelled"
+    assert {model.column_sources_[a]["source"] for a in schema.predictors if a not in model.selected_} == {"uniform"}
+    # the projected columns follow D̃'s cells (copies rescaled to n̂)
+    kept = syn.groupby(model.selected_ + ["species"]).size()
+    assert kept.sum() == len(syn) and len(kept) <= (hist["copies"] > 0).sum()
     proba = model.predict_proba(X)
     assert proba.shape == (150, 3)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
@@ -509,12 +515,16 @@ def test_integer_coded_categories_are_validated_before_any_spend():
     assert acc.spent == 0 and len(acc.ledger) == 0
 
 
-def test_tiny_epsilon_sizes_are_refused_before_any_spend(iris):
+def test_tiny_epsilon_sizes_are_clamped_by_public_limits(iris):
+    """At ε = 1e-9 the old code tried 48 GiB after spending, then refused before spending;
+    now n̂ is clamped to [2, MAX_RECORDS] (post-processing) and the synthetic size to the cap."""
     X, y, schema = iris
-    acc = BudgetAccountant(1.0)
-    with pytest.raises(ValueError, match="MAX_RECORDS"):
-        ProjectedHistogram(1e-9, accountant=acc).fit(X, y, schema)   # tried 48 GiB after spending
-    assert acc.spent == 0 and len(acc.ledger) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptySyntheticWarning)
+        model = ProjectedHistogram(1e-9, random_state=0, max_synthetic_rows=300).fit(X, y, schema)
+    assert 2 <= model.n_hat_ <= MAX_RECORDS
+    assert len(model.synthetic(random_state=0)) <= 300
+    assert model.epsilon_spent_ == pytest.approx(1e-9)
 
 
 def test_pickle_carries_no_nonprivate_diagnostics(iris):

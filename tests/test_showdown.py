@@ -38,6 +38,11 @@ def test_which_one_when():
         which_one_when(summary(), metric="auc")
 
 
+def _y_sorts(spec):
+    """The explicit y orders of every panel of a ranking chart."""
+    return [layer["encoding"]["y"]["sort"] for panel in spec["hconcat"] for layer in panel["layer"][:1]]
+
+
 def test_charts_and_explorer():
     s = summary()
     for chart in (error_chart(s), runtime_chart(s), ranking_chart(s, 1.0)):
@@ -45,12 +50,36 @@ def test_charts_and_explorer():
         assert "Infinity" not in str(spec)
     with pytest.raises(ValueError, match="no results"):
         ranking_chart(s, 0.5)
-    ex = ShowdownExplorer(s, epsilon=0.1)
+    ex = ShowdownExplorer(s, epsilon=0.08)          # snaps to the nearest swept budget (log scale)
     assert ex.epsilon_ == 0.1
-    ex.epsilon.value = 0.8          # snaps to the nearest swept budget on the log scale
-    assert ex.epsilon_ == 1.0
-    (data,) = ex.chart.to_dict()["datasets"].values()
-    assert {r["epsilon"] for r in data if not r["reference"]} == {1.0}
+    # issue 13 item 7: a step of the slider is one swept ε, so every step changes the picture
+    assert list(ex.epsilon.options) == [("0.1", 0.1), ("1", 1.0)]
+    first = ex.output.outputs
+    ex.epsilon.value = 1.0
+    assert ex.epsilon_ == 1.0 and ex.output.outputs != first
+    (data,) = [d for d in ex.chart.to_dict()["datasets"].values() if d and "kind" in d[0]][:1]
+    assert {r["epsilon"] for r in data} == {1.0}
+
+
+def test_ranking_is_best_first_and_deterministic():
+    # issue 13 item 7: alphabetical in Lab, best first in Voilà; now an explicit order per panel
+    s = summary()
+    assert _y_sorts(ranking_chart(s, 1.0).to_dict()) == [["slow", "fast", "bad"]] * 2
+    assert _y_sorts(ranking_chart(s, 0.1).to_dict()) == [["slow", "fast", "bad"]] * 2
+    tie = s.copy()
+    tie.loc[tie.method == "fast", "median"] = tie.loc[tie.method == "slow", "median"].to_numpy()
+    assert _y_sorts(ranking_chart(tie, 1.0).to_dict())[0] == ["fast", "slow", "bad"]   # tie: faster first
+
+
+def test_runtime_chart_draws_every_method():
+    # issue 13 item 5: bars on a log axis start at the axis minimum, so the fastest method's bar
+    # (and in Voilà every bar) was empty; now dots on stems from a baseline below every time
+    spec = runtime_chart(summary()).to_dict()
+    (data,) = spec["datasets"].values()
+    assert {r["method"] for r in data} == {"fast", "slow", "bad"}
+    assert all(r["start"] < r["seconds"] for r in data)
+    assert spec["layer"][0]["encoding"]["x"]["scale"]["domain"][0] <= min(r["start"] for r in data)
+    assert "yOffset" not in str(spec)
 
 
 def test_available_methods_excludes_failures():
@@ -200,6 +229,6 @@ def test_private_lr_labels_and_unknown_categories():
 def test_ranking_chart_best_first_for_accuracy():
     s = summary()
     acc = s.assign(metric="accuracy", median=1 - s["median"], q25=1 - s["q75"], q75=1 - s["q25"])
-    spec = str(ranking_chart(acc, 1.0, metric="accuracy").to_dict())
-    assert "'order': 'descending'" in spec
-    assert "'order': 'ascending'" in str(ranking_chart(s, 1.0).to_dict())
+    assert _y_sorts(ranking_chart(acc, 1.0, metric="accuracy").to_dict()) == [["slow", "fast", "bad"]] * 2
+    worst = acc.assign(median=1 - acc["median"])      # accuracy ranked as if it were an error
+    assert _y_sorts(ranking_chart(worst, 1.0, metric="accuracy").to_dict())[0] == ["bad", "fast", "slow"]

@@ -29,6 +29,12 @@ def make_table(n=1500, seed=0):
     })
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    """The app writes its files next to the notebook (the working directory): here, a tmp dir."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(scope="module")
 def csv_bytes():
     return make_table().to_csv(index=False).encode()
@@ -58,7 +64,8 @@ def test_read_table_from_bytes_path_and_upload(tmp_path, csv_bytes):
 
 
 @pytest.mark.parametrize("content, name, match", [
-    (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe\x9c", "t.csv", "binary"),
+    (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe\x9c", "t.csv", "zip archive or a spreadsheet"),
+    (b"\xff\xfe\x00a\x00,\x9c", "t.csv", "binary"),
     (b"a,b\n1,2\n", "table.xlsx", "not a CSV"),
     (b"", "t.csv", "empty"),
     (b"just one column\n1\n2\n", "t.csv", "1 column"),
@@ -73,7 +80,7 @@ def test_read_table_zip_is_not_csv():
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr("x.csv", "a,b\n" + "1,2\n" * 100)
-    with pytest.raises(InputError, match="binary"):
+    with pytest.raises(InputError, match="zip archive"):
         read_table(buf.getvalue(), "data.csv")
 
 
@@ -149,7 +156,7 @@ def test_undeclared_category_and_bad_bounds():
     t = make_table(200)
     draft = declared(t)
     draft.loc[draft.column == "colour", "categories"] = "red, blue"
-    with pytest.raises(InputError, match="'colour' has values \\['green'\\]"):
+    with pytest.raises(InputError, match="'colour' has values 'green' that are not"):
         build_schema(t, draft)
     draft = declared(t)
     draft.loc[draft.column == "age", ["lower", "upper"]] = [50, 10]
@@ -162,7 +169,9 @@ def test_release_every_method(method):
     t = make_table(1500)
     schema, enc, leaks = build_schema(t, declared(t))
     res = release(enc, schema, method, 2.0, leaks=leaks, random_state=1)
-    assert res.ledger["charged"].sum() == pytest.approx(2.0)
+    # 10 % of ε pays the marginals of unmodelled columns: unspent when the method models them all
+    assert 1.8 - 1e-9 <= res.ledger["charged"].sum() <= 2.0 + 1e-9
+    assert list(res.synthetic.columns) == schema.predictors + [schema.target]  # every declared column
     assert res.ledger["label"].astype(str).str.len().gt(0).all()
     syn = res.synthetic
     assert len(syn) > 0 and "outcome" in syn.columns
@@ -183,8 +192,8 @@ def test_release_reproducible_and_validates_before_spending():
     a = release(enc, schema, "PrivPfC", 1.0, random_state=3)
     b = release(enc, schema, "PrivPfC", 1.0, random_state=3)
     pd.testing.assert_frame_equal(a.synthetic, b.synthetic)
-    for eps in (0, -1, float("nan")):
-        with pytest.raises(InputError, match="epsilon"):
+    for eps in (0, -1, float("nan"), 1e-9, 1e6):
+        with pytest.raises(InputError, match="outside \\[0.01, 10\\]"):
             release(enc, schema, "PrivPfC", eps)
     with pytest.raises(InputError, match="unknown method"):
         release(enc, schema, "magic", 1.0)
@@ -198,8 +207,8 @@ def test_app_end_to_end(csv_bytes):
     assert "PrivacyLeakWarning" in app.messages.value
     assert set(app.leak_rows()) == {"age", "colour", "score", "outcome"}
     # declaring a bound clears that row's flag
-    app._rows["age"]["upper"].value = 120.0
-    app._rows["age"]["lower"].value = 0.0
+    app._rows["age"]["upper"].value = "120"
+    app._rows["age"]["lower"].value = "0"
     assert "age" not in app.leak_rows()
     assert app._rows["age"]["flag"].value == ""
     assert "from data" in app._rows["score"]["flag"].value
@@ -221,7 +230,7 @@ def test_app_upload_widget_value(csv_bytes):
 def test_app_bad_input_shows_message_and_releases_nothing(case):
     t = make_table(300)
     name = "t.csv"
-    if case == "missing":
+    if case == "missing":  # a column with missing values starts unticked: the user ticks it
         t.loc[5, "age"] = np.nan
     elif case == "one_class":
         t["outcome"] = "yes"
@@ -230,6 +239,9 @@ def test_app_bad_input_shows_message_and_releases_nothing(case):
         content, name = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "picture.png"
     app = YourDataApp()
     app.load(content, name)
+    if case == "missing":
+        app.columns.value = tuple(app.columns.value) + ("age",)
+        app.apply_columns.click()
     if case == "non_numeric":
         app._rows["colour"]["kind"].value = "numeric"
     res = app.release()
@@ -285,14 +297,18 @@ def test_summary_is_one_page_with_the_ledger():
     for label in res.ledger["label"].unique():
         assert f"| {label} |" in md
     total = re.search(r"\| total \| (\d+) \| ([0-9.e-]+) \|", md)
-    assert total and int(total.group(1)) == len(res.ledger) and float(total.group(2)) == pytest.approx(1.0)
+    assert total and int(total.group(1)) == len(res.ledger)
+    assert float(total.group(2)) == pytest.approx(res.ledger["charged"].sum(), rel=1e-3)
     assert "clipped" in md and "not private" in md
 
 
 def _downloads(app):
-    """The files behind the app's download links: name -> bytes."""
-    links = re.findall(r'download="([^"]+)" href="data:[^;]+;base64,([^"]+)"', app.downloads.value)
-    return {name: base64.b64decode(data) for name, data in links}
+    """The files behind the app's download links (written next to the notebook, linked by a
+    relative href, never inlined as base64): name -> bytes."""
+    assert "base64" not in app.downloads.value
+    links = re.findall(r'href="([^"]+)" download="([^"]+)"', app.downloads.value)
+    from pathlib import Path
+    return {name.split("_", 3)[-1]: Path(href).read_bytes() for href, name in links}
 
 
 def test_app_downloads_table_and_summary_with_ledger(csv_bytes):
@@ -303,7 +319,7 @@ def test_app_downloads_table_and_summary_with_ledger(csv_bytes):
         app._rows[c]["public"].value = True
     res = app.release()
     files = _downloads(app)
-    assert set(files) == {"synthetic.csv", "summary.md"}
+    assert set(files) == {"synthetic.csv", "summary.md", "ledger.csv", "schema.json"}
     pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(files["synthetic.csv"])),
                                   pd.read_csv(io.BytesIO(synthetic_csv(res))))
     summary = files["summary.md"].decode()
@@ -311,10 +327,11 @@ def test_app_downloads_table_and_summary_with_ledger(csv_bytes):
     for label in res.ledger["label"]:
         assert label in summary
     assert "colour: categories taken from the data" in summary  # the leak travels into the file
-    assert acc.spent == pytest.approx(1.0)
+    first_spend = acc.spent
+    assert 0.9 - 1e-9 <= first_spend <= 1.0 + 1e-9   # unmodelled columns' share may go unspent
     # a second release draws fresh noise from the app's generator, and spends again
     second = app.release()
-    assert not second.synthetic.equals(res.synthetic) and acc.spent == pytest.approx(2.0)
+    assert not second.synthetic.equals(res.synthetic) and acc.spent > first_spend + 0.9 - 1e-9
     # with an explicit seed (tests and demos only) the first release of a new app is reproducible
     seeded = YourDataApp(epsilon=1.0, random_state=0)
     seeded.load(csv_bytes, "t.csv")
@@ -357,6 +374,9 @@ def _bad_app(case, accountant):
         content = b"a,b,c\n1,2,3\n4,5,6,7,8\n9,10,11\n"
     app = YourDataApp(accountant=accountant)
     app.load(content, name)
+    if case == "missing":  # the user keeps the column with a missing value
+        app.columns.value = tuple(app.columns.value) + ("score",)
+        app.apply_columns.click()
     if case == "non_numeric":
         app._rows["colour"]["kind"].value = "numeric"
     elif case == "undeclared_class":
@@ -484,8 +504,10 @@ def test_summary_prints_no_exact_row_count_and_states_the_neighbour_relation():
     assert not hasattr(res, "n_train") and not hasattr(res, "n_test")
     assert "add/remove one record" in md and "hardened" in md
     counts = {str(k) for k in range(100, 641)}
-    numbers = set(re.findall(r"(?<![.\d])\d{3}(?![.\d\]])", md))  # whole numbers, not bounds/decimals
-    assert numbers & counts <= {str(len(res.synthetic))}          # only the released table's size
+    body = md.split("## Public schema")[0]                         # the schema's bins are public
+    numbers = set(re.findall(r"(?<![.\d])\d{3}(?![.\d\]])", body))  # whole numbers, not bounds/decimals
+    released = {str(len(res.synthetic)), str(res.occupancy.get("cells")), f"{res.occupancy.get('n_hat', 0):,.0f}"}
+    assert numbers & counts <= released          # only released (noisy) sizes
 
 
 def test_app_never_defaults_to_a_fixed_seed(csv_bytes):

@@ -9,12 +9,20 @@ once on a small sample and keeps those that import and work, with the reason for
 per-ε verdict: the best median (lowest error; highest accuracy or AUC), the runner-up, whether
 the best beats the majority class by more than its own spread, and the fastest method within a
 tolerance of the best. Nothing in it is typed in: change the results and the verdict changes.
+
+:func:`showdown_sweep` runs the whole comparison (availability check, sweep, baselines) on several
+tables; :func:`save_showdown` / :func:`load_showdown` store and read it as CSV files plus a JSON
+sidecar with the settings and versions (notebook 07 opens from that cache; ``benchmarks/
+showdown_sweep.py`` writes it). :func:`load_peers` reads the stored peers benchmark (other
+libraries at the same ε), or returns None when it is absent.
 """
 from __future__ import annotations
 
+import json
 import warnings
 from functools import partial
-from typing import Any, Callable, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,7 +31,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..budget import BudgetAccountant, RecordsSpends, prepare_accountant
 from ..domain import Schema
 
-__all__ = ["candidate_methods", "available_methods", "which_one_when", "PrivateLRClassifier", "HIGHER_IS_BETTER"]
+__all__ = ["candidate_methods", "available_methods", "which_one_when", "PrivateLRClassifier", "HIGHER_IS_BETTER",
+           "showdown_sweep", "showdown_tables", "save_showdown", "load_showdown", "load_peers", "SHOWDOWN_FILES",
+           "SHOWDOWN_SETTINGS",
+           "RESULT_COLUMNS", "PEER_COLUMNS"]
 
 
 # --------------------------------------------------------------------------- factories
@@ -311,3 +322,144 @@ def which_one_when(summary: pd.DataFrame, *, metric: str = "error", tolerance: f
                         "fastest_good": fastest["method"], "fastest_seconds": fastest["seconds"]})
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- the cached sweep
+#: Files of a stored showdown in its directory (``notebooks/results/``).
+SHOWDOWN_FILES = {"results": "07_showdown_results.csv", "availability": "07_showdown_availability.csv",
+                  "meta": "07_showdown_sweep.json"}
+#: Columns of the stored results: one row per (dataset, method, ε, run, metric); the majority
+#: class and the non-private reference carry ε = inf.
+RESULT_COLUMNS = ["dataset", "method", "epsilon", "run", "metric", "value", "seconds"]
+_AVAILABILITY_COLUMNS = ["dataset", "method", "status", "reason"]
+#: The stored run's settings (``benchmarks/showdown_sweep.py``; notebook 07's recompute path).
+#: ``rows``: a stratified sample of each table (None: all 45,222 rows).
+SHOWDOWN_SETTINGS = {"epsilons": [0.03, 0.1, 0.3, 1.0], "repetitions": 3, "rows": 12000, "seed": 2026}
+
+
+def showdown_tables(rows: int | None = None, seed: int = 2026) -> dict[str, tuple[pd.DataFrame, Schema]]:
+    """Adult and Adult-Multiclass as name → (frame, schema); with ``rows``, a stratified sample
+    of that many rows of each (the same rows for a given ``seed``)."""
+    from ..datasets import load_adult, load_adult_multiclass, train_test_split
+
+    out = {"Adult": load_adult(), "Adult-Multiclass": load_adult_multiclass()}
+    if rows is not None:
+        for name, (frame, schema) in out.items():
+            if rows < len(frame):
+                _, X, _, y = train_test_split(frame, schema, test_size=rows, random_state=seed)
+                out[name] = (X.assign(**{schema.target: y}).reset_index(drop=True), schema)
+    return out
+
+
+def showdown_sweep(datasets: Mapping[str, tuple[pd.DataFrame, Schema]], epsilons: Sequence[float],
+                   repetitions: int, *, random_state: int = 2026, n_jobs: int = 1,
+                   metrics: Sequence[str] = ("error", "accuracy"), check_rows: int = 2000,
+                   progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The whole showdown on each table of ``datasets`` (name → (frame, schema)).
+
+    Per table: :func:`available_methods` on ``check_rows`` rows, then
+    :func:`~dpexplore.evaluate.sweeps.sweep` of the working methods and
+    :func:`~dpexplore.evaluate.sweeps.baselines` on the same splits (seed ``random_state``).
+    Returns ``(results, availability)``: results has :data:`RESULT_COLUMNS`, availability
+    ``dataset, method, status, reason``. The evaluation is not private (the analyst's benchmark).
+    """
+    from .sweeps import EVALUATION_NOTE, baselines, sweep
+
+    if not isinstance(datasets, Mapping) or not datasets:
+        raise TypeError("datasets must be a non-empty mapping name -> (frame, schema), e.g. "
+                        "{'Adult': load_adult()}")
+    results, availability = [], []
+    for name, data in datasets.items():
+        if not (isinstance(data, tuple) and len(data) == 2 and isinstance(data[1], Schema)):
+            raise TypeError(f"datasets[{name!r}] must be a (frame, schema) pair, as load_adult() returns")
+        methods, table = available_methods(candidate_methods(data[1]), data, n_rows=check_rows,
+                                           random_state=random_state)
+        availability.append(table.assign(dataset=name))
+        if methods:
+            results.append(sweep(methods, data, epsilons, repetitions, metrics=list(metrics), n_jobs=n_jobs,
+                                 random_state=random_state, progress=progress).assign(dataset=name))
+        results.append(baselines(data, repetitions, metrics=list(metrics), random_state=random_state)
+                       .assign(dataset=name))
+    out = pd.concat(results, ignore_index=True)[RESULT_COLUMNS]
+    out.attrs["evaluation"] = EVALUATION_NOTE
+    return out, pd.concat(availability, ignore_index=True)[_AVAILABILITY_COLUMNS]
+
+
+def save_showdown(results: pd.DataFrame, availability: pd.DataFrame, directory: str | Path,
+                  settings: Mapping[str, Any]) -> dict:
+    """Write :func:`showdown_sweep`'s tables to ``directory`` (:data:`SHOWDOWN_FILES`) with a JSON
+    sidecar: ``settings`` (ε grid, repetitions, seed, … and whatever the caller adds, e.g. the
+    commit), the versions of the packages that produced it and the table shapes. Returns the
+    sidecar's content."""
+    import platform
+    import sklearn
+
+    from .. import __version__
+
+    if not set(RESULT_COLUMNS) <= set(results.columns):
+        raise ValueError(f"results must have the columns {RESULT_COLUMNS} (use showdown_sweep())")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    finite = results[np.isfinite(results["epsilon"])]
+    meta = {"settings": dict(settings),
+            "epsilons": sorted(float(e) for e in finite["epsilon"].unique()),
+            "repetitions": int(results["run"].nunique()),
+            "datasets": list(dict.fromkeys(results["dataset"])),
+            "methods": {d: list(dict.fromkeys(g["method"])) for d, g in finite.groupby("dataset", sort=False)},
+            "metrics": list(dict.fromkeys(results["metric"])),
+            "rows": int(len(results)),
+            "evaluation": results.attrs.get("evaluation", ""),
+            "versions": {"dpexplore": __version__, "python": platform.python_version(), "numpy": np.__version__,
+                         "pandas": pd.__version__, "scikit-learn": sklearn.__version__}}
+    results[RESULT_COLUMNS].to_csv(directory / SHOWDOWN_FILES["results"], index=False, float_format="%.6g")
+    availability[_AVAILABILITY_COLUMNS].to_csv(directory / SHOWDOWN_FILES["availability"], index=False)
+    (directory / SHOWDOWN_FILES["meta"]).write_text(json.dumps(meta, indent=2, default=str) + "\n")
+    return meta
+
+
+def load_showdown(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Read a stored showdown: ``(results, availability, meta)``; checks the files agree."""
+    directory = Path(directory)
+    paths = {k: directory / v for k, v in SHOWDOWN_FILES.items()}
+    missing = [str(p) for p in paths.values() if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"no stored showdown: {missing} missing; run `python benchmarks/showdown_sweep.py` "
+                                "(or set RECOMPUTE = True in notebook 07)")
+    results = pd.read_csv(paths["results"])
+    availability = pd.read_csv(paths["availability"], keep_default_na=False)
+    meta = json.loads(paths["meta"].read_text())
+    if list(results.columns) != RESULT_COLUMNS:
+        raise ValueError(f"{paths['results']} has columns {list(results.columns)}, expected {RESULT_COLUMNS}")
+    results["epsilon"] = results["epsilon"].astype(float)
+    grid = sorted(float(e) for e in results.loc[np.isfinite(results["epsilon"]), "epsilon"].unique())
+    if len(grid) != len(meta["epsilons"]) or not np.allclose(grid, meta["epsilons"]):
+        raise ValueError(f"{paths['results']} has the ε grid {grid} but its sidecar says {meta['epsilons']}: "
+                         "recompute the cache")
+    from .sweeps import EVALUATION_NOTE
+
+    results.attrs["evaluation"] = EVALUATION_NOTE
+    return results, availability, meta
+
+
+#: Columns of the stored peers benchmark (``notebooks/results/peers.csv``, ``benchmarks/peers.py``).
+PEER_COLUMNS = ["library", "library_version", "method", "epsilon", "delta", "metric", "value", "n_runs", "notes"]
+
+
+def load_peers(path: str | Path) -> pd.DataFrame | None:
+    """The peers benchmark (other libraries' methods at the showdown's ε), or None if the file is
+    absent; rows without a finite value (a peer that could not run) are dropped. Adds ``label``:
+    "library method", with its δ when δ > 0 (approximate DP)."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    peers = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [c for c in PEER_COLUMNS if c not in peers.columns]
+    if missing:
+        raise ValueError(f"{path} lacks the column(s) {missing}; expected {PEER_COLUMNS}")
+    for col in ("epsilon", "delta", "value"):
+        peers[col] = pd.to_numeric(peers[col], errors="coerce")
+    peers = peers[np.isfinite(peers["value"]) & np.isfinite(peers["epsilon"])].reset_index(drop=True)
+    delta = peers["delta"].fillna(0.0)
+    peers["label"] = [f"{lib} {m}" + (f" (δ = {d:.0e})" if d > 0 else "")
+                      for lib, m, d in zip(peers["library"], peers["method"], delta)]
+    return peers

@@ -3,6 +3,8 @@ the split-point mechanism and accuracy curves. Pure functions of tidy data; no p
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from typing import Sequence
 
 import altair as alt
@@ -59,12 +61,22 @@ def partition_comparison(multi: pd.DataFrame, grid: pd.DataFrame, x: str, y: str
                        partition_chart(grid, x, y, title=titles[1], **kwargs)).resolve_scale(color="shared")
 
 
-def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, figsize: tuple[float, float] = (12, 4.5)) -> plt.Figure:
+def _compact(text: str) -> str:
+    """Numbers of five digits or more as 61k / 1.5M, so that a box stays narrow."""
+    def short(m: re.Match) -> str:
+        v = int(m.group(0))
+        return f"{v / 1e6:.3g}M" if abs(v) >= 10**6 else f"{v / 1e3:.3g}k"
+    return re.sub(r"(?<![\d.])-?\d{5,}(?![\d.])", short, text)
+
+
+def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, width: float = 8.8, fontsize: float = 9) -> plt.Figure:
     """The first levels of a partition tree (paper Fig. 4): each box shows the value a node
     specialized to, its noisy size (as measured by its parent) and its budget h'.
 
     ``tree``: columns node, parent, depth, h, noisy_size, region (``DiffMulti.tree_``).
-    Deeper nodes are summarised by "…" under their ancestor.
+    Deeper nodes are summarised by "…" under their ancestor. The figure is ``width`` inches wide
+    at 100 dpi (880 px: a notebook shows it unscaled next to an open file browser), labels are
+    wrapped and large numbers compacted so that ``fontsize`` stays legible.
     """
     t = tree[tree["depth"] <= max_depth]
     kids = {n: list(g["node"]) for n, g in t.groupby("parent")}
@@ -85,27 +97,33 @@ def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, figsize: tuple[float,
 
     root = int(t.loc[t["parent"] == -1, "node"].iloc[0])
     place(root)
-    width = max(counter[0], 1)
-    # about one inch per box on the widest level, so that the labels do not overlap
-    fig, ax = plt.subplots(figsize=(max(figsize[0], 1.25 * width), figsize[1]))
+    n_cols = max(counter[0], 1)
+    chars = max(8, int(width * 100 / n_cols / (0.62 * fontsize * 100 / 72)) - 1)   # characters per box line
+    depth = int(t["depth"].max())
+    texts: dict[int, str] = {}
+    for _, row in t.iterrows():
+        size = "" if np.isnan(row["noisy_size"]) else f"\n≈{row['noisy_size']:.0f} rec."
+        attribute, _, value = _compact(str(row["region"])).partition(": ")
+        lines = [attribute + ":"] + textwrap.wrap(value, chars) if value else [attribute]
+        texts[int(row["node"])] = "\n".join(lines) + f"{size}\nh'={int(row['h'])}"
+    n_lines = max(v.count("\n") + 1 for v in texts.values())
+    level_height = 0.3 + 0.2 * n_lines * fontsize / 9     # inches between two levels: boxes never touch
+    fig, ax = plt.subplots(figsize=(width, level_height * (depth + 1) + 0.3), dpi=100)
     for _, row in t.iterrows():
         n = int(row["node"])
         x, yv = xpos[n], -row["depth"]
         if row["parent"] in xpos:
             ax.plot([xpos[int(row["parent"])], x], [yv + 1, yv], color="0.6", lw=0.8, zorder=1)
-        size = "" if np.isnan(row["noisy_size"]) else f"\n≈{row['noisy_size']:.0f} rec."
-        region = str(row["region"]).replace(": ", ":\n", 1)     # attribute above value: narrower boxes
-        text = f"{region}{size}\nh'={int(row['h'])}"
-        ax.text(x, yv, text, ha="center", va="center", fontsize=7,
-                bbox=dict(boxstyle="round", fc="#eef3fb" if row["children"] else "#fdf1e6", ec="0.5"),
+        ax.text(x, yv, texts[n], ha="center", va="center", fontsize=fontsize,
+                bbox=dict(boxstyle="round,pad=0.25", fc="#eef3fb" if row["children"] else "#fdf1e6", ec="0.5"),
                 zorder=2)
         if n in deeper:
-            ax.text(x, yv - 0.45, "…", ha="center", fontsize=9, color="0.4")
-    ax.set_xlim(-1, width)
-    ax.set_ylim(-max_depth - 0.75, 0.6)
+            ax.text(x, yv - 0.5, "…", ha="center", va="center", fontsize=fontsize + 1, color="0.4")
+    ax.set_xlim(-0.6, n_cols - 0.4)
+    ax.set_ylim(-depth - 0.7, 0.45)
     ax.axis("off")
-    ax.set_title("Partition tree, first levels (blue: split further, orange: leaf region)", fontsize=9)
-    fig.tight_layout()
+    ax.set_title("Partition tree, first levels (blue: split further, orange: leaf region)", fontsize=fontsize + 1)
+    fig.tight_layout(pad=0.2)
     return fig
 
 
@@ -134,8 +152,12 @@ def accuracy_chart(results: pd.DataFrame, *, x: str, baselines: pd.DataFrame | N
     ``results``: columns method, ``x``, mean, std. ``baselines``: columns name, accuracy
     (horizontal rules, e.g. majority class and non-private)."""
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
-    df = results.assign(lo=results["mean"] - results["std"], hi=results["mean"] + results["std"])
-    enc_x = alt.X(f"{x}:Q", scale=scale, title=x)
+    df = results.assign(lo=results["mean"] - results["std"].fillna(0), hi=results["mean"] + results["std"].fillna(0))
+    ticks = sorted(df[x].unique().tolist())
+    if len(ticks) > 8:   # keep every other tick: no overlapping labels on a narrow log axis
+        ticks = ticks[::2]
+    enc_x = alt.X(f"{x}:Q", scale=scale, title="ε (total)" if x == "epsilon" else x,
+                  axis=alt.Axis(values=ticks, labelExpr="format(datum.value, '~g')", labelOverlap=True))
     line = alt.Chart(df).mark_line(point=True).encode(
         x=enc_x, y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)), color="method:N",
         tooltip=["method:N", f"{x}:Q", alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("std:Q", format=".3f")])

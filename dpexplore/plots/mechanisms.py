@@ -10,8 +10,6 @@ References: Dwork & Roth (2014) Thm 3.6 (Laplace), Def. 3.9/Thm 3.10 (exponentia
 """
 from __future__ import annotations
 
-import os
-
 import re
 from typing import Mapping, Sequence
 
@@ -21,6 +19,7 @@ import pandas as pd
 
 from ..audit import AuditResult
 from ..mechanisms import exponential_probabilities, geometric_pmf, laplace_pdf, laplace_scale
+from ._render import enable_jupyterlab_renderer, vegalite_bundle  # noqa: F401  (old home)
 
 __all__ = ["noise_frames", "noise_chart", "privacy_loss_frames", "privacy_loss_chart",
            "audit_points", "exponential_frame", "exponential_chart", "budget_frame",
@@ -30,6 +29,9 @@ _MECH_COLORS = {"Laplace": "#4c78a8", "geometric": "#f58518"}
 _DATASET_COLORS = ["#4c78a8", "#e45756"]
 
 
+# Channels are spelled out (alt.X2("end:Q"), alt.Tooltip("item:N")), never as bare shorthand
+# strings: altair resolves each bare string by rebuilding a schema hash table (10–20 ms here;
+# upstream draft fix vega/altair#3547), and a slider redraw would pay that every time.
 def _compact(frame: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """Copy of ``frame`` with floats rounded to ``digits`` significant digits (smaller charts)."""
     out = frame.copy()
@@ -106,10 +108,10 @@ def noise_chart(hist: pd.DataFrame, theory: pd.DataFrame, *, true_value: float |
         h = hist[hist["mechanism"] == name]
         t = theory[theory["mechanism"] == name]
         bars = alt.Chart(h).mark_rect(color=color, opacity=0.45).encode(
-            x=alt.X("left:Q", scale=x_scale, title="released value"), x2="right:Q",
+            x=alt.X("left:Q", scale=x_scale, title="released value"), x2=alt.X2("right:Q"),
             y=alt.Y("density:Q", scale=y_scale, title="density (bars: samples)"),
             tooltip=[alt.Tooltip("left:Q", format=".2f"), alt.Tooltip("right:Q", format=".2f"),
-                     "count:Q", alt.Tooltip("density:Q", format=".4f")])
+                     alt.Tooltip("count:Q"), alt.Tooltip("density:Q", format=".4f")])
         if name == "geometric":
             curve = alt.Chart(t).mark_circle(color="black", size=14).encode(
                 x=alt.X("x:Q", scale=x_scale), y=alt.Y("density:Q", scale=y_scale))
@@ -195,7 +197,7 @@ def privacy_loss_chart(densities: pd.DataFrame, loss: pd.DataFrame, *, epsilon: 
         lim = max(lim, float(np.abs(audit["log_ratio"]).max()) * 1.1)
     y_scale = alt.Scale(domain=[-lim, lim], nice=False)
     band = alt.Chart(pd.DataFrame({"lo": [-epsilon], "hi": [epsilon]})).mark_rect(
-        color="#54a24b", opacity=0.15).encode(y=alt.Y("lo:Q", scale=y_scale), y2="hi:Q")
+        color="#54a24b", opacity=0.15).encode(y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"))
     edges = alt.Chart(pd.DataFrame({"y": [-epsilon, epsilon]})).mark_rule(
         color="#54a24b", strokeDash=[5, 3]).encode(y=alt.Y("y:Q", scale=y_scale))
     curve = alt.Chart(loss).mark_line(color="black", strokeWidth=2).encode(
@@ -206,7 +208,7 @@ def privacy_loss_chart(densities: pd.DataFrame, loss: pd.DataFrame, *, epsilon: 
         layers.append(alt.Chart(audit).mark_point(color="#b279a2", filled=True, size=40).encode(
             x=alt.X("x:Q", scale=x_scale), y=alt.Y("log_ratio:Q", scale=y_scale),
             tooltip=[alt.Tooltip("x:Q", format=".2f"), alt.Tooltip("log_ratio:Q", format=".3f"),
-                     alt.Tooltip("lower_bound:Q", format=".3f"), "count:Q"]))
+                     alt.Tooltip("lower_bound:Q", format=".3f"), alt.Tooltip("count:Q")]))
     bottom = alt.layer(*layers).properties(
         width=width, height=height,
         title=f"Privacy loss (line: exact, dots: audit bins); green band: ±ε = ±{epsilon:.3g}")
@@ -250,21 +252,26 @@ def exponential_chart(current: pd.DataFrame, curves: pd.DataFrame | None = None,
         y=alt.Y("candidate:N", sort=order, title=None),
         x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P[selected]"),
         color=color,
-        tooltip=["candidate", "utility", alt.Tooltip("probability:Q", format=".4f")],
+        tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("utility:Q"),
+                 alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, height=height, title=f"at ε = {eps:.3g}")
     text = alt.Chart(current).mark_text(align="left", dx=3, fontSize=10).encode(
-        y=alt.Y("candidate:N", sort=order), x="probability:Q",
+        y=alt.Y("candidate:N", sort=order), x=alt.X("probability:Q"),
         text=alt.Text("probability:Q", format=".2f"))
     left = bars + text
     if curves is None:
         return left.properties(title=title)
-    lines = alt.Chart(curves).mark_line().encode(
-        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε"),
+    lo, hi = float(curves["epsilon"].min()), float(curves["epsilon"].max())
+    ticks = [t for t in (0.001, 0.01, 0.1, 1, 10, 100, 1000) if lo * 0.999 <= t <= hi * 1.001]
+    lines = alt.Chart(curves).mark_line().encode(   # decades only: log axes crowd "0.010.02…"
+        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε",
+                axis=alt.Axis(values=ticks or None, format="~g")),
         y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P[selected]"),
-        color=color, tooltip=["candidate", "utility", alt.Tooltip("epsilon:Q", format=".3g"),
+        color=color, tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("utility:Q"),
+                              alt.Tooltip("epsilon:Q", format=".3g"),
                               alt.Tooltip("probability:Q", format=".3f")])
     rule = alt.Chart(pd.DataFrame({"epsilon": [eps]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(
-        x="epsilon:Q")
+        x=alt.X("epsilon:Q"))
     right = (lines + rule).properties(width=width, height=height, title="as ε grows")
     return alt.hconcat(left, right).properties(title=title)
 
@@ -297,62 +304,14 @@ def budget_chart(summary: pd.DataFrame, total: float, *, title: str = "Where did
     colors = [("#d0d0d0" if it == "unspent" else palette[i % len(palette)]) for i, it in enumerate(items)]
     x_scale = alt.Scale(domain=[0, float(total)], nice=False)
     bar = alt.Chart(rows).mark_bar(height=height * 0.6).encode(
-        x=alt.X("start:Q", scale=x_scale, title=f"ε (total {total:.3g})"), x2="end:Q",
+        x=alt.X("start:Q", scale=x_scale, title=f"ε (total {total:.3g})"), x2=alt.X2("end:Q"),
         y=alt.Y("bar:N", title=None, axis=None),
         color=alt.Color("item:N", sort=items, scale=alt.Scale(domain=items, range=colors),
                         title=None, legend=alt.Legend(orient="bottom", columns=2)),
-        tooltip=["item", alt.Tooltip("charged:Q", format=".4f"), alt.Tooltip("share:Q", format=".1%")])
+        tooltip=[alt.Tooltip("item:N"), alt.Tooltip("charged:Q", format=".4f"), alt.Tooltip("share:Q", format=".1%")])
     text = alt.Chart(rows).transform_filter(alt.datum.share >= 0.08).transform_calculate(
         mid="(datum.start + datum.end) / 2").mark_text(fontSize=11).encode(
         x=alt.X("mid:Q", scale=x_scale), y=alt.Y("bar:N", axis=None),
         color=alt.condition(alt.datum.item == "unspent", alt.value("black"), alt.value("white")),
         text=alt.Text("charged:Q", format=".3g"))
     return (bar + text).properties(title=title, width=width, height=height)
-
-
-# --------------------------------------------------------------------------- rendering in JupyterLab
-_VEGALITE_V5_MIME = "application/vnd.vegalite.v5+json"
-_VEGALITE_V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
-
-
-def vegalite_bundle(chart: alt.TopLevelMixin, *, validate: bool = False) -> dict:
-    """A display bundle JupyterLab draws with its built-in, offline Vega-Lite 5 renderer.
-
-    altair ≥ 6 emits either HTML that loads Vega from a CDN and runs only in *trusted*
-    notebooks, or a Vega-Lite 6 MIME type that JupyterLab 4 does not know. The specs of our
-    charts are valid Vega-Lite 5, so we label them as such: a stored notebook then shows its
-    charts without a kernel, without network access, trusted or not. Schema validation is off
-    by default (it doubles the time of a widget redraw; the tests validate every chart).
-    """
-    return _renderer(chart.to_dict(validate=validate))
-
-
-# A 1×1 transparent PNG. JupyterLab's Vega renderer, once a chart is drawn, stores a PNG copy
-# of it with ``model.setData``; the output models of Voilà 0.5 have no ``setData``, so each chart
-# there shows "Javascript Error: e.setData is not a function" under it. The renderer skips that
-# step when the bundle already holds an "image/png", so inside Voilà we add this placeholder
-# (Vega-Lite still wins the MIME ranking: the placeholder is never what is shown).
-_PLACEHOLDER_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
-                    "60e6kgAAAABJRU5ErkJggg==")
-
-
-def _in_voila() -> bool:
-    """True in a kernel started by Voilà (it sets ``VOILA_BASE_URL`` in the kernel's environment)."""
-    return "VOILA_BASE_URL" in os.environ
-
-
-def _renderer(spec: dict, **metadata) -> dict:
-    """altair renderer: the spec under the Vega-Lite 5 MIME type (see :func:`vegalite_bundle`)."""
-    spec = dict(spec)
-    spec["$schema"] = _VEGALITE_V5_SCHEMA
-    bundle = {_VEGALITE_V5_MIME: spec, "text/plain": "<altair chart>"}
-    if _in_voila():
-        bundle["image/png"] = _PLACEHOLDER_PNG
-    return bundle
-
-
-def enable_jupyterlab_renderer() -> None:
-    """Make altair display every chart with :func:`vegalite_bundle`'s offline MIME bundle."""
-    if "dpexplore" not in alt.renderers.names():
-        alt.renderers.register("dpexplore", _renderer)
-    alt.renderers.enable("dpexplore")

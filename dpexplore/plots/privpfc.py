@@ -51,8 +51,16 @@ def _thin(data: pd.DataFrame, max_points: int) -> pd.DataFrame:
     return data.loc[keep]
 
 
+def candidates_data(candidates: pd.DataFrame, max_points: int = 1500) -> pd.DataFrame:
+    """The rows :func:`candidates_chart` draws: the pool thinned to ``max_points``, probabilities to 3 digits."""
+    data = _thin(candidates[["grid", "size", "n_refined", "quality", "probability", "chosen"]], max_points).copy()
+    data["probability"] = data["probability"].astype(float).map(lambda p: float(f"{p:.3g}"))  # a smaller spec
+    return data
+
+
 def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_records: float | None = None,
-                     max_points: int = 1500, width: int = 480, height: int = 280) -> alt.Chart:
+                     max_points: int = 1500, width: int = 480, height: int = 280,
+                     title: str | None = None) -> alt.Chart:
     """Quality of the candidate grids against their number of cells; the chosen grid is ringed.
 
     ``candidates``: ``PrivPfC.diagnostics(X, y)`` (a non-private teaching view: grid, size, n_refined, quality, probability,
@@ -60,38 +68,59 @@ def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_recor
     pools are thinned to ``max_points`` (the best quarter plus an even sample of the rest).
     """
     n_all = len(candidates)
-    data = _thin(candidates[["grid", "size", "n_refined", "quality", "probability", "chosen"]], max_points).copy()
+    data = candidates_data(candidates, max_points)
     y_field, y_title = "quality", "grid quality (expected correct records)"
-    if n_records:
-        data["expected accuracy"] = data["quality"] / n_records
+    base = alt.Chart(data)
+    if n_records:   # computed in the browser: one column less in the spec
+        base = base.transform_calculate(**{"expected accuracy": f"datum.quality / {float(n_records)!r}"})
         y_field, y_title = "expected accuracy", "expected accuracy (quality / N)"
     tooltip = ["grid:N", "size:Q", "n_refined:Q", alt.Tooltip(f"{y_field}:Q", format=".4f"),
                alt.Tooltip("probability:Q", format=".3g")]
     x = alt.X("size:Q", scale=alt.Scale(type="log"), title="cells in the grid")
     y = alt.Y(f"{y_field}:Q", scale=alt.Scale(zero=False), title=y_title)
-    points = alt.Chart(data).mark_circle(size=14, opacity=0.5).encode(
+    points = base.mark_circle(size=14, opacity=0.5).encode(
         x=x, y=y, color=alt.Color("n_refined:O", title="refined attributes", scale=alt.Scale(scheme="dark2")),
         tooltip=tooltip)
-    chosen = alt.Chart(data[data["chosen"]]).mark_point(size=220, shape="circle", color="black",
-                                                          strokeWidth=2).encode(x=x, y=y, tooltip=tooltip)
+    chosen = base.transform_filter("datum.chosen").mark_point(size=220, shape="circle", color="black",
+                                                                strokeWidth=2).encode(x=x, y=y, tooltip=tooltip)
     layers = [points, chosen]
     if tau is not None and tau >= 1:
         layers.append(alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(strokeDash=[4, 4], color="red")
                       .encode(x="tau:Q"))
     shown = f"{n_all:,} candidate grids" + (f" ({len(data):,} shown)" if len(data) < n_all else "")
     return alt.layer(*layers).properties(width=width, height=height,
-                                         title=f"{shown}; chosen one ringed, red line: τ")
+                                         title=title or f"{shown}; chosen one ringed, red line: τ")
 
 
-def selection_chart(candidates: pd.DataFrame, top: int = 12, width: int = 420) -> alt.Chart:
-    """Selection probability of the ``top`` most likely grids (how peaked the EM is)."""
-    data = candidates.nlargest(top, "probability")[["grid", "probability", "chosen", "size"]]
+def selection_data(candidates: pd.DataFrame, top: int = 12) -> pd.DataFrame:
+    """The rows :func:`selection_chart` draws: the ``top`` most likely grids and the drawn one."""
+    data = candidates.nlargest(top, "probability")
+    if "chosen" in candidates and candidates["chosen"].any() and not data["chosen"].any():
+        data = pd.concat([data, candidates[candidates["chosen"]]])
+    return data[["grid", "probability", "chosen", "size"]]
+
+
+def selection_chart(candidates: pd.DataFrame, top: int = 12, width: int = 420,
+                    label_limit: int = 360) -> alt.Chart:
+    """Selection probability of the ``top`` most likely grids (how peaked the EM is).
+
+    The drawn grid is always shown (appended in red if it is not among the ``top``)."""
+    data = selection_data(candidates, top)
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="selection probability"),
-        y=alt.Y("grid:N", sort="-x", title=None, axis=alt.Axis(labelLimit=360)),
+        x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="selection probability",
+                axis=alt.Axis(values=[0, 0.5, 1], format=".1f")),
+        y=alt.Y("grid:N", sort="-x", title=None, axis=alt.Axis(labelLimit=label_limit)),
         color=alt.condition("datum.chosen", alt.value("#d62728"), alt.value("#4c78a8")),
         tooltip=["grid:N", "size:Q", alt.Tooltip("probability:Q", format=".4f")],
-    ).properties(width=width, title=f"Exponential mechanism: top {len(data)} grids (red: drawn)")
+    ).properties(width=width, title=f"Most likely {min(top, len(candidates))} grids (red: drawn)")
+
+
+def levels_data(levels: pd.DataFrame) -> pd.DataFrame:
+    """``grid_levels`` output with the state :func:`grid_levels_chart` colours by."""
+    data = levels.copy()
+    data["state"] = np.where(data["chosen"] & data["refined"], "chosen depth",
+                             np.where(data["chosen"], "root (attribute dropped)", "not used"))
+    return data
 
 
 def grid_levels_chart(levels: pd.DataFrame, width: int = 300) -> alt.Chart:
@@ -99,22 +128,27 @@ def grid_levels_chart(levels: pd.DataFrame, width: int = 300) -> alt.Chart:
 
     ``levels``: output of ``grid_levels`` (attribute, depth, level, nodes, chosen, refined).
     """
-    data = levels.copy()
-    data["state"] = data.apply(lambda r: "chosen level" if r["chosen"] and r["refined"]
-                               else ("root (attribute dropped)" if r["chosen"] else "not used"), axis=1)
+    data = levels_data(levels)
     base = alt.Chart(data).encode(
-        x=alt.X("level:O", title="taxonomy level (paper numbering: 1 = root)"),
+        x=alt.X("depth:O", title="depth (0 = root; paper level = depth + 1)"),
         y=alt.Y("attribute:N", sort=list(dict.fromkeys(data["attribute"])), title=None))
     boxes = base.mark_rect(stroke="white").encode(
-        color=alt.Color("state:N", scale=alt.Scale(domain=["chosen level", "root (attribute dropped)", "not used"],
+        color=alt.Color("state:N", scale=alt.Scale(domain=["chosen depth", "root (attribute dropped)", "not used"],
                                                    range=["#d62728", "#c7c7c7", "#f2f2f2"]), title=None),
-        tooltip=["attribute:N", "level:O", "depth:O", "nodes:Q"])
+        tooltip=["attribute:N", "depth:O", alt.Tooltip("level:O", title="paper level"), "nodes:Q"])
     text = base.mark_text(fontSize=10).encode(text="nodes:Q")
-    return (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per level)")
+    return (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per depth)")
+
+
+def counts_data(comparison: pd.DataFrame) -> pd.DataFrame:
+    """``compare_counts`` output with each cell's rank (the facets keep the order of the cells)."""
+    order = {cell: i for i, cell in enumerate(dict.fromkeys(comparison["cell"]))}
+    return comparison.assign(rank=comparison["cell"].map(order), count=comparison["count"].round(2))
 
 
 def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) -> alt.Chart:
     """True vs noisy counts per class for a few cells (NON-PRIVATE diagnostic view)."""
+    comparison = counts_data(comparison)
     return alt.Chart(comparison).mark_bar().encode(
         x=alt.X("kind:N", title=None, sort=["true", "noisy"]),
         y=alt.Y("count:Q", title="records"),
@@ -122,7 +156,7 @@ def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) 
         xOffset="class:N",
         tooltip=["cell:N", "class:N", "kind:N", alt.Tooltip("count:Q", format=".1f")],
     ).properties(width=width, height=height).facet(
-        facet=alt.Facet("cell:N", sort=list(dict.fromkeys(comparison["cell"])),
+        facet=alt.Facet("cell:N", sort=alt.EncodingSortField("rank", op="min"),
                         title="cells of the release (true counts: non-private diagnostic)"),
         columns=3).resolve_scale(y="independent")
 
@@ -139,36 +173,61 @@ def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = N
         data["method"] = "PrivPfC"
     summary = data.groupby(["method", "epsilon"])["error"].agg(
         median="median", q25=lambda s: s.quantile(0.25), q75=lambda s: s.quantile(0.75)).reset_index()
-    eps = summary["epsilon"]
-    x = alt.X("epsilon:Q", scale=alt.Scale(type="log", domain=[float(eps.min()), float(eps.max())], nice=False),
-              axis=alt.Axis(values=sorted(eps.unique().tolist())), title="ε (total)")
-    band = alt.Chart(summary).mark_area(opacity=0.25).encode(
+    eps = sorted(summary["epsilon"].unique().tolist())
+    # lines that coincide (the tree often matches the histogram classifier) are drawn side by side:
+    # each method's points are shifted by a few percent along the log axis, with its own dash and mark
+    methods = list(dict.fromkeys(summary["method"]))
+    shift = {m: 1.06 ** (i - (len(methods) - 1) / 2) for i, m in enumerate(methods)}
+    summary["x"] = summary["epsilon"] * summary["method"].map(shift)
+    pad = 1.06 ** (len(methods) / 2 + 0.5)
+    x = alt.X("x:Q", scale=alt.Scale(type="log", domain=[eps[0] / pad, eps[-1] * pad], nice=False),
+              axis=alt.Axis(values=eps, labelExpr="format(datum.value, '.3~g')", grid=False), title="ε (total)")
+    dashes = [[1, 0], [6, 3], [2, 2], [8, 2, 2, 2]]
+    style = dict(
+        color=alt.Color("method:N", title="method", legend=alt.Legend(orient="bottom", direction="vertical")),
+        strokeDash=alt.StrokeDash("method:N", scale=alt.Scale(domain=methods, range=dashes[:len(methods)]),
+                                  legend=None),
+        shape=alt.Shape("method:N", scale=alt.Scale(domain=methods,
+                                                     range=["circle", "square", "triangle-up", "diamond"][:len(methods)]),
+                        legend=None))
+    band = alt.Chart(summary).mark_area(opacity=0.18).encode(
         x=x, y="q25:Q", y2="q75:Q", color=alt.Color("method:N", legend=None))
-    line = alt.Chart(summary).mark_line(point=True).encode(
-        x=x, y=alt.Y("median:Q", title="test error", scale=alt.Scale(zero=False)), color="method:N",
-        tooltip=["method:N", "epsilon:Q", alt.Tooltip("median:Q", format=".4f"),
-                 alt.Tooltip("q25:Q", format=".4f"), alt.Tooltip("q75:Q", format=".4f")])
-    layers = [band, line]
+    y = alt.Y("median:Q", title="test error", scale=alt.Scale(zero=False), axis=alt.Axis(format="%"))
+    tooltip = ["method:N", alt.Tooltip("epsilon:Q", format=".3g", title="ε"), alt.Tooltip("median:Q", format=".4f"),
+               alt.Tooltip("q25:Q", format=".4f"), alt.Tooltip("q75:Q", format=".4f")]
+    line = alt.Chart(summary).mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=style["color"], strokeDash=style["strokeDash"])
+    points = alt.Chart(summary).mark_point(filled=True, size=45).encode(
+        x=x, y=y, color=alt.Color("method:N", legend=None), shape=style["shape"], tooltip=tooltip)
+    layers = [band, line, points]
     if baselines:
         rules = pd.DataFrame({"baseline": list(baselines), "error": list(baselines.values())})
         layers.append(alt.Chart(rules).mark_rule(strokeDash=[5, 4]).encode(
-            y="error:Q", color=alt.Color("baseline:N", scale=alt.Scale(range=["#333333", "#8c564b", "#7f7f7f", "#bcbd22"])),
+            y="error:Q", color=alt.Color("baseline:N", title="non-private baseline (dashed)",
+                                         scale=alt.Scale(range=["#333333", "#8c564b", "#7f7f7f", "#bcbd22"]),
+                                         legend=alt.Legend(orient="bottom", direction="vertical")),
             tooltip=["baseline:N", alt.Tooltip("error:Q", format=".4f")]))
     return alt.layer(*layers).resolve_scale(color="independent").properties(
         width=width, height=height, title="Test error vs ε (median and inter-quartile range)")
 
 
+def errors_data(errors: Mapping[str, float], baselines: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """One row per classifier: error and kind (private release / non-private baseline)."""
+    rows = [{"classifier": k, "error": round(float(v), 5), "kind": "private release"} for k, v in errors.items()]
+    rows += [{"classifier": k, "error": round(float(v), 5), "kind": "baseline (non-private)"}
+             for k, v in (baselines or {}).items()]
+    return pd.DataFrame(rows, columns=["classifier", "error", "kind"])
+
+
 def errors_bar_chart(errors: Mapping[str, float], baselines: Mapping[str, float] | None = None,
                      width: int = 320) -> alt.Chart:
     """Test errors of one release (``errors``: name -> error) next to non-private ``baselines``."""
-    rows = [{"classifier": k, "error": float(v), "kind": "private release"} for k, v in errors.items()]
-    rows += [{"classifier": k, "error": float(v), "kind": "baseline (non-private)"}
-             for k, v in (baselines or {}).items()]
-    data = pd.DataFrame(rows)
+    data = errors_data(errors, baselines)
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("error:Q", axis=alt.Axis(format="%"), title="test error"),
-        y=alt.Y("classifier:N", sort=None, title=None),
+        x=alt.X("error:Q", axis=alt.Axis(format="%", tickCount=4), title="test error"),
+        y=alt.Y("classifier:N", sort=None, title=None, axis=alt.Axis(labelLimit=180)),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["private release", "baseline (non-private)"],
-                                                  range=["#4c78a8", "#bab0ac"]), title=None),
+                                                  range=["#4c78a8", "#bab0ac"]), title=None,
+                        legend=alt.Legend(orient="bottom", direction="vertical")),
         tooltip=["classifier:N", alt.Tooltip("error:Q", format=".2%")],
     ).properties(width=width, title="Test error of this release")

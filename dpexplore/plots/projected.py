@@ -30,24 +30,28 @@ def selection_chart(selection: pd.DataFrame, width: int = 160) -> alt.Chart:
         column=alt.Column("step:O", title="greedy step")).resolve_scale(y="independent")
 
 
-def histogram_chart(table: pd.DataFrame, tau: float, width: int = 620) -> alt.LayerChart:
-    """True counts (grey ticks) and released noisy counts (bars) of every cell, τ as a red rule.
+def histogram_chart(table: pd.DataFrame, tau: float, width: int = 420) -> alt.LayerChart:
+    """True counts (black ticks) and released noisy counts (horizontal bars) of every cell, τ as a
+    red rule. One row per cell · class, labels read horizontally (they are hidden beyond 60 rows).
 
     ``table``: columns cell, class, true_count, noisy_count (NaN if dropped), status.
     """
     data = table.assign(key=table["cell"] + " · " + table["class"].astype(str),
                         shown=table["noisy_count"].fillna(0.0))
-    base = alt.Chart(data).encode(x=alt.X("key:N", sort=None, title="cell · class",
-                                          axis=alt.Axis(labels=len(data) <= 60, labelAngle=-60)))
+    many = len(data) > 60
+    base = alt.Chart(data).encode(y=alt.Y("key:N", sort=None, title="cell · class",
+                                          axis=alt.Axis(labels=not many, labelLimit=240, ticks=not many)))
     bars = base.mark_bar(opacity=0.85).encode(
-        y=alt.Y("shown:Q", title="count"),
-        color=alt.Color("status:N", scale=_STATUS_COLORS, title="cell"),
+        x=alt.X("shown:Q", title="count"),
+        color=alt.Color("status:N", scale=_STATUS_COLORS, title="cell",
+                        legend=alt.Legend(orient="bottom", columns=2)),
         tooltip=["cell", "class", "true_count", alt.Tooltip("noisy_count:Q", format=".1f"), "status"])
-    ticks = base.mark_tick(color="black", thickness=2, size=8).encode(y="true_count:Q")
-    rule = alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(color="red", strokeDash=[6, 3]).encode(y="tau:Q")
+    ticks = base.mark_tick(color="black", thickness=2).encode(x="true_count:Q")
+    rule = alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(color="red", strokeDash=[6, 3]).encode(x="tau:Q")
     text = alt.Chart(pd.DataFrame({"tau": [tau], "label": [f"τ = {tau:.2f}"]})).mark_text(
-        align="left", dy=-6, color="red").encode(y="tau:Q", x=alt.value(4), text="label:N")
-    return (bars + ticks + rule + text).properties(width=width, height=260)
+        align="left", dx=4, baseline="top", color="red").encode(x="tau:Q", y=alt.value(2), text="label:N")
+    step = 5 if many else 14
+    return (bars + ticks + rule + text).properties(width=width, height=alt.Step(step))
 
 
 def survival_chart(table: pd.DataFrame, floor: float | None = None, width: int = 420) -> alt.LayerChart:
@@ -76,7 +80,8 @@ def auc_chart(sweep: pd.DataFrame, width: int = 260) -> alt.Chart:
     data = pd.concat({"median": g.median(), "q25": g.quantile(0.25), "q75": g.quantile(0.75)}, axis=1).reset_index()
     param = data["parameter"].iloc[0] if len(data) else "value"
     scale = alt.Scale(type="log") if param == "epsilon" else alt.Scale(zero=False)
-    base = alt.Chart(data).encode(x=alt.X("value:Q", scale=scale, title=param),
+    axis = alt.Axis(values=sorted(data["value"].unique().tolist()), format="~g", labelOverlap="greedy")
+    base = alt.Chart(data).encode(x=alt.X("value:Q", scale=scale, title=param, axis=axis),
                                   color=alt.Color("method:N", title=None))
     band = base.mark_area(opacity=0.15).encode(y="q25:Q", y2="q75:Q")
     line = base.mark_line(point=True).encode(

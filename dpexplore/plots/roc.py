@@ -11,14 +11,17 @@ import pandas as pd
 
 __all__ = ["roc_chart", "auc_error_chart", "threshold_rug_chart", "prefix_sum_chart",
            "audit_chart", "ptt_split_chart", "selection_accuracy_chart", "selection_quality_chart",
-           "stack_curves"]
+           "stack_curves", "feature_selection_bars"]
+
+TRUE_CURVE = "true ROC (not private)"
+_PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d"]
 
 
 def stack_curves(curves: dict, true_curve: pd.DataFrame | None = None) -> pd.DataFrame:
     """Tidy frame (curve, draw, fpr, tpr) from {name: [curve, ...]} and an optional true curve."""
     parts = []
     if true_curve is not None:
-        parts.append(true_curve[["fpr", "tpr"]].assign(curve="true ROC (not private)", draw=0))
+        parts.append(true_curve[["fpr", "tpr"]].assign(curve=TRUE_CURVE, draw=0))
     for name, draws in curves.items():
         for i, c in enumerate(draws):
             parts.append(c[["fpr", "tpr"]].assign(curve=name, draw=i))
@@ -30,18 +33,22 @@ def roc_chart(tidy: pd.DataFrame, *, title: str = "True vs private ROC curves",
     """ROC curves from a tidy frame with columns curve, draw, fpr, tpr (see :func:`stack_curves`).
 
     The true curve is drawn thick and black; each private draw is a thin coloured line, so the
-    spread of the draws shows the noise.
+    spread of the draws shows the noise. One legend names them all (the true curve included).
     """
     data = tidy.assign(key=tidy["curve"].astype(str) + " #" + tidy["draw"].astype(str),
                        order=tidy.groupby(["curve", "draw"]).cumcount())
-    is_true = alt.datum.curve == "true ROC (not private)"
+    names = list(dict.fromkeys(data["curve"].astype(str)))
+    domain = ([TRUE_CURVE] if TRUE_CURVE in names else []) + [c for c in names if c != TRUE_CURVE]
+    colors = (["black"] if TRUE_CURVE in names else []) + _PALETTE[: len(domain) - (TRUE_CURVE in names)]
+    color = alt.Color("curve:N", title=None, scale=alt.Scale(domain=domain, range=colors),
+                      legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400))
+    is_true = alt.datum.curve == TRUE_CURVE
     base = alt.Chart(data).encode(
         x=alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1])),
         order="order:Q", detail="key:N")
-    private = base.transform_filter(~is_true).mark_line(opacity=0.55, strokeWidth=1.3).encode(
-        color=alt.Color("curve:N", title=None))
-    true = base.transform_filter(is_true).mark_line(color="black", strokeWidth=2.5)
+    private = base.transform_filter(~is_true).mark_line(opacity=0.55, strokeWidth=1.3).encode(color=color)
+    true = base.transform_filter(is_true).mark_line(strokeWidth=2.5).encode(color=color)
     diagonal = alt.Chart(pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})).mark_line(
         color="lightgray", strokeDash=[4, 4]).encode(x="fpr:Q", y="tpr:Q")
     return (diagonal + private + true).properties(title=title, width=width, height=height)
@@ -56,7 +63,8 @@ def auc_error_chart(errors: pd.DataFrame, *, title: str = "AUC error against ε"
     summary = (errors.groupby(["method", "epsilon"])["error"]
                .quantile([0.25, 0.5, 0.75]).unstack().reset_index()
                .rename(columns={0.25: "q25", 0.5: "median", 0.75: "q75"}))
-    x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="total ε")
+    x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="total ε",
+              axis=alt.Axis(values=sorted(summary["epsilon"].unique().tolist()), format="~g", labelOverlap="greedy"))
     color = alt.Color("method:N", title=None)
     band = alt.Chart(summary).mark_area(opacity=0.18).encode(
         x=x, y=alt.Y("q25:Q", title="|AUC error| (median, IQR)"), y2="q75:Q", color=color)
@@ -133,7 +141,8 @@ def selection_accuracy_chart(results: pd.DataFrame, references: pd.DataFrame | N
     """
     summary = results.groupby(["method", "epsilon"], as_index=False)["accuracy"].median()
     chart = alt.Chart(summary).mark_line(point=True).encode(
-        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε for feature selection"),
+        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε for feature selection",
+                axis=alt.Axis(values=sorted(summary["epsilon"].unique().tolist()), format="~g", labelOverlap="greedy")),
         y=alt.Y("accuracy:Q", scale=alt.Scale(zero=False), title="test accuracy (median)"),
         color=alt.Color("method:N", title=None))
     if references is not None and len(references):
@@ -164,3 +173,41 @@ def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is
         tooltip=["method", "tau", alt.Tooltip("f1:Q", format=".2f"),
                  alt.Tooltip("n_exact:Q", title="|F_τ|")],
     ).properties(title=title, width=width, height=height)
+
+
+def feature_selection_bars(references: dict, private_accuracy: np.ndarray, private_kept: np.ndarray,
+                           exact_kept: int, *, n_features: int, title: str = "Test accuracy") -> alt.HConcatChart:
+    """Accuracy bars (references + the mean of the private draws, each draw a tick, their range a
+    rule) next to how many features the private draws and the exact rule kept.
+
+    ``references``: {label: accuracy}; ``private_accuracy``/``private_kept``: one value per draw.
+    """
+    private = "private selection (mean of draws)"
+    acc = np.asarray(private_accuracy, dtype=float)
+    kept = np.asarray(private_kept, dtype=float)
+    order = list(references) + [private]
+    bars = pd.DataFrame({"model": order, "accuracy": list(references.values()) + [float(acc.mean())]})
+    draws = pd.DataFrame({"model": private, "accuracy": acc, "kept": kept})
+    spread = pd.DataFrame({"model": [private], "low": [acc.min()], "high": [acc.max()]})
+    y = alt.Y("model:N", sort=order, title=None, axis=alt.Axis(labelLimit=260))
+    x_scale = alt.Scale(domain=[0.5, 1.0], clamp=True)
+    accuracy = alt.layer(
+        alt.Chart(bars).mark_bar().encode(
+            x=alt.X("accuracy:Q", scale=x_scale, title="test accuracy"), y=y,
+            color=alt.Color("model:N", legend=None, sort=order),
+            tooltip=["model", alt.Tooltip("accuracy:Q", format=".3f")]),
+        alt.Chart(spread).mark_rule(color="black", strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y),
+        alt.Chart(draws).mark_tick(color="black", thickness=1.5, size=12).encode(
+            x=alt.X("accuracy:Q", scale=x_scale), y=y, tooltip=[alt.Tooltip("accuracy:Q", format=".3f")]),
+    ).properties(width=320, height=alt.Step(26), title=title)
+    kept_rows = pd.DataFrame({"selection": ["private draws", "exact rule"], "kept": [float(kept.mean()), exact_kept]})
+    ky = alt.Y("selection:N", title=None, sort=["private draws", "exact rule"])
+    k_scale = alt.Scale(domain=[0, max(1, n_features)])
+    kept_chart = alt.layer(
+        alt.Chart(kept_rows).mark_bar(color="#9ecae9").encode(
+            x=alt.X("kept:Q", scale=k_scale, title=f"features kept (of {n_features})"), y=ky,
+            tooltip=[alt.Tooltip("kept:Q", format=".1f")]),
+        alt.Chart(draws.assign(selection="private draws")).mark_tick(color="black", thickness=1.5, size=12).encode(
+            x=alt.X("kept:Q", scale=k_scale), y=ky),
+    ).properties(width=200, height=alt.Step(26), title="Features kept")
+    return alt.hconcat(accuracy, kept_chart)

@@ -88,7 +88,8 @@ def taxonomy_levels_chart(taxonomies: Sequence[Taxonomy], *, title: str = "Nodes
             for t in taxonomies for d, n in enumerate(t.level_sizes)]
     data = pd.DataFrame(rows)
     order = [t.name for t in taxonomies]
-    base = alt.Chart(data).encode(x=alt.X("depth:O", title="depth (0 = root)"),
+    base = alt.Chart(data).encode(x=alt.X("depth:O", title="depth d (0 = root; paper level d + 1)",
+                                                  axis=alt.Axis(labelAngle=0)),
                                   y=alt.Y("attribute:N", sort=order, title=None))
     cells = base.mark_rect().encode(color=alt.Color("nodes:Q", scale=alt.Scale(type="log", scheme="blues"),
                                                     legend=None),

@@ -55,13 +55,16 @@ def accuracy_curve_chart(results: pd.DataFrame, baselines: pd.DataFrame | None =
     ``baselines``: columns ``baseline``, ``accuracy`` (horizontal dashed rules).
     """
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    # log axes: ticks at the swept values only (default log ticks overlap: "0.010.02")
+    ticks = sorted(results[x].unique().tolist()) if log_x else alt.Undefined
+    xaxis = alt.Axis(format="~g", labelOverlap="greedy", values=ticks)
     yscale = alt.Scale(domain=list(y_domain), clamp=True) if y_domain else alt.Scale(zero=False)
     base = alt.Chart(results)
     band = base.mark_area(opacity=0.2).encode(
-        x=alt.X(f"{x}:Q", scale=scale, title=x_title), y=alt.Y("q25:Q", scale=yscale), y2="q75:Q",
+        x=alt.X(f"{x}:Q", scale=scale, title=x_title, axis=xaxis), y=alt.Y("q25:Q", scale=yscale), y2="q75:Q",
         color=alt.Color("pipeline:N", title=None, legend=None))
     line = base.mark_line(point=True).encode(
-        x=alt.X(f"{x}:Q", scale=scale, title=x_title),
+        x=alt.X(f"{x}:Q", scale=scale, title=x_title, axis=xaxis),
         y=alt.Y("median:Q", title="test accuracy (median, q25–q75)", scale=yscale),
         color=alt.Color("pipeline:N", title=None),
         tooltip=["pipeline", alt.Tooltip(f"{x}:Q"), alt.Tooltip("median:Q", format=".3f")])
@@ -82,15 +85,20 @@ def lambda_noise_chart(table: pd.DataFrame, boundary: float | None = None, *,
     ``table``: columns ``lam``, ``noise_scale``, ``method``.
     """
     line = alt.Chart(table).mark_line().encode(
-        x=alt.X("lam:Q", scale=alt.Scale(type="log"), title="λ (thesis units, = N·Λ)"),
-        y=alt.Y("noise_scale:Q", scale=alt.Scale(type="log"), title="Gamma scale of ‖b‖"),
-        color=alt.Color("method:N", title=None),
+        x=alt.X("lam:Q", scale=alt.Scale(type="log"), title="λ (thesis units, = N·Λ)",
+                axis=alt.Axis(format="~g", labelOverlap="greedy")),
+        y=alt.Y("noise_scale:Q", scale=alt.Scale(type="log"), title="Gamma scale of ‖b‖",
+                axis=alt.Axis(format="~g", labelOverlap="greedy")),
+        color=alt.Color("method:N", title="method",
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
         tooltip=["method", alt.Tooltip("lam:Q", format=".4g"), alt.Tooltip("noise_scale:Q", format=".4g")])
     layers = [line]
     if boundary is not None:
-        rule = alt.Chart(pd.DataFrame({"lam": [boundary], "label": [f"λ* = {boundary:.4g}"]})).mark_rule(
-            color="#d62728", strokeDash=[4, 4]).encode(x="lam:Q", tooltip=["label"])
-        layers.append(rule)
+        marker = alt.Chart(pd.DataFrame({"lam": [boundary], "label": [f"λ* = {boundary:.3g}"]}))
+        rule = marker.mark_rule(color="#d62728", strokeDash=[4, 4]).encode(x="lam:Q", tooltip=["label"])
+        text = marker.mark_text(color="#d62728", align="left", dx=4, baseline="top", y=4).encode(
+            x="lam:Q", text="label:N")
+        layers += [rule, text]
     return alt.layer(*layers).properties(width=420, height=260, title=title)
 
 
@@ -98,8 +106,10 @@ def noise_cloud_chart(points: pd.DataFrame, *, title: str = "Noise in two dimens
     """Side-by-side scatter of 2-D noise samples; ``points``: columns ``x``, ``y``, ``norm``."""
     return alt.Chart(points).mark_circle(size=6, opacity=0.35).encode(
         x=alt.X("x:Q", title="b₁"), y=alt.Y("y:Q", title="b₂"),
-        color=alt.Color("norm:N", legend=None),
-    ).properties(width=240, height=240).facet(column=alt.Column("norm:N", title=None)).properties(title=title)
+        color=alt.Color("norm:N", title="noise", scale=alt.Scale(range=["#4c78a8", "#f58518"]),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
+    ).properties(width=240, height=240).facet(
+        column=alt.Column("norm:N", title=None, header=alt.Header(labelLimit=240))).properties(title=title)
 
 
 def ledger_chart(ledger: pd.DataFrame, *, title: str = "Where did ε go?") -> alt.Chart:

@@ -9,6 +9,10 @@
 
 Each takes ``epsilon``, ``random_state`` and ``accountant=``, records every spend in the ledger,
 and exposes its release through trailing-underscore attributes, ``synthetic()`` and ``predict()``.
+``synthetic()`` returns every declared column in schema order; its size is the release's DP total
+clamped to [1, ``max_synthetic_rows``] (or ``n=``). Columns the release carries no information on
+are drawn uniformly (the papers) or, with ``marginal_share`` > 0, from DP one-way marginals paid
+with that share of ε (an extension beyond the papers); ``column_sources_`` says which.
 """
 from .base import Release
 from .diffgen import DiffGen

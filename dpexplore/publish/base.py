@@ -1,7 +1,8 @@
 """What every publishing method shares: input checks, budget preparation, the Release interface."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import numbers
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
     from ..counts import CountTable
 
 __all__ = ["Release", "check_release_input", "check_release_features", "set_fit_features",
-           "as_frame", "prepare_accountant", "source_input"]  # prepare_accountant: budget.py
+           "as_frame", "prepare_accountant", "source_input", "CompleteSynthetic", "MarginalFiller",
+           "synthetic_size", "apportion", "check_marginal_share", "check_row_cap", "marginal_taxonomy",
+           "DEFAULT_MAX_SYNTHETIC_ROWS"]  # prepare_accountant: budget.py
 
 
 def _refuse_sparse(X: Any) -> None:
@@ -185,7 +188,8 @@ class Release(RecordsSpends):
 
     Subclasses bracket the spends of ``fit`` with ``_open_ledger``/``_close_ledger`` (so
     ``ledger_`` and ``epsilon_spent_`` are this release's own) and define
-    ``synthetic(random_state=None)`` (a DataFrame with the schema's columns); ``classifier()``
+    ``synthetic(random_state=None, n=None)`` (a DataFrame with every declared column, see
+    :class:`CompleteSynthetic`); ``classifier()``
     returns the fitted object itself when it can predict. Put ``Release`` first among the
     bases so that its scikit-learn tags apply.
     """
@@ -208,3 +212,230 @@ class Release(RecordsSpends):
         if not hasattr(self, "predict"):
             raise TypeError(f"{type(self).__name__} has no classifier")
         return self
+
+
+# =========================================================================== complete synthetic tables
+# Issue 12: every publisher's synthetic() returns every declared column, in schema order, with a
+# public size rule; columns the release carries no information on are filled either uniformly over
+# their declared domain (the papers' rule) or from a small paid DP one-way marginal (an extension).
+
+DEFAULT_MAX_SYNTHETIC_ROWS = 1_000_000
+"""Default public cap on the rows ``synthetic()`` makes (constructor ``max_synthetic_rows``)."""
+
+MARGINAL_BINS = 16
+"""Equal-width bins over the public bounds for a numeric column's marginal when it has no taxonomy."""
+
+
+def check_marginal_share(value: Any) -> float:
+    """``marginal_share`` as a float in [0, 1): the fraction of ε kept for one-way marginals."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise TypeError(f"marginal_share must be a number in [0, 1) (a fraction of epsilon), got {value!r}")
+    if not 0.0 <= float(value) < 1.0:
+        raise ValueError(f"marginal_share must be in [0, 1) (0 = the paper's budget, e.g. 0.1 keeps 10% of "
+                         f"epsilon for marginals of unmodelled columns), got {value!r}")
+    return float(value)
+
+
+def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
+    """A public row count ≥ 1 (``max_synthetic_rows``, ``n`` or ``max_rows``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not (isinstance(value, numbers.Real) and float(value).is_integer()):
+            raise TypeError(f"{name} must be a whole number of rows ≥ 1, got {value!r}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be a whole number of rows ≥ 1, got {value!r}")
+    return int(value)
+
+
+def synthetic_size(dp_total: float, n: Any = None, cap: int = DEFAULT_MAX_SYNTHETIC_ROWS,
+                   max_rows: Any = None) -> int:
+    """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
+    (a noisy record count or the unclipped sum of noisy counts), clamped to [1, cap]. ``max_rows``
+    (when given) replaces ``cap``. A function of DP outputs and public constants only."""
+    cap = check_row_cap(cap if max_rows is None else max_rows, "max_rows" if max_rows is not None else
+                        "max_synthetic_rows")
+    if n is not None:
+        return min(check_row_cap(n, "n"), cap)
+    total = float(dp_total)
+    if not np.isfinite(total):
+        return cap if total > 0 else 1
+    return int(min(max(round(total), 1), cap))
+
+
+def apportion(weights: Any, n: int) -> np.ndarray:
+    """Copies per entry, summing to exactly ``n``, proportional to ``weights`` clipped at 0
+    (largest-remainder rounding, ties by position: deterministic post-processing). All-zero
+    weights share ``n`` evenly."""
+    w = np.clip(np.asarray(weights, dtype=float).ravel(), 0.0, None)
+    n = int(n)
+    if w.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    total = float(w.sum())
+    if not total > 0 or not np.isfinite(total):
+        w, total = np.ones(w.size), float(w.size)
+    quota = w / total * n
+    base = np.floor(quota).astype(np.int64)
+    short = n - int(base.sum())
+    if short > 0:
+        order = np.argsort(-(quota - base), kind="stable")
+        base[order[:short]] += 1
+    return base
+
+
+def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:
+    from ..histogram import _sample_within
+    depth = tax.height - 1
+    if generalized:
+        return np.asarray(tax.labels(depth), dtype=object)[codes]
+    return _sample_within(attr, tax, depth, codes, rng)
+
+
+def marginal_taxonomy(attr: Any) -> Any:
+    """The taxonomy whose leaves are the domain of a column's one-way marginal: its own, or
+    :data:`MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
+    if attr.taxonomy is not None:
+        return attr.taxonomy
+    from ..domain import Taxonomy
+    if attr.kind == "numeric":
+        return Taxonomy.equal_width(attr.name, attr.lower, attr.upper, (MARGINAL_BINS,))
+    return Taxonomy.flat(attr.name, attr.categories)
+
+
+class MarginalFiller:
+    """Values for the columns a release carries no information on (issue 12, item 7).
+
+    Built BEFORE the first spend from the training data (the leaf code of every value of every
+    predictor, on its :func:`marginal_taxonomy`, and the row weights of a CountTable), so bad data
+    fails before anything is spent. :meth:`release` then, after the method's private model
+    selection, spends ``epsilon`` (split evenly, sequentially) on Laplace one-way marginals of the
+    unmodelled columns over their declared domain (ledger "marginal: <column>") and drops the
+    codes. Not in the papers: an extension, documented as such in every ledger and docstring.
+    """
+
+    def __init__(self, schema: Schema, X: pd.DataFrame | None = None, table: Any = None,
+                 taxonomies: dict | None = None, codes: dict | None = None, weights: Any = None):
+        self.taxonomies = {}
+        self._codes: dict[str, np.ndarray] = {}
+        self._weights = None
+        for a in schema.predictors:
+            tax = (taxonomies or {}).get(a) or marginal_taxonomy(schema[a])
+            self.taxonomies[a] = tax
+            if codes is not None and a in codes:
+                self._codes[a] = np.asarray(codes[a], dtype=np.int64)
+            elif table is not None and tax is schema[a].taxonomy:
+                self._codes[a] = np.asarray(table.leaf_codes[a], dtype=np.int64)
+            elif X is not None:
+                self._codes[a] = np.asarray(tax.leaf_codes(X[a]), dtype=np.int64)
+        if codes is not None:
+            self._weights = None if weights is None else np.asarray(weights, dtype=float)
+        elif table is not None:
+            self._weights = np.asarray(table.counts, dtype=float)
+
+    def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator
+                ) -> dict[str, np.ndarray]:
+        """Noisy one-way marginal (Laplace(m/ε) per count, m = len(columns): sequential
+        composition, one ε/m spend per column; each column's count vector has L1 sensitivity 1
+        under add/remove-one) of each column, over its public leaves."""
+        from .. import mechanisms
+        out: dict[str, np.ndarray] = {}
+        columns = list(columns)
+        if not columns:
+            self._codes = {}
+            return out
+        each = float(epsilon) / len(columns)
+        for a in columns:
+            if a not in self._codes:
+                raise ValueError(f"no data for the marginal of {a!r}")
+            size = len(self.taxonomies[a].leaves)
+            counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
+            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=accountant.spend(each, f"marginal: {a}"),
+                                                   sensitivity=1.0, random_state=rng), dtype=float)
+        self._codes = {}   # the private codes are not kept
+        return out
+
+
+def _cast_like(values: np.ndarray, attr: Any) -> Any:
+    """Synthetic values of ``attr`` in the schema's type: int64 for integer attributes, float64
+    for other numeric ones, the declared category labels for categorical ones. Decided by the
+    schema only, so every engine (records, pandas, DuckDB, Spark) gives the same frame; a caller
+    who wants the categories back in its own column types maps them (e.g. dpexplore.tables)."""
+    if attr.kind == "numeric":
+        return np.asarray(values).astype(np.int64 if attr.integer else float)
+    return values
+
+
+class CompleteSynthetic:
+    """Mixin: the bookkeeping of complete synthetic tables, shared by the four publishers.
+
+    A fit calls :meth:`_prepare_filler` before its first spend (it returns the filler holding the
+    private codes, kept in a local variable, never on the estimator) and :meth:`_fill_marginals`
+    after its model selection (inside its ledger); ``synthetic`` calls :meth:`_complete` on the
+    modelled columns it made.
+    """
+
+    def _check_complete_params(self) -> None:
+        check_marginal_share(self.marginal_share)
+        check_row_cap(self.max_synthetic_rows)
+
+    def _model_epsilon(self) -> float:
+        """The ε the method itself runs on: (1 - marginal_share)·epsilon."""
+        return float(self.epsilon) * (1.0 - float(self.marginal_share))
+
+    def _prepare_filler(self, schema: Schema, X: Any = None, table: Any = None,
+                        **kwargs) -> "MarginalFiller | None":
+        return MarginalFiller(schema, X=X, table=table, **kwargs) if float(self.marginal_share) > 0 else None
+
+    def _fill_marginals(self, modelled: Sequence[str], accountant: Any, rng: np.random.Generator,
+                        filler: "MarginalFiller | None") -> None:
+        """After the model is chosen: pay the marginals of the unmodelled columns (when
+        ``marginal_share`` > 0) and set ``column_sources_``/``marginals_``."""
+        schema = self.schema_
+        modelled = [a for a in schema.predictors if a in set(modelled)]
+        rest = [a for a in schema.predictors if a not in set(modelled)]
+        share = float(self.epsilon) * float(self.marginal_share)
+        self.marginals_ = {}
+        self._marginal_taxonomies = {}
+        if filler is not None and rest:
+            self.marginals_ = filler.release(rest, share, accountant, rng)
+            self._marginal_taxonomies = {a: filler.taxonomies[a] for a in rest}
+        model_eps = self._model_epsilon()
+        sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
+        for a in rest:
+            if a in self.marginals_:
+                sources[a] = {"source": "marginal", "epsilon": share / len(rest)}
+            else:
+                sources[a] = {"source": "uniform", "epsilon": 0.0}
+        sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
+        self.column_sources_ = {a: sources[a] for a in schema.predictors + [schema.target]}
+
+    def _fill_column(self, a: str, n: int, rng: np.random.Generator, generalized: bool) -> np.ndarray:
+        """``n`` values of an unmodelled column: from its noisy marginal (clamped ≥ 0 and
+        normalised), else uniform over its declared domain (the papers' rule; "generalized": the
+        root label)."""
+        attr = self.schema_[a]
+        if a in getattr(self, "marginals_", {}):
+            tax = self._marginal_taxonomies[a]
+            p = np.clip(self.marginals_[a], 0.0, None)
+            p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
+            codes = rng.choice(p.size, size=n, p=p)
+            return _sample_leaves(attr, tax, codes, rng, generalized)
+        tax = marginal_taxonomy(attr)
+        if generalized:
+            return np.full(n, tax.root_label if hasattr(tax, "root_label") else "Any", dtype=object)
+        from ..histogram import _sample_within
+        return _sample_within(attr, tax, 0, np.zeros(n, dtype=np.int64), rng)
+
+    def _complete(self, frame: pd.DataFrame, rng: np.random.Generator, generalized: bool = False) -> pd.DataFrame:
+        """Every declared column in schema order: unmodelled columns filled (:meth:`_fill_column`),
+        values in the schema's types (unless ``generalized``: node labels are text)."""
+        schema = self.schema_
+        n = len(frame)
+        data = {}
+        sources = getattr(self, "column_sources_", {})
+        for a in schema.predictors:
+            if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns:
+                values = frame[a].to_numpy()
+            else:
+                values = self._fill_column(a, n, rng, generalized)
+            data[a] = values if generalized else _cast_like(values, schema[a])
+        data[schema.target] = frame[schema.target].to_numpy()
+        return pd.DataFrame(data, columns=schema.predictors + [schema.target])

@@ -26,7 +26,7 @@ from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..histogram import decode_cells
-from .base import check_release_input, prepare_accountant, source_input
+from .base import DEFAULT_MAX_SYNTHETIC_ROWS, check_release_input, prepare_accountant, source_input
 from .diffmulti import (SCORES, _CatNav, _Data, _hide_aliases, _interval_label, _RegionRelease,
                         _utility_alias, categorical_children, check_flag,
                         check_count, child_scores, numeric_children, private_split_point,
@@ -50,6 +50,9 @@ class DiffGen(_RegionRelease):
         is not a candidate (the rule reads only the public cuts, never the data).
     reuse_budget : if fewer than ``steps`` specializations were possible, give the unspent ε' to
         the counts (the run length is itself a DP output), so the release spends exactly ε.
+    marginal_share, max_synthetic_rows : as :class:`~dpexplore.publish.diffmulti.DiffMulti` (an
+        extension beyond the paper: Laplace one-way marginals, bought with ``marginal_share``·ε
+        after the cuts are chosen, for the attributes never specialized; ``column_sources_``).
     """
 
     method = "DiffGen"
@@ -58,7 +61,8 @@ class DiffGen(_RegionRelease):
     def __init__(self, epsilon: float = 1.0, *, steps: int = 10, utility: str = "max",
                  n_max: int | None = None, reuse_budget: bool = True, min_width: float = 1e-6,
                  max_cells: int = 2_000_000, random_state: Any = None,
-                 accountant: BudgetAccountant | None = None, **aliases):
+                 accountant: BudgetAccountant | None = None, marginal_share: float = 0.0,
+                 max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS, **aliases):
         self.epsilon = epsilon
         self.steps = steps
         self.utility = _utility_alias(utility, aliases)
@@ -68,9 +72,12 @@ class DiffGen(_RegionRelease):
         self.max_cells = max_cells
         self.random_state = random_state
         self.accountant = accountant
+        self.marginal_share = marginal_share
+        self.max_synthetic_rows = max_synthetic_rows
 
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
+        self._check_complete_params()
         check_count(self.steps, "steps", 0)
         check_count(self.max_cells, "max_cells", 1)
         check_flag(self.reuse_budget, "reuse_budget")
@@ -99,14 +106,16 @@ class DiffGen(_RegionRelease):
         if got is None:
             X, y, schema = check_release_input(X, y, schema, estimator=self)
             data, yk = _Data(X, schema), schema.encode_target(y)       # fails before any spend
+            filler = self._prepare_filler(schema, X=X)
         else:
             table, schema = got
             data, yk = _Data.from_table(table), table.class_codes
+            filler = self._prepare_filler(schema, table=table)
         if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
         K = schema.n_classes
         acc = prepare_accountant(self.epsilon, self.accountant)
-        eps = float(self.epsilon)
+        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
         self.schema_ = schema
         self._set_labels(y)                     # a source: y is None, labels are the schema's strings
         self._partitions_cache = None
@@ -181,6 +190,8 @@ class DiffGen(_RegionRelease):
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(self.leaf_epsilon_, "DiffGen cell × class counts"),
                                                 random_state=rng)
+        # after the cuts are released: marginals of the attributes never specialized (extension)
+        self._fill_marginals({h["attribute"] for h in history}, acc, rng, filler)
         self._close_ledger()
         self._regions = self._grid_regions()
         return self

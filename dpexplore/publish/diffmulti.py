@@ -34,7 +34,8 @@ from .. import mechanisms
 from .._validation import check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
-from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
+from .base import (DEFAULT_MAX_SYNTHETIC_ROWS, CompleteSynthetic, Release, apportion, check_release_features,
+                   check_release_input, prepare_accountant, source_input, synthetic_size)
 
 if TYPE_CHECKING:
     from ..counts import CountTable
@@ -393,7 +394,7 @@ class _Data:
         return int(self.Xn.shape[0]) if self.w is None else int(self.w.sum())
 
 
-class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
+class _RegionRelease(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
     """A released set of disjoint generalized regions with noisy class counts.
 
     Subclasses fit and set: ``schema_``, ``_regions`` (per attribute: categorical (depth, node)
@@ -444,23 +445,26 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
         return np.floor(np.clip(self.noisy_counts_, 0, 2.0 ** 62)).astype(np.int64)   # no int64 overflow
 
     # ------------------------------------------------------------------ synthetic data
-    def synthetic(self, values: str = "sampled", random_state: Any = None) -> pd.DataFrame:
-        """Records from the release: each (region, class) repeated by its released count.
+    def synthetic(self, values: str = "sampled", random_state: Any = None, n: int | None = None) -> pd.DataFrame:
+        """Records from the release, every declared column in schema order.
 
+        Size (a public rule): ``n`` if given, else the unclipped sum of the noisy counts (an
+        unbiased DP estimate of the record count), clamped to [1, ``max_synthetic_rows``]. Each
+        (region, class) gets rows in proportion to its noisy count clipped at 0 (largest-remainder
+        rounding; the paper's max(0, ⌊count⌋) copies, §4.4 line 21, would make ~165k rows from 6k
+        at ε = 0.01, where most regions hold pure noise).
         ``values="generalized"``: the region's generalized record (the paper's output, §8.1).
         ``values="sampled"`` (a dpexplore extension, spec §8.3): a leaf category drawn uniformly
         under each taxonomy node and a uniform number (integer for integer attributes) inside
-        each interval. Post-processing only: no ε is spent.
+        each interval (int64 for integer attributes). Attributes never split are drawn from their noisy
+        marginal (``marginal_share`` > 0) or uniformly over the declared domain (see
+        ``column_sources_``). Post-processing only: no ε is spent.
         """
         if values not in ("sampled", "generalized"):
             raise ValueError(f"values must be 'sampled' or 'generalized', got {values!r}")
         self._check_fitted()
-        total = float(np.floor(np.clip(self.noisy_counts_, 0, None)).sum())
-        if not total <= MAX_SYNTHETIC_ROWS:   # checked on the released counts, before allocating
-            raise ValueError(f"the synthetic table would have {total:,.0f} rows, more than the public limit "
-                             f"MAX_SYNTHETIC_ROWS = {MAX_SYNTHETIC_ROWS:,} (a tiny ε gives huge noisy counts); "
-                             "use partitions_ or released_counts() instead, or refit with a larger epsilon")
-        flat = self.released_counts().ravel()
+        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows)
+        flat = apportion(self.noisy_counts_, size)
         idx = np.repeat(np.arange(flat.size), flat)
         region, cls = np.divmod(idx, self.schema_.n_classes)
         rng = check_random_state(random_state)
@@ -471,7 +475,8 @@ class _RegionRelease(Release, ClassifierMixin, BaseEstimator):
             else:
                 data[a] = self._sample_values(a, region, rng)
         data[self.schema_.target] = self.classes_[cls]
-        return pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
+        frame = pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
+        return self._complete(frame, rng, generalized=values == "generalized")
 
     def _sample_values(self, attribute: str, region: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         attr = self.schema_[attribute]
@@ -715,6 +720,13 @@ class DiffMulti(_RegionRelease):
     reuse_budget : give the leaf counts whatever Phase 1 did not use (§4.4, Line 20), so the
         release spends exactly ε. False: the counts get ε/2.
     n_max : public upper bound on the number of records (only for utility="dm").
+    marginal_share : fraction of ε in [0, 1), default 0 (the paper: attributes the tree never
+        splits are drawn uniformly over their declared domain in :meth:`synthetic`). s > 0 runs
+        the method on (1 - s)·ε and, after the tree is released, spends s·ε on Laplace one-way
+        marginals of the never-split attributes (ledger "marginal: <column>", split evenly)
+        that :meth:`synthetic` samples them from: an extension beyond the paper. Unspent when
+        every attribute was split. ``column_sources_`` says how each column is produced.
+    max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default 1,000,000).
     min_width : continuous numeric regions narrower than this fraction of the public range are
         not split (a data-independent leaf rule; integer regions stop at one value).
 
@@ -738,7 +750,8 @@ class DiffMulti(_RegionRelease):
     def __init__(self, epsilon: float = 1.0, *, h: int = 1000, max_depth: int | None = None,
                  utility: str = "max", numeric_height: int = 7, allocation: str = "fair",
                  reuse_budget: bool = True, n_max: int | None = None, min_width: float = 1e-6,
-                 random_state: Any = None, accountant: BudgetAccountant | None = None, **aliases):
+                 random_state: Any = None, accountant: BudgetAccountant | None = None,
+                 marginal_share: float = 0.0, max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS, **aliases):
         self.epsilon = epsilon
         self.h = h
         self.max_depth = max_depth
@@ -750,10 +763,13 @@ class DiffMulti(_RegionRelease):
         self.min_width = min_width
         self.random_state = random_state
         self.accountant = accountant
+        self.marginal_share = marginal_share
+        self.max_synthetic_rows = max_synthetic_rows
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
+        self._check_complete_params()
         check_count(self.h, "h", 0)
         check_count(self.max_depth, "max_depth", 0, allow_none=True)
         check_count(self.numeric_height, "numeric_height", 1)
@@ -787,9 +803,11 @@ class DiffMulti(_RegionRelease):
             X, y, schema = check_release_input(X, y, schema, estimator=self)
             data = _Data(X, schema)             # everything that reads the data fails before any spend
             yk = schema.encode_target(y)
+            filler = self._prepare_filler(schema, X=X)
         else:
             table, schema = got
             data, yk = _Data.from_table(table), table.class_codes
+            filler = self._prepare_filler(schema, table=table)
         if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
         if self.max_depth is None:  # Line 3: Σ taxonomy heights, numeric attributes count numeric_height
@@ -800,7 +818,7 @@ class DiffMulti(_RegionRelease):
             raise ValueError(f"max_depth={g} and h={self.h} allow paths deeper than MAX_TREE_DEPTH = {MAX_TREE_DEPTH} "
                              "(the tree is grown recursively); lower max_depth or h")
         acc = prepare_accountant(self.epsilon, self.accountant)
-        eps = float(self.epsilon)
+        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
         self.schema_ = schema
         self._set_labels(y)                     # a source: y is None, labels are the schema's strings
         self._partitions_cache = None
@@ -850,6 +868,8 @@ class DiffMulti(_RegionRelease):
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(leaf_eps, "DiffMulti leaf × class counts"),
                                                 random_state=rng)
+        # after the tree is released: marginals of the attributes it never split (extension)
+        self._fill_marginals({nd["attribute"] for nd in self._nodes if "attribute" in nd}, acc, rng, filler)
         self._close_ledger()
         self._regions = self._leaf_regions()
         self._finish_tree()

@@ -33,7 +33,8 @@ from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..models.histogram import HistogramClassifier, generalize
 from ..counts import CountTable
-from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
+from .base import (DEFAULT_MAX_SYNTHETIC_ROWS, CompleteSynthetic, Release, apportion, check_release_features,
+                   check_release_input, prepare_accountant, source_input, synthetic_size)
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
            "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
@@ -440,7 +441,8 @@ def _check_sensitivity(sensitivity: Any) -> str:
 def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                 split: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
                 sensitivity: str = "exact", accountant: BudgetAccountant | None = None,
-                random_state: RandomState = None, private_selection: bool = True) -> PrivPfCRun:
+                random_state: RandomState = None, private_selection: bool = True,
+                min_records_per_cell: float | None = None) -> PrivPfCRun:
     """PrivPfC (Alg. 2) on a prepared :class:`GridScorer`; every spend goes through ``accountant``.
 
     1. N̂ = N + Lap(1/ε_size)                          (line 3, label "record count")
@@ -451,11 +453,16 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                                                        (line 7, label "histogram counts")
     ``private_selection=False`` replaces step 3 by the noise-free argmax (PrivPfC-SelNF, §7.4):
     NOT differentially private, spends no ε_sel, for diagnosing error sources only.
+    ``min_records_per_cell`` (None = the paper) lowers τ to N̂ / min_records_per_cell at step 2
+    (Alg. 2 line 4, before Enumerate): grids whose expected occupancy N̂/|g| is below it never
+    enter the pool. A function of the DP N̂ and a public constant: post-processing, no ε.
     """
     epsilon = check_epsilon(epsilon)
     theta = _check_theta(theta)
     w = _check_split(split)
     ratio = check_positive(noise_to_signal, "noise_to_signal")
+    if min_records_per_cell is not None:
+        min_records_per_cell = check_positive(min_records_per_cell, "min_records_per_cell")
     mode = _check_sensitivity(sensitivity)
     acc = prepare_accountant(epsilon, accountant)
     rng = check_random_state(random_state)
@@ -464,6 +471,8 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     n_hat = float(mechanisms.laplace(float(scorer.n_rows), epsilon=acc.spend(eps_size, "record count"),
                                      random_state=rng))
     tau = grid_threshold(n_hat, eps_pert, ratio)
+    if min_records_per_cell is not None:   # dpexplore option (issue 12 item 15), not in the paper
+        tau = min(tau, n_hat / min_records_per_cell)
     pool = enumerate_grids(scorer.level_sizes, theta, tau)
     qualities = scorer.score(pool, eps_pert)
     delta = quality_sensitivity(eps_pert) if mode == "exact" else CONSTANT_SENSITIVITY
@@ -482,7 +491,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                       probabilities=probabilities, index=int(index), noisy_counts=noisy)
 
 
-class PrivPfC(Release, ClassifierMixin, BaseEstimator):
+class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
     """PrivPfC (Su et al. 2018): a DP noisy histogram on a privately chosen grid, and its classifier.
 
     Parameters
@@ -502,6 +511,21 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
         Δ of the quality in the exponential mechanism: Δ(ε_pert) from Lemma 1 (≈1.084-1.089 at
         usual budgets), or the paper's constant 1.1 (Alg. 2 line 13; the reference code's
         choice). Both are DP.
+    min_records_per_cell : float or None, default None (keyword only)
+        None is the paper. A number m drops from the candidate pool every grid with more cells
+        than N̂/m (τ lowered to min(τ, N̂/m) at Alg. 2 line 4, before Enumerate): post-processing
+        of the DP record count N̂, so no extra ε. On small tables the quality score (a training
+        accuracy) favours grids of thousands of nearly empty cells as ε grows; ``expected_occupancy_``
+        (N̂ / cells of the chosen grid) shows it.
+    marginal_share : float in [0, 1), default 0.0 (keyword only)
+        0 is the paper: attributes the grid leaves at the root carry no information and
+        :meth:`synthetic` draws them uniformly over their declared domain. A share s > 0 runs
+        PrivPfC on (1 - s)·ε and, after the grid is chosen, spends s·ε on Laplace one-way
+        marginals of those root attributes over their taxonomy leaves (split evenly; ledger rows
+        "marginal: <column>"), from which :meth:`synthetic` samples them. An extension beyond the
+        paper. If the grid refines every attribute the share is not spent (``epsilon_spent_``).
+    max_synthetic_rows : int, default 1_000_000 (keyword only)
+        Public cap on the rows :meth:`synthetic` makes (its size is N̂ clamped to [1, cap]).
 
     ``fit(X, y, schema=None)``: the schema (taxonomies, class labels) must be public; without it
     it is read from the data with a :class:`PrivacyLeakWarning`. ``X`` may be a DataFrame or an
@@ -515,6 +539,9 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
     ``classes_`` are the schema's classes in the type of y. Nothing computed from the raw data
     without noise is stored: the candidates' true qualities and selection probabilities (a
     NON-private teaching view) come from :meth:`diagnostics`, recomputed from data you pass in.
+    ``expected_occupancy_`` is N̂ divided by the chosen grid's number of cells (released);
+    ``column_sources_`` says how each column of :meth:`synthetic` is produced ("modelled",
+    "marginal" or "uniform", with its ε) and ``marginals_`` holds the noisy marginals.
     """
 
     method = "PrivPfC"
@@ -523,7 +550,8 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
     def __init__(self, epsilon: float = 1.0, theta: int = 10_000,
                  split: Sequence[float] = (0.03, 0.37, 0.60), random_state: RandomState = None,
                  accountant: BudgetAccountant | None = None, *, noise_to_signal: float = 0.2,
-                 sensitivity: str = "exact"):
+                 sensitivity: str = "exact", min_records_per_cell: float | None = None,
+                 marginal_share: float = 0.0, max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS):
         self.epsilon = epsilon
         self.theta = theta
         self.split = split
@@ -531,6 +559,9 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.noise_to_signal = noise_to_signal
         self.sensitivity = sensitivity
+        self.min_records_per_cell = min_records_per_cell
+        self.marginal_share = marginal_share
+        self.max_synthetic_rows = max_synthetic_rows
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
@@ -539,6 +570,9 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
         _check_split(self.split)
         check_positive(self.noise_to_signal, "noise_to_signal")
         _check_sensitivity(self.sensitivity)
+        if self.min_records_per_cell is not None:
+            check_positive(self.min_records_per_cell, "min_records_per_cell")
+        self._check_complete_params()
         check_random_state(self.random_state)
 
     def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "PrivPfC":
@@ -557,23 +591,29 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
             X, y, schema = check_release_input(X, y, schema, estimator=self)
             table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
             classes = class_values(schema.classes, y)
+            filler = self._prepare_filler(schema, X=X)
         else:
             table, schema = got
             classes = None
+            filler = self._prepare_filler(schema, table=table)
         accountant = prepare_accountant(self.epsilon, self.accountant)
-        self._fit_scorer(GridScorer.from_table(table), schema, accountant, classes=classes)
+        self._fit_scorer(GridScorer.from_table(table), schema, accountant, classes=classes, filler=filler)
         return self
 
     def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
-                    classes: Any = None) -> None:
+                    classes: Any = None, filler: Any = None) -> None:
         self._open_ledger(accountant)
-        run = run_privpfc(scorer, epsilon=self.epsilon, theta=self.theta, split=self.split,
+        rng = check_random_state(self.random_state)
+        run = run_privpfc(scorer, epsilon=self._model_epsilon(), theta=self.theta, split=self.split,
                           noise_to_signal=self.noise_to_signal, sensitivity=self.sensitivity,
-                          accountant=accountant, random_state=self.random_state,
-                          private_selection=self._private_selection)
+                          accountant=accountant, random_state=rng,
+                          private_selection=self._private_selection,
+                          min_records_per_cell=self.min_records_per_cell)
+        self.schema_ = schema
+        # after the grid is chosen (a DP output): marginals of the root attributes (extension)
+        self._fill_marginals([a for a, d in zip(scorer.attributes, run.grid) if d > 0], accountant, rng, filler)
         self._close_ledger()
         # the run's qualities/probabilities read the data without noise: not kept (diagnostics())
-        self.schema_ = schema
         # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)
         self.classes_ = np.asarray(schema.classes, dtype=object) if classes is None else np.asarray(classes)
         self.epsilon_split_ = dict(run.epsilons)
@@ -582,6 +622,7 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
         self.quality_sensitivity_ = run.sensitivity
         self.grid_ = {a: int(d) for a, d in zip(scorer.attributes, run.grid)}
         self.counts_ = run.noisy_counts
+        self.expected_occupancy_ = max(run.n_hat, 0.0) / float(run.noisy_counts.shape[0])
         self.classifier_ = HistogramClassifier.from_counts(self.counts_, self.grid_, schema, classes=self.classes_)
 
     # ------------------------------------------------------------------ release
@@ -620,24 +661,35 @@ class PrivPfC(Release, ClassifierMixin, BaseEstimator):
         return {a: d + 1 for a, d in self.grid_.items()}
 
     def synthetic(self, random_state: RandomState = None, values: str = "generalized",
-                  weighted: bool = False, max_rows: int | None = None) -> pd.DataFrame:
-        """Synthetic records from the noisy histogram: round(max(0, count)) copies of each
-        (cell, class), with node labels ("generalized", as the reference code) or values drawn
-        inside the node ("sampled"). Post-processing: no budget.
+                  weighted: bool = False, max_rows: int | None = None, n: int | None = None) -> pd.DataFrame:
+        """Synthetic records from the noisy histogram, every declared column in schema order.
+        Post-processing: no budget.
+
+        Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), clamped to
+        [1, ``max_synthetic_rows``] (``max_rows`` overrides that cap). The rows of each (cell,
+        class) are its noisy count clipped at 0, rescaled to that size (largest-remainder
+        rounding; at the paper's scale this is round(max(0, count)) copies, Alg. 2 line 22).
+        Refined attributes get node labels ("generalized", as the reference code) or values
+        drawn inside the node ("sampled"; int64 for integer attributes, float64 for others); attributes left at the root
+        are drawn from their noisy marginal (``marginal_share`` > 0) or uniformly over the
+        declared domain (the paper; "generalized": the root label), see ``column_sources_``.
 
         ``weighted=True`` returns each generalised (cell, class) once with a ``weight`` column
-        holding its copy count instead: the same data set, as sample weights (much faster to
-        train on). ``max_rows`` (default ``dpexplore.histogram.MAX_SYNTHETIC_ROWS``) is a public
-        cap checked before rows are made: at a tiny ε the noisy counts are huge. The target
+        holding its rounded copy count instead (root attributes keep the root label). The target
         column holds ``classes_`` (the labels in the type of the training y).
         """
         self._check_fitted()
         if not weighted:
-            frame = synthetic_from_counts(self.counts_, self.grid_, self.schema_, values=values,
-                                          rounding="round", random_state=random_state, max_rows=max_rows)
+            if values not in ("generalized", "sampled"):
+                raise ValueError(f"values must be 'generalized' or 'sampled', got {values!r}")
+            size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
+            rng = check_random_state(random_state)
+            reps = apportion(self.counts_, size).reshape(self.counts_.shape)
+            frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
+                                          rounding="round", random_state=rng, max_rows=size)
             codes = self.schema_.encode_target(frame[self.schema_.target])
             frame[self.schema_.target] = self.classes_[codes]
-            return frame
+            return self._complete(frame, rng, generalized=values == "generalized")
         if values != "generalized":
             raise ValueError("weighted=True only supports values='generalized'")
         reps = np.rint(np.clip(self.counts_, 0, None)).astype(np.int64).ravel()

@@ -37,7 +37,9 @@ from .. import mechanisms
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
-from .base import Release, check_release_features, check_release_input, prepare_accountant, source_input
+from .base import (DEFAULT_MAX_SYNTHETIC_ROWS, CompleteSynthetic, MarginalFiller, Release, apportion,
+                   check_release_features, check_release_input, prepare_accountant, source_input,
+                   synthetic_size)
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
@@ -507,16 +509,6 @@ def _binned_cells(source: Any, schema: Schema, n_bins: int
     return codes, sizes, table.class_codes.astype(np.int64), table.counts
 
 
-def _check_count_noise(eps_n: float) -> None:
-    """Refuse, before any spend, a record-count budget whose noise alone would exceed the public
-    cap :data:`MAX_RECORDS` (n̂ sizes the bins and the heuristics' simulated data): the
-    Laplace(1/ε_n) noise exceeds 13/ε_n with probability 1e-6."""
-    if 13.0 / eps_n > MAX_RECORDS:
-        raise ValueError(f"epsilon is too small: the record-count noise (scale {1 / eps_n:.3g}) could exceed the "
-                         f"public limit MAX_RECORDS = {MAX_RECORDS:,}; count_share·epsilon must be at least "
-                         f"{13.0 / MAX_RECORDS:.3g} (raise epsilon or count_share)")
-
-
 def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float | None) -> None:
     """Refuse, BEFORE the selection spends anything, a projection that cannot be released.
 
@@ -535,7 +527,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
                          "choose a smaller k, fewer bins or a larger A")
 
 
-class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
+class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
     Parameters
@@ -564,6 +556,14 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
         [0, 1] and bin midpoints differ by 1/s, so C = 1 shrinks the coefficients enough to
         flatten the middle class of a multinomial fit (Iris at ε = 10⁴: Hand–Till 0.85 vs 1.0).
     random_state, accountant : randomness source; where ε is spent.
+    marginal_share : fraction of ε in [0, 1), default 0 (the paper: :meth:`synthetic` draws the
+        predictors that were not projected uniformly over their declared domain). s > 0 runs the
+        method on (1 - s)·ε and, after the projection is released, spends s·ε on Laplace one-way
+        marginals (over the taxonomy leaves, or 16 equal-width bins without a taxonomy; from a
+        Source over the method's s bins; ledger "marginal: <column>") of
+        the predictors left out, which :meth:`synthetic` samples them from: an extension beyond
+        the paper (the classifier still uses the projection only). Unspent when k = d.
+    max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default 1,000,000).
 
     ``fit(X, y, schema=None)`` takes a DataFrame or an array (columns ``x0, x1, …``, or the
     schema's predictors); without a schema one is read from the data with a
@@ -584,7 +584,8 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
                  neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
                  p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
-                 test_values: str = "raw", C: float = 1e4):
+                 test_values: str = "raw", C: float = 1e4, marginal_share: float = 0.0,
+                 max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS):
         self.epsilon = epsilon
         self.k = k
         self.gamma = gamma
@@ -600,6 +601,8 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
         self.count_share = count_share
         self.test_values = test_values
         self.C = C
+        self.marginal_share = marginal_share
+        self.max_synthetic_rows = max_synthetic_rows
 
     # ------------------------------------------------------------------ checks
     def _check_params(self) -> None:
@@ -623,6 +626,7 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
         if self.test_values not in ("raw", "midpoint"):
             raise ValueError(f"test_values must be 'raw' or 'midpoint', got {self.test_values!r}")
         check_positive(self.C, "C")
+        self._check_complete_params()
         check_random_state(self.random_state)
 
     def _sizes(self, names: Sequence[str], n_bins: int) -> list[int]:
@@ -666,7 +670,9 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
         acc = prepare_accountant(self.epsilon, self.accountant)
         rng = check_random_state(self.random_state)
         self.schema_ = schema
-        eps = float(self.epsilon)
+        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
+        # records: marginal codes on each column's taxonomy leaves (or 16 public bins), read now
+        filler = MarginalFiller(schema, X=X) if self.marginal_share > 0 and source is None else None
         q, d = schema.n_classes, len(predictors)
         delta = _noise_sensitivity(self.neighbours)
         # everything that can fail on the data or on sizes fails here, before the first spend
@@ -674,8 +680,6 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
             for a in schema.categorical:
                 _category_codes(X[a], schema[a])       # integer-coded categories match by text
             y_codes = schema.encode_target(y).astype(np.int64)
-        if self.neighbours == "add/remove":
-            _check_count_noise(self.count_share * eps)
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
             _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
         self._open_ledger(acc)
@@ -715,6 +719,10 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
             weights = None
         else:  # a further group-by where the data lives: (bin/category codes × class) counts
             codes, sizes, y_codes, weights = _binned_cells(source, schema, s)
+        if self.marginal_share > 0 and source is not None:   # a source: over the method's own bins
+            binned = _binned_schema(schema, s)
+            filler = MarginalFiller(schema, taxonomies={a: binned[a].taxonomy for a in predictors},
+                                    codes={a: codes[:, j] for j, a in enumerate(predictors)}, weights=weights)
 
         # PRIVATEKD with ε_p = (1-γ)·ε (Alg. 1, Corollary 1)
         eps_p = (1.0 - gamma) * rest
@@ -746,6 +754,8 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
         kept, values, _ = perturb_sparse(     # which kept cells were empty: not kept (non-private)
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
+        # after the projection is released: marginals of the predictors left out (extension)
+        self._fill_marginals([predictors[a] for a in picks], acc, rng, filler)
         self._close_ledger()
 
         self.k_, self.gamma_, self.n_bins_, self.n_hat_ = k, gamma, s, n_hat
@@ -828,26 +838,33 @@ class ProjectedHistogram(Release, ClassifierMixin, BaseEstimator):
             return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
         return np.asarray(list(attr.categories), dtype=object)[index]
 
-    def synthetic(self, random_state: RandomState = None) -> pd.DataFrame:
-        """D̃: every kept cell repeated ⌈h̃ - ½⌉ times (§2.2); numeric bins become midpoints.
+    def synthetic(self, random_state: RandomState = None, n: int | None = None) -> pd.DataFrame:
+        """D̃ (§2.2): kept cells repeated in proportion to ⌈h̃ - ½⌉; numeric bins become their
+        midpoints (rounded for integer attributes), every declared column in schema order.
 
-        Columns: the selected predictors and the target (the release says nothing about the
-        others). The rows are deterministic; ``random_state`` only shuffles their order.
+        Size (a public rule): ``n`` if given, else n̂ (``n_hat_``: the noisy record count, or the
+        public n under substitution) clamped to [1, ``max_synthetic_rows``]; the copies are
+        rescaled to it by largest-remainder rounding (at the paper's scale, the paper's copies).
+        Predictors that were not projected are drawn from their noisy marginal
+        (``marginal_share`` > 0) or uniformly over the declared domain (``column_sources_``).
+        The projected columns are deterministic; ``random_state`` shuffles the row order and
+        draws the other columns.
         """
         self._check_fitted()
-        reps = np.clip(self.counts_.rounded(), 0, None)
-        total = int(reps.sum(dtype=np.float64)) if reps.size else 0
-        if total > MAX_SYNTHETIC_ROWS:   # a public cap on a size that follows from ε and the noise
-            raise ValueError(f"the synthetic table would have {total:,} rows, more than the public limit "
-                             f"MAX_SYNTHETIC_ROWS = {MAX_SYNTHETIC_ROWS:,} (tiny ε gives huge noisy counts); "
-                             "use histogram_ (one row per kept cell with its copy count) instead")
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
+        reps = apportion(self.counts_.rounded(), size) if self.counts_.values.size else np.zeros(0, np.int64)
         idx = [np.repeat(i, reps) for i in self.counts_.decode()]
         data = {a: self._values(a, i) for a, i in zip(self.selected_, idx[:-1])}
+        for a in self.selected_:
+            attr = self.schema_[a]
+            if attr.kind == "numeric" and attr.integer:   # an integer inside the bin's range
+                data[a] = np.clip(np.floor(data[a] + 0.5), attr.lower, attr.upper).astype(np.int64)
         data[self.schema_.target] = self.classes_[idx[-1]]
         frame = pd.DataFrame(data, columns=list(self.selected_) + [self.schema_.target])
+        rng = check_random_state(random_state)
         if random_state is not None:
-            frame = frame.iloc[check_random_state(random_state).permutation(len(frame))].reset_index(drop=True)
-        return frame
+            frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+        return self._complete(frame, rng)
 
     def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
         """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot

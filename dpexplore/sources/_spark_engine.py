@@ -7,7 +7,11 @@ occupied cells come back to the driver.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sys
+import tempfile
+import threading
 from typing import Any, Iterator
 
 import numpy as np
@@ -41,6 +45,73 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
+# Spark's start-up chatter on the JVM's stderr, which a notebook stores as pink warning boxes:
+# log4j's WARN lines go with an ERROR-level configuration (below); the JVM's own
+# "WARNING: Using incubator modules" line (Spark 4 loads jdk.incubator.vector) has no switch.
+_LOG4J2 = """status = error
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
+"""
+_STARTUP_NOISE = re.compile(r"^(WARNING: Using incubator modules|Setting default log level to|"
+                            r"To adjust logging level use sc\.setLogLevel)")
+
+
+def _log4j2_file() -> str:
+    path = os.path.join(tempfile.gettempdir(), "dpexplore-spark-log4j2.properties")
+    try:
+        with open(path) as f:
+            if f.read() == _LOG4J2:
+                return path
+    except OSError:
+        pass
+    with open(path, "w") as f:
+        f.write(_LOG4J2)
+    return path
+
+
+def _filtered_stderr() -> tuple[int, int] | None:
+    """Point fd 2 at a pipe whose lines, except the JVM's start-up noise, go on to the old fd 2.
+
+    The JVM started meanwhile inherits the pipe for its lifetime; a daemon thread forwards its
+    output. Returns ``(saved_fd, write_end)`` to hand to :func:`_restore_stderr`, or None when
+    fd 2 cannot be redirected (e.g. no real stderr).
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 2)
+    except (OSError, ValueError):
+        return None
+    forward = os.dup(saved)
+
+    def pump() -> None:   # until the last writer (the JVM) exits
+        try:
+            with os.fdopen(read_end, "rb") as pipe:
+                for line in pipe:
+                    if not _STARTUP_NOISE.match(line.decode(errors="replace")):
+                        os.write(forward, line)
+        finally:
+            os.close(forward)
+    threading.Thread(target=pump, name="dpexplore-spark-stderr", daemon=True).start()
+    return saved, write_end
+
+
+def _restore_stderr(handles: tuple[int, int] | None) -> None:
+    if handles is not None:
+        saved, write_end = handles
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(write_end)
+
+
 def local_session(app_name: str = "dpexplore", master: str = "local[*]", **conf: Any):
     """A SparkSession on this machine (UI off, few shuffle partitions), with clear errors when
     PySpark or Java is missing. ``conf`` entries are Spark settings, e.g.
@@ -53,12 +124,19 @@ def local_session(app_name: str = "dpexplore", master: str = "local[*]", **conf:
     settings = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
                 "spark.ui.showConsoleProgress": "false"}
     settings.update({k: str(v) for k, v in conf.items()})
+    quiet = f"-Dlog4j2.configurationFile=file:{_log4j2_file()}"   # errors only, no start-up WARNs
+    java = settings.get("spark.driver.extraJavaOptions", "")
+    if "log4j2.configurationFile" not in java:
+        settings["spark.driver.extraJavaOptions"] = f"{quiet} {java}".strip()
     for k, v in settings.items():
         builder = builder.config(k, v)
+    handles = _filtered_stderr()
     try:
         return builder.getOrCreate()
     except Exception as e:  # the JVM did not start (pyspark raises its own runtime errors)
         raise RuntimeError(f"Spark could not start: {e}. {JAVA_HINT}") from e
+    finally:
+        _restore_stderr(handles)
 
 
 def _check_alive(frame: Any) -> None:

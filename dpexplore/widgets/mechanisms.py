@@ -28,9 +28,9 @@ from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..mechanisms import (exponential, exponential_probabilities, geometric, geometric_variance,
                           laplace, laplace_scale, laplace_variance)
+from ..plots import vegalite_bundle
 from ..plots.mechanisms import (audit_points, budget_chart, exponential_chart, exponential_frame,
-                                noise_chart, noise_frames, privacy_loss_chart, privacy_loss_frames,
-                                vegalite_bundle)
+                                noise_chart, noise_frames, privacy_loss_chart, privacy_loss_frames)
 
 __all__ = ["NoiseExplorer", "PrivacyLossExplorer", "ExponentialExplorer", "BudgetExplorer"]
 

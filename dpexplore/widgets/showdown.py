@@ -1,6 +1,7 @@
-"""ShowdownExplorer: slide ε along the showdown's grid and see the methods ranked at that budget.
+"""ShowdownExplorer: step ε along the showdown's grid and see the methods ranked at that budget.
 
-Everything is precomputed by the sweep; a slider move only filters the summary and redraws.
+Everything is precomputed: the chart of every swept ε is built once, when the explorer is made,
+so a slider step only swaps the displayed bundle (no refit, no chart building).
 """
 from __future__ import annotations
 
@@ -10,29 +11,39 @@ import pandas as pd
 from IPython.display import display
 
 from ..plots.mechanisms import vegalite_bundle
-from ..plots.showdown import ranking_chart
+from ..plots.showdown import HIGHER_IS_BETTER, ranking_chart
 
 __all__ = ["ShowdownExplorer"]
 
 
 class ShowdownExplorer:
-    """An ε slider (log scale, snapping to the swept budgets) over a ranking chart.
+    """A slider over the swept budgets (each step is one ε of the sweep, so every step changes the
+    picture) above the ranking chart at that ε.
 
     ``summary`` is :func:`~dpexplore.evaluate.sweeps.summarise` output, with ``dataset`` if several
-    tables were swept; ``.widget`` is the box to display and ``.epsilon_`` the budget shown.
+    tables were swept; ``peers`` (optional) the other libraries' results
+    (:func:`~dpexplore.evaluate.showdown.load_peers`). ``.widget`` is the box to display,
+    ``.epsilon`` the slider and ``.epsilon_`` the budget shown.
     """
 
-    def __init__(self, summary: pd.DataFrame, *, epsilon: float | None = None, metric: str = "error"):
-        eps = np.asarray(sorted(set(summary["epsilon"][np.isfinite(summary["epsilon"])])), dtype=float)
+    def __init__(self, summary: pd.DataFrame, *, epsilon: float | None = None, metric: str = "error",
+                 peers: pd.DataFrame | None = None):
+        finite = summary["epsilon"][np.isfinite(summary["epsilon"])]
+        eps = np.asarray(sorted(set(finite)), dtype=float)
         if eps.size == 0:
             raise ValueError("summary has no private results (every ε is inf)")
-        self.summary, self.metric, self.grid = summary, metric, eps
+        self.summary, self.metric, self.grid, self.peers = summary, metric, eps, peers
         start = eps[len(eps) // 2] if epsilon is None else self._snap(epsilon)
-        lo, hi = np.log10(eps[0]), np.log10(eps[-1])
-        self.epsilon = widgets.FloatLogSlider(value=start, base=10, min=lo, max=hi if hi > lo else lo + 1,
-                                              step=0.01, description="ε", continuous_update=False,
-                                              readout_format=".3g")
-        self.info = widgets.HTML()
+        self._bundles = {float(e): vegalite_bundle(ranking_chart(summary, e, metric=metric, peers=peers))
+                         for e in eps}
+        self.epsilon = widgets.SelectionSlider(
+            options=[(f"{e:.3g}", float(e)) for e in eps], value=float(start), description="ε",
+            continuous_update=True, layout=widgets.Layout(width="420px"))
+        better = "higher" if metric in HIGHER_IS_BETTER else "lower"
+        self.info = widgets.HTML(
+            f"Each step of the slider is one budget of the sweep. Bars: median test {metric} "
+            f"({better} is better), best first; black line: quartiles over the runs; dashed lines: "
+            "majority class and non-private reference; grey bars: other libraries at the same ε.")
         self.output = widgets.Output()
         self.epsilon.observe(self.update, names="value")
         self.widget = widgets.VBox([self.epsilon, self.info, self.output])
@@ -43,13 +54,15 @@ class ShowdownExplorer:
         return float(self.grid[np.argmin(np.abs(np.log(self.grid) - np.log(value)))])
 
     def update(self, change=None) -> None:
+        """Show the precomputed chart of the selected ε."""
         self.epsilon_ = self._snap(self.epsilon.value)
-        self.chart = ranking_chart(self.summary, self.epsilon_, metric=self.metric)
-        self.info.value = (f"showing the swept budget nearest to the slider: <b>ε = {self.epsilon_:g}</b> "
-                           "(bars: median, black line: quartiles, dashed: majority class and non-private)")
-        with self.output:
-            self.output.clear_output(wait=True)
-            display(vegalite_bundle(self.chart), raw=True)
+        self.chart_bundle = self._bundles[self.epsilon_]
+        self.output.outputs = ({"output_type": "display_data", "data": self.chart_bundle, "metadata": {}},)
+
+    @property
+    def chart(self):
+        """The altair chart shown (rebuilt on demand; the widget displays the cached bundle)."""
+        return ranking_chart(self.summary, self.epsilon_, metric=self.metric, peers=self.peers)
 
     def _ipython_display_(self) -> None:
         display(self.widget)

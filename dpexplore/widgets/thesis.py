@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import altair as alt
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-from IPython.display import display
 
 from ..budget import BudgetAccountant
 from ..domain import declared_classes
@@ -22,19 +22,10 @@ from ..models.logistic import (l1_noise, l2_noise, objective_branch_boundary, ob
 from ..models.naive_bayes import PrivateNaiveBayes
 from ..plots.thesis import lambda_noise_chart, noise_cloud_chart, selection_probability_chart, stability_chart
 from ..select.scores import information_gain, mutual_information_sensitivity, purity_index
+from ._display import show_chart
 
 __all__ = ["FeatureSelectionNBExplorer", "LogisticNoiseExplorer"]
 
-
-def _show(output: widgets.Output, chart: Any) -> None:
-    """Replace an Output widget's content by ``chart`` (state update, no output capture)."""
-    try:
-        output.outputs = ()
-        output.append_display_data(chart)
-    except Exception:   # no IPython shell (plain Python): fall back to capturing
-        with output:
-            output.clear_output(wait=True)
-            display(chart)
 
 _STYLE = {"description_width": "170px"}
 _LAYOUT = widgets.Layout(width="480px")
@@ -49,11 +40,13 @@ class FeatureSelectionNBExplorer:
     majority and non-private baselines. ``X``s are 0/1 DataFrames, ``y``s binary labels;
     ``n_min`` is the public lower bound on N used for the MI sensitivity; ``classes`` the two
     public class labels, negative first (``None`` reads them from ``y_train`` with a
-    :class:`~dpexplore.domain.PrivacyLeakWarning`).
+    :class:`~dpexplore.domain.PrivacyLeakWarning`). ``k``: the starting number of features (5:
+    a first draw that beats the majority class at ε = 0.1). The stability re-draws are cached per
+    (score, k, ε for selection), so a slider step costs one selection and one DP-NB fit.
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
-                 n_min: int, classes: Any = None, repeats: int = 50, random_state: int = 0):
+                 n_min: int, classes: Any = None, repeats: int = 50, k: int = 5, random_state: int = 0):
         from sklearn.naive_bayes import BernoulliNB
 
         self.names = np.asarray(X_train.columns, dtype=object)
@@ -66,6 +59,7 @@ class FeatureSelectionNBExplorer:
         self.yte = (declared_classes(y_test, list(labels), type(self).__name__)[1] == 1).astype(int)
         self.repeats = repeats
         self.rng = np.random.default_rng(random_state)
+        self._frequency_cache: dict = {}   # (score, k, ε_sel) → selection frequency over ``repeats`` draws
         # ε-independent, computed once
         self.scores = {"count": purity_index(self.Xtr, self.ytr),
                        "mi": information_gain(self.Xtr, self.ytr, base=2)}
@@ -74,15 +68,16 @@ class FeatureSelectionNBExplorer:
         self.nonprivate = float(BernoulliNB(alpha=1.0).fit(self.Xtr, self.ytr).score(self.Xte, self.yte))
 
         self.epsilon = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=1, step=0.1,
-                                              description="total ε", style=_STYLE, layout=_LAYOUT)
-        self.k = widgets.IntSlider(value=10, min=1, max=min(40, self.Xtr.shape[1]), description="k (features)",
-                                   style=_STYLE, layout=_LAYOUT)
+                                              description="total ε", readout_format=".3g",
+                                              continuous_update=False, style=_STYLE, layout=_LAYOUT)
+        self.k = widgets.IntSlider(value=k, min=1, max=min(40, self.Xtr.shape[1]), description="k (features)",
+                                   continuous_update=False, style=_STYLE, layout=_LAYOUT)
         self.split = widgets.FloatSlider(value=0.5, min=0.1, max=0.9, step=0.05, description="share of ε for selection",
-                                         style=_STYLE, layout=_LAYOUT)
+                                         continuous_update=False, style=_STYLE, layout=_LAYOUT)
         self.score = widgets.ToggleButtons(options=[("count score", "count"), ("mutual information", "mi")],
                                            value="count", description="score", style=_STYLE)
         self.clamp = widgets.FloatSlider(value=0.65, min=0.5, max=0.99, step=0.01, description="NB clamp quantile",
-                                         style=_STYLE, layout=_LAYOUT)
+                                         continuous_update=False, style=_STYLE, layout=_LAYOUT)
         self.redraw = widgets.Button(description="new random draw")
         self.summary = widgets.HTML()
         self.output = widgets.Output()
@@ -105,9 +100,12 @@ class FeatureSelectionNBExplorer:
         nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc, classes=[0, 1],
                                random_state=self.rng).fit(self.Xtr[:, chosen], self.ytr)
         accuracy = float(nb.score(self.Xte[:, chosen], self.yte))
-        draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
-                 for _ in range(self.repeats)]   # post-processing-free re-draws, for the stability view only
-        freq = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
+        key = (score, k, round(e_sel, 9))
+        if key not in self._frequency_cache:   # re-draws for the stability view only (not released)
+            draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
+                     for _ in range(self.repeats)]
+            self._frequency_cache[key] = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
+        freq = self._frequency_cache[key]
         return {"q": q, "probability": probability, "chosen": chosen, "accuracy": accuracy,
                 "frequency": freq, "ledger": acc.ledger, "nb": nb}
 
@@ -122,31 +120,33 @@ class FeatureSelectionNBExplorer:
         freq = pd.DataFrame({"feature": self.names[top], "frequency": s["frequency"][top],
                              "probability": s["probability"][top]})
         nb = s["nb"]
+        verdict = ("beats" if s["accuracy"] > self.majority else
+                   "<span style='color:#d62728'>does not beat</span>")
         self.summary.value = (
             f"chosen: <b>{', '.join(self.names[s['chosen']])}</b><br>"
-            f"DP-NB test accuracy <b>{s['accuracy']:.3f}</b> · majority {self.majority:.3f} · "
+            f"DP-NB test accuracy <b>{s['accuracy']:.3f}</b> ({verdict} the majority class {self.majority:.3f}) · "
             f"non-private NB (all features) {self.nonprivate:.3f}<br>"
             f"NB noise scale k/ε = {nb.noise_scale_:.4g}, clamp at {nb.clamp_threshold_:.4g} "
             f"({100 * nb.clamped_fraction_:.0f}% of counts clamped) · ε spent: "
-            + ", ".join(f"{r.label} {r.charged:.4g}" for r in s["ledger"].itertuples()))
+            + ", ".join(f"{r.label} {r.charged:.3g}" for r in s["ledger"].itertuples()))
         score_title = "count score q" if self.score.value == "count" else "mutual information (bits)"
-        chart = (selection_probability_chart(table, score_title=score_title)
-                 & stability_chart(freq, title=f"Top features: frequency over {self.repeats} draws (bars) "
-                                               "vs exact probability (ticks)"))
-        _show(self.output, chart)
+        chart = alt.vconcat(selection_probability_chart(table, score_title=score_title),
+                            stability_chart(freq, title=f"Top features: frequency over {self.repeats} draws (bars) "
+                                               "vs exact probability (ticks)")).resolve_scale(color="independent")
+        show_chart(self.output, chart)
 
 
 class LogisticNoiseExplorer:
     """Slide ε and λ: the noise of output vs objective perturbation and its 2-D shape (spec §5, §2.2)."""
 
-    def __init__(self, *, n_points: int = 1500, random_state: int = 0):
+    def __init__(self, *, n_points: int = 300, random_state: int = 0):
         self.n_points = n_points
         self.rng = np.random.default_rng(random_state)
-        self.lams = 10.0 ** np.linspace(-3, 5, 161)
+        self.lams = 10.0 ** np.linspace(-3, 5, 81)
         self.epsilon = widgets.FloatLogSlider(value=0.1, base=10, min=-2, max=1, step=0.1, description="ε",
-                                              style=_STYLE, layout=_LAYOUT)
+                                              readout_format=".3g", style=_STYLE, layout=_LAYOUT)
         self.lam = widgets.FloatLogSlider(value=10.0, base=10, min=-3, max=5, step=0.05, description="λ",
-                                          style=_STYLE, layout=_LAYOUT)
+                                          readout_format=".3g", style=_STYLE, layout=_LAYOUT)
         self.summary = widgets.HTML()
         self.output = widgets.Output()
         for control in (self.epsilon, self.lam):
@@ -174,9 +174,12 @@ class LogisticNoiseExplorer:
         cloud = pd.concat([pd.DataFrame({"x": l1[:, 0], "y": l1[:, 1], "norm": "L1: Laplace per coordinate"}),
                            pd.DataFrame({"x": l2[:, 0], "y": l2[:, 1], "norm": "L2: Gamma norm, uniform direction"})])
         boundary = objective_branch_boundary(eps)
-        self.summary.value = (f"objective perturbation: branch {p['branch']}, ε′ = {p['epsilon_prime']:.4g}, "
+        self.summary.value = (f"objective perturbation: branch {p['branch']}, ε′ = {p['epsilon_prime']:.3g}, "
                               f"‖b‖ scale 2/ε′ = {p['noise_scale']:.4g}, effective λ = {p['effective_lambda']:.4g} · "
                               f"λ* = {boundary:.4g} · output perturbation: ‖b‖ scale 2/(λε) = {out_scale:.4g}")
-        chart = lambda_noise_chart(self.curves(eps), boundary) & noise_cloud_chart(
-            cloud, title=f"Output-perturbation noise at ε = {eps:g}, λ = {lam:.3g} (scale {out_scale:.3g})")
-        _show(self.output, chart)
+        chart = alt.vconcat(lambda_noise_chart(self.curves(eps), boundary,
+                                               title=f"ε = {eps:.3g}: noise-norm scale against λ"),
+                            noise_cloud_chart(cloud, title=f"Output-perturbation noise at ε = {eps:.3g}, "
+                                                           f"λ = {lam:.3g} (scale {out_scale:.3g})")
+                            ).resolve_scale(color="independent").resolve_legend(color="independent")
+        show_chart(self.output, chart)

@@ -4,55 +4,34 @@ driven by Playwright with Debian's Chromium (/usr/bin/chromium; nothing is downl
 The tests skip, with the reason, when Chromium or Playwright is missing. Each server runs on a
 copy of the notebooks in a temporary folder, with temporary runtime/config/settings directories
 and no token, and with ``DPEXPLORE_QUICK=1`` so that the notebooks run their quick sweeps.
+Every request that is not to the local server is aborted (no network, as in a classroom proxy).
 Screenshots go to ``test-output/browser/`` (gitignored) or ``$DPEXPLORE_SCREENSHOT_DIR``.
+The server and page helpers live in ``labdriver.py`` (shared with
+``benchmarks/widget_latency_browser.py``).
 """
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from labdriver import (CHROMIUM, NOTEBOOKS, ROOT, Server, copy_notebooks, free_port,  # noqa: E402,F401
+                       new_page, root_flag, skip_reason, start_lab)
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-CHROMIUM = Path(os.environ.get("DPEXPLORE_CHROMIUM", "/usr/bin/chromium"))
-
-
-def _skip_reason() -> str | None:
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (apt-get install chromium): browser tests skipped"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install playwright): browser tests skipped"
-    return None
+_root_flag = root_flag   # the name test_voila_showdown.py imports
 
 
 def pytest_collection_modifyitems(config, items):
-    reason = _skip_reason()
+    reason = skip_reason()
     if reason:
         for item in items:
             if "tests/browser" in str(item.fspath).replace(os.sep, "/"):
                 item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def _root_flag() -> list[str]:
-    """CI containers run as root; Jupyter refuses that without --allow-root."""
-    return ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def notebook_path(name: str) -> Path | None:
@@ -71,73 +50,22 @@ def screenshot_dir() -> Path:
 @pytest.fixture(scope="session")
 def served_root(tmp_path_factory) -> Path:
     """A folder with copies of the notebooks (the servers may write to them) and the fixtures."""
-    root = tmp_path_factory.mktemp("served")
-    for nb in list(NOTEBOOKS.glob("*.ipynb")) + list(FIXTURES.glob("*.ipynb")):
-        shutil.copy(nb, root / nb.name)
-    return root
-
-
-def _env(tmp: Path) -> dict:
-    env = dict(os.environ)
-    for var, sub in (("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTER_CONFIG_DIR", "config"),
-                     ("JUPYTERLAB_SETTINGS_DIR", "settings"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
-                     ("IPYTHONDIR", "ipython")):
-        (tmp / sub).mkdir(parents=True, exist_ok=True)
-        env[var] = str(tmp / sub)
-    env.update(DPEXPLORE_QUICK="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-    return env
-
-
-def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.5)
-    raise RuntimeError(f"server at {url} not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-class Server:
-    def __init__(self, args: list[str], url: str, probe: str, tmp: Path):
-        self.url = url
-        self.log = tmp / "server.log"
-        self._fh = open(self.log, "w")
-        self.proc = subprocess.Popen(args, cwd=tmp, env=_env(tmp), stdout=self._fh, stderr=subprocess.STDOUT)
-        try:
-            _wait_http(probe, self.proc, self.log)
-        except Exception:
-            self.stop()
-            raise
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._fh.close()
+    return copy_notebooks(tmp_path_factory.mktemp("served"), list(FIXTURES.glob("*.ipynb")))
 
 
 @pytest.fixture
 def lab_server(served_root, tmp_path_factory):
     """One JupyterLab per test: in a server that already ran a notebook, a second notebook's
     run-all was observed to queue its cells without ever executing them."""
-    tmp = tmp_path_factory.mktemp("lab")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = Server([sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-                     "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
-                     f"--ServerApp.root_dir={served_root}", "--LabApp.expose_app_in_browser=True",
-                     "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-                    + _root_flag(), url, f"{url}/lab", tmp)
+    server = start_lab(served_root, tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def static_lab_server(served_root, tmp_path_factory):
+    """One JupyterLab for the tests that only open stored notebooks (nothing is run)."""
+    server = start_lab(served_root, tmp_path_factory.mktemp("lab-static"))
     yield server
     server.stop()
 
@@ -167,12 +95,6 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    # no network in CI: refuse anything that is not the local server at once (a CDN request
-    # that hangs would otherwise hold the page's load event)
-    pg.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
-             else route.abort())
-    pg.set_default_timeout(60_000)
+    pg = new_page(browser, offline=True)
     yield pg
-    context.close()
+    pg.context.close()

@@ -1,0 +1,464 @@
+"""What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult (issue 13).
+
+Writes ``notebooks/results/peers.csv`` (one row per library × method × ε: the mean test accuracy
+over ``n_runs`` splits; notebook 07 draws them as reference lines) and the sidecar
+``notebooks/results/peers.json`` (versions, settings, per-run values, timings).
+
+The task is notebook 07's: Adult (``dpexplore.datasets.load_adult``, the bundled file), the
+showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..., random_state=
+2026)`` (stratified 80/20; recomputed here with the sweep's own ``_Splits``). The peers:
+
+- diffprivlib ``GaussianNB``: the 6 numeric predictors (diffprivlib's GaussianNB models numbers),
+  ``bounds`` = the schema's declared bounds, classes from the schema; ε-DP (δ = 0).
+- diffprivlib ``LogisticRegression``: numeric predictors scaled into [0, 1] by their declared
+  bounds, the 8 categoricals one-hot over their declared categories (the encoding of dpexplore's
+  ``PrivateLRClassifier``), so every row has L2 norm ≤ √14 = ``data_norm`` (declared, not read
+  from the data); ε-DP (δ = 0).
+- OpenDP ``dp.mbi.MST()`` contingency table (McKenna, Miklau, Sheldon 2021) released through a
+  ``dp.Context`` with every key and cut declared (categories from the schema; numeric cuts = the
+  leaf intervals of the public Adult taxonomies), then ``synthesize()``; the classifier trained on
+  the synthetic table is the showdown's non-private reference pipeline (one-hot → scikit-learn
+  logistic regression) on the released domain: numbers as their public bin, the real test rows
+  binned the same way. MST runs under ρ-zCDP; ρ is
+  the largest with ρ + 2√(ρ ln(1/δ)) ≤ ε (Bun & Steinke 2016, Prop. 1.3), so the release is
+  (ε, δ)-DP with δ = 1e-6 (``--delta``). Optional ``--mst-pure``: MST under pure ε-DP (Laplace
+  noise; OpenDP allows δ = 0 because every key and cut is declared).
+
+The peers are NOT dependencies of dpexplore: they run in their own virtual environments
+(diffprivlib 0.6.6 needs scikit-learn < 1.6), outside the repository::
+
+    python3.11 -m venv /work/peers-env-dpl
+    /work/peers-env-dpl/bin/pip install "diffprivlib==0.6.6" "scikit-learn<1.6" pandas
+    python3.11 -m venv /work/peers-env-odp
+    /work/peers-env-odp/bin/pip install "opendp[mbi]==0.16.*" scikit-learn pandas
+
+Run (from the repository root, with the project's venv; it writes the data and the splits to a
+temporary folder and runs each peer in its own interpreter, which never imports dpexplore)::
+
+    .venv/bin/python benchmarks/peers.py --dpl-python /work/peers-env-dpl/bin/python \\
+        --odp-python /work/peers-env-odp/bin/python [--repetitions 3] [--epsilons 0.03 0.1 0.3 1]
+
+A peer whose interpreter is missing or fails gets rows with an empty ``value`` and the reason in
+``notes`` (never a made-up number). ``--only dpl|odp`` reruns one peer and keeps the other's rows.
+
+The stored files came from ``--only dpl`` (3 repetitions: ≈ 1 min) then ``--only odp
+--repetitions 1``: one MST release on the 36,177 training rows costs ≈ 110 s of CPU (JAX
+compilation and mirror descent dominate; more than 10 min of wall time on the shared 2-core
+machine), so the MST rows average fewer runs (``n_runs``). opendp 0.16's MST refuses its own
+selection plan by one ulp (opendp/opendp#2789); ``_patch_mst_selection_budget`` gives the
+selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more than stated.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+# Only the standard library at module level: the same file is the worker inside the peers' venvs.
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_CSV = ROOT / "notebooks" / "results" / "peers.csv"
+COLUMNS = ["library", "library_version", "method", "epsilon", "delta", "metric", "value", "n_runs", "notes"]
+EPSILONS = (0.03, 0.1, 0.3, 1.0)        # notebook 07's grid (full mode)
+REPETITIONS = 3                         # notebook 07's repetitions (full mode)
+SEED = 2026                             # notebook 07's random_state: same splits
+TEST_SIZE = 0.2
+DELTA = 1e-6
+METHODS = {  # key → (library, method label, notes)
+    "dpl_gnb": ("diffprivlib", "GaussianNB",
+                "6 numeric predictors, bounds declared from the schema; pure ε-DP"),
+    "dpl_lr": ("diffprivlib", "LogisticRegression",
+               "numbers scaled by declared bounds + one-hot categoricals, data_norm=√14 declared; pure ε-DP"),
+    "odp_mst": ("opendp", "MST synthesizer + LR",
+                "MST under ρ-zCDP converted to (ε, δ); all keys/cuts declared; sklearn LR on the synthetic "
+                "table in the public bins (rows with a null, OpenDP's bucket for undeclared values, dropped)"),
+    "odp_mst_pure": ("opendp", "MST synthesizer (pure ε) + LR",
+                     "MST with Laplace noise, pure ε-DP (δ = 0, all keys/cuts declared); sklearn LR on the synthetic table"),
+}
+PEER = {"dpl_gnb": "dpl", "dpl_lr": "dpl", "odp_mst": "odp", "odp_mst_pure": "odp"}
+
+
+# =========================================================================== shared (both sides)
+def run_seed(method: str, e_idx: int, run: int) -> int:
+    """Seed of one fit (keyed like the sweep's: method name, ε index, run)."""
+    import numpy as np
+
+    key = (zlib.crc32(method.encode()), e_idx, run)
+    return int(np.random.SeedSequence(SEED, spawn_key=key).generate_state(1, np.uint32)[0])
+
+
+def zcdp_rho(epsilon: float, delta: float) -> float:
+    """Largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε: ρ-zCDP ⇒ (ε, δ)-DP (Bun & Steinke 2016, Prop. 1.3)."""
+    import math
+
+    L = math.log(1.0 / delta)
+    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+
+
+def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str],
+              epsilons: list[float], delta: float, methods: list[str]) -> "pd.DataFrame":
+    """One row per method × ε (mean accuracy over the runs that finished); methods that could not
+    run get an empty value and the reason in ``notes``."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for key in methods:
+        library, label, notes = METHODS[key]
+        for eps in epsilons:
+            values = [r["accuracy"] for r in raw if r["method"] == key and np.isclose(r["epsilon"], eps)]
+            reason = reasons.get(key, "")
+            rows.append({"library": library, "library_version": versions.get(library, ""), "method": label,
+                         "epsilon": float(eps), "delta": delta if key == "odp_mst" else 0.0,
+                         "metric": "accuracy", "value": float(np.mean(values)) if values else np.nan,
+                         "n_runs": len(values),
+                         "notes": notes if values else f"not run: {reason or 'no result'}"})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# =========================================================================== worker side (peer venvs)
+def _load_job(job: Path):
+    import numpy as np
+    import pandas as pd
+
+    config = json.loads((job / "config.json").read_text())
+    schema = config["schema"]
+    numeric = [a["name"] for a in schema["attributes"] if a["kind"] == "numeric"]
+    dtypes = {a["name"]: (float if a["kind"] == "numeric" else str) for a in schema["attributes"]}
+    frame = pd.read_csv(job / "adult.csv", dtype={**dtypes, schema["target"]: str}, keep_default_na=False)
+    splits = np.load(job / "splits.npz")
+    runs = [(splits[f"train{r}"], splits[f"test{r}"]) for r in range(config["repetitions"])]
+    return config, schema, numeric, frame, runs
+
+
+def _public_design(schema: dict):
+    """The public encoding of dpexplore's PrivateLRClassifier: numbers → [0, 1] by declared bounds
+    (clipped), categoricals one-hot over declared categories (unknown → no indicator)."""
+    import numpy as np
+
+    attrs = schema["attributes"]
+
+    def design(X):
+        blocks = []
+        for a in attrs:
+            col = X[a["name"]]
+            if a["kind"] == "numeric":
+                u = (col.to_numpy(dtype=float) - a["lower"]) / (a["upper"] - a["lower"])
+                blocks.append(np.clip(u, 0.0, 1.0)[:, None])
+            else:
+                cats = [str(c) for c in a["categories"]]
+                blocks.append((col.astype(str).to_numpy()[:, None] == np.array(cats)[None, :]).astype(float))
+        return np.hstack(blocks)
+
+    n_numeric = sum(a["kind"] == "numeric" for a in attrs)
+    return design, float(np.sqrt(len(attrs))), n_numeric  # each row: ≤ 1 per numeric, one 1 per categorical
+
+
+def worker_diffprivlib(job: Path) -> dict:
+    import warnings
+
+    import diffprivlib
+    import numpy as np
+    import sklearn
+    from diffprivlib import BudgetAccountant
+    from diffprivlib.models import GaussianNB, LogisticRegression
+
+    config, schema, numeric, frame, runs = _load_job(job)
+    target, classes = schema["target"], list(schema["classes"])
+    y_all = frame[target].to_numpy()
+    bounds = ([a["lower"] for a in schema["attributes"] if a["kind"] == "numeric"],
+              [a["upper"] for a in schema["attributes"] if a["kind"] == "numeric"])
+    design, data_norm, _ = _public_design(schema)
+    Z_all = design(frame)
+    Xn_all = frame[numeric].to_numpy(dtype=float)
+    raw, timing = [], {"dpl_gnb": 0.0, "dpl_lr": 0.0}
+    for e_idx, eps in enumerate(config["epsilons"]):
+        for run, (tr, te) in enumerate(runs):
+            for key in ("dpl_gnb", "dpl_lr"):
+                seed = run_seed(key, e_idx, run)
+                acc = BudgetAccountant()
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", diffprivlib.utils.PrivacyLeakWarning)  # bounds are declared
+                    if key == "dpl_gnb":
+                        X_tr, X_te = Xn_all[tr], Xn_all[te]
+                        model = GaussianNB(epsilon=eps, bounds=bounds, random_state=seed, accountant=acc)
+                        model.fit(X_tr, y_all[tr])
+                    else:
+                        X_tr, X_te = Z_all[tr], Z_all[te]
+                        model = LogisticRegression(epsilon=eps, data_norm=data_norm, random_state=seed,
+                                                   accountant=acc, max_iter=1000)
+                        model.fit(X_tr, y_all[tr])
+                seconds = time.perf_counter() - t0
+                spent = acc.total()[0]
+                if spent > eps * (1 + 1e-9):
+                    raise RuntimeError(f"{key} spent ε = {spent} > {eps}")
+                if not set(map(str, model.classes_)) <= set(classes):
+                    raise RuntimeError(f"{key} classes {model.classes_} not the schema's {classes}")
+                accuracy = float(np.mean(model.predict(X_te) == y_all[te]))
+                timing[key] += seconds
+                raw.append({"method": key, "epsilon": eps, "run": run, "accuracy": accuracy,
+                            "seconds": seconds, "epsilon_spent": float(spent)})
+    return {"versions": {"diffprivlib": diffprivlib.__version__, "scikit-learn": sklearn.__version__,
+                         "numpy": np.__version__, "python": platform.python_version()},
+            "raw": raw, "seconds": timing}
+
+
+def _reference_classifier():
+    """notebook 07's non-private reference (``nonprivate_factory``), rebuilt without dpexplore."""
+    from sklearn.compose import make_column_selector, make_column_transformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    pre = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), make_column_selector(dtype_exclude="number")),
+        (StandardScaler(), make_column_selector(dtype_include="number")),
+    )
+    return make_pipeline(pre, LogisticRegression(max_iter=1000))
+
+
+def _patch_mst_selection_budget() -> None:
+    """Work around opendp 0.16's MST refusing its own plan (opendp/opendp#2789).
+
+    ``MST.make_marginals`` gives the selection step d_select and ``_make_mst_select`` composes
+    n − 1 noisy-max rounds of prior(d_select / (n − 1)) each; OpenDP's rounded-up sum of those
+    exceeds d_select by one ulp, so every release fails with "insufficient budget for query". We
+    hand the selection step d_select·(1 − 1e-9): each round gets slightly *less* budget than
+    MST would, the composition fits, and the release never spends more than stated.
+    """
+    import opendp.extras.mbi._mst as mst_module
+
+    original = mst_module._make_mst_select
+    if getattr(original, "_dpexplore_patched", False):
+        return
+
+    def make_select(*args, d_out, **kwargs):
+        return original(*args, d_out=d_out * (1 - 1e-9), **kwargs)
+
+    make_select._dpexplore_patched = True
+    mst_module._make_mst_select = make_select
+
+
+def worker_opendp(job: Path) -> dict:
+    import importlib.metadata as md
+    import warnings
+
+    import numpy as np
+    import opendp.prelude as dp
+    import polars as pl
+    import sklearn
+
+    dp.enable_features("contrib")
+    _patch_mst_selection_budget()
+    config, schema, numeric, frame, runs = _load_job(job)
+    target = schema["target"]
+    delta, methods = config["delta"], [m for m in config["methods"] if PEER[m] == "odp"]
+    keys = {a["name"]: [str(c) for c in a["categories"]] for a in schema["attributes"] if a["kind"] != "numeric"}
+    keys[target] = [str(c) for c in schema["classes"]]
+    # public cuts: the interior edges of the deepest level of each declared numeric taxonomy
+    cuts = {a["name"]: [float(e) for e in a["taxonomy"]["levels"][-1][1:-1]]
+            for a in schema["attributes"] if a["kind"] == "numeric"}
+    columns = [a["name"] for a in schema["attributes"]] + [target]
+    predictors = columns[:-1]
+
+    def binned(X):
+        """Numbers → their public bin (polars' ``cut``: right-closed, as OpenDP bins the rows),
+        as categories. ``synthesize()`` draws a number uniformly in its bin, with the outer bins
+        [first cut − 1, first cut] and [last cut, last cut + 1]: compared as numbers with the real
+        test rows, that is a shift (capital-gain 0 becomes ≈ 4,999), not MST's error."""
+        X = X[predictors].copy()
+        for c, edges in cuts.items():
+            X[c] = np.digitize(X[c].to_numpy(dtype=float), edges, right=True).astype(str)
+        return X
+
+    raw, timing = [], {m: 0.0 for m in methods}
+    for e_idx, eps in enumerate(config["epsilons"]):
+        for run, (tr, te) in enumerate(runs):
+            train = pl.from_pandas(frame.iloc[tr][columns].reset_index(drop=True))
+            for key in methods:
+                t0 = time.perf_counter()
+                if key == "odp_mst":
+                    rho = zcdp_rho(eps, delta)
+                    loss, query = dp.loss_of(rho=rho), {"rho": rho}
+                else:
+                    loss, query = dp.loss_of(epsilon=eps), {"epsilon": eps}
+                ctx = dp.Context.compositor(data=train.lazy(), privacy_unit=dp.unit_of(contributions=1),
+                                            privacy_loss=loss)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")   # loss_of's "unusual range" notices
+                    table = (ctx.query(**query)
+                             .contingency_table(keys=keys, cuts=cuts, algorithm=dp.mbi.MST())
+                             .release())
+                # synthetic size: the number of training rows (public: the split sizes are declared)
+                synthetic = table.synthesize(rows=len(tr)).to_pandas()
+                seconds = time.perf_counter() - t0
+                model = _reference_classifier()
+                missing = {c: int(n) for c, n in synthetic.isna().sum().items() if n}
+                synthetic = synthetic.dropna()      # rows MST left without a value: not used (counted)
+                y_syn = synthetic.pop(target).astype(str)
+                X_syn = binned(synthetic)
+                if y_syn.nunique() < 2:   # a synthetic table with one class: predict it
+                    pred = np.full(len(te), y_syn.iloc[0])
+                else:
+                    model.fit(X_syn, y_syn)
+                    pred = model.predict(binned(frame.iloc[te]))
+                accuracy = float(np.mean(pred == frame.iloc[te][target].to_numpy()))
+                timing[key] += seconds
+                raw.append({"method": key, "epsilon": eps, "run": run, "accuracy": accuracy, "seconds": seconds,
+                            "synthetic_rows": int(len(y_syn)), "missing_values": missing})
+                with open(job / "progress-odp.jsonl", "a") as fh:   # kept if a later fit fails
+                    fh.write(json.dumps(raw[-1]) + "\n")
+                print(f"  {key} ε={eps:g} run {run}: accuracy {accuracy:.4f} ({seconds:.0f} s)", flush=True)
+    versions = {"opendp": md.version("opendp"), "mbi": md.version("mbi"), "jax": md.version("jax"),
+                "polars": pl.__version__, "scikit-learn": sklearn.__version__, "numpy": np.__version__,
+                "python": platform.python_version()}
+    return {"versions": versions, "raw": raw, "seconds": timing,
+            "workaround": "selection budget × (1 − 1e-9) for opendp/opendp#2789 (see _patch_mst_selection_budget)"}
+
+
+# =========================================================================== driver side (project venv)
+def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, methods: list[str]) -> dict:
+    """Adult, its public schema and the showdown's splits (sweep's ``_Splits``) into ``job``."""
+    import numpy as np
+
+    from dpexplore.datasets import load_adult
+    from dpexplore.evaluate.sweeps import _root_entropy, _Splits
+
+    frame, schema = load_adult()
+    frame.to_csv(job / "adult.csv", index=False)
+    splits = _Splits(frame, schema, None, TEST_SIZE, _root_entropy(SEED))
+    arrays = {}
+    for r in range(repetitions):
+        (tr, te), = splits.folds(r)
+        arrays[f"train{r}"], arrays[f"test{r}"] = tr, te
+    np.savez(job / "splits.npz", **arrays)
+    config = {"schema": schema.to_dict(), "epsilons": epsilons, "repetitions": repetitions, "delta": delta,
+              "methods": methods, "n_rows": len(frame), "n_train": int(len(arrays["train0"])),
+              "n_test": int(len(arrays["test0"]))}
+    (job / "config.json").write_text(json.dumps(config))
+    return config
+
+
+def run_peer(python: str | None, peer: str, job: Path) -> tuple[dict | None, str]:
+    """Run this file as a worker in the peer's interpreter; (its result, or None and why)."""
+    if not python or not Path(python).exists():
+        return None, f"interpreter {python!r} not found (create the peer venv: see benchmarks/peers.py)"
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    env.pop("PYTHONPATH", None)
+    t0 = time.perf_counter()
+    proc = subprocess.run([python, str(Path(__file__).resolve()), "--worker", peer, "--job", str(job)],
+                          env=env, cwd=job, stdout=None, stderr=subprocess.PIPE, text=True)  # progress shown live
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
+        sys.stderr.write(proc.stderr[-3000:])
+        partial = job / f"progress-{peer}.jsonl"
+        if partial.exists():     # the fits that finished before the failure
+            return {"raw": [json.loads(line) for line in partial.read_text().splitlines()], "versions": {},
+                    "error": tail[0][:200], "wall_seconds": wall}, ""
+        return None, f"worker failed: {tail[0][:200]}"
+    result = json.loads((job / f"result-{peer}.json").read_text())
+    result["wall_seconds"] = wall
+    return result, ""
+
+
+def rebuild(out: Path) -> None:
+    """The CSV again from the sidecar (e.g. after a change of the ``notes`` texts)."""
+    sidecar = json.loads(out.with_suffix(".json").read_text())
+    raw = [row for info in sidecar["peers"].values() for row in info.get("raw", [])]
+    versions = {k: v for info in sidecar["peers"].values() for k, v in info.get("versions", {}).items()
+                if k in ("diffprivlib", "opendp")}
+    methods = [m for m in METHODS if any(row["method"] == m for row in raw)]
+    summarise(raw, versions, {}, sidecar["epsilons"], sidecar["mst_delta"], methods).to_csv(out, index=False)
+    print(f"rewrote {out} from {out.with_suffix('.json')}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worker", choices=["dpl", "odp"], help=argparse.SUPPRESS)
+    parser.add_argument("--job", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--dpl-python", default="/work/peers-env-dpl/bin/python")
+    parser.add_argument("--odp-python", default="/work/peers-env-odp/bin/python")
+    parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+    parser.add_argument("--repetitions", type=int, default=REPETITIONS)
+    parser.add_argument("--delta", type=float, default=DELTA)
+    parser.add_argument("--mst-pure", action="store_true", help="also run MST under pure ε-DP")
+    parser.add_argument("--only", choices=["dpl", "odp"], help="run one peer, keep the other's stored rows")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="rewrite the CSV from the sidecar's per-run values (no fitting)")
+    parser.add_argument("--out", type=Path, default=OUT_CSV)
+    args = parser.parse_args(argv)
+    if args.rebuild:
+        rebuild(args.out)
+        return
+
+    if args.worker:   # inside a peer's venv: never imports dpexplore
+        result = worker_diffprivlib(args.job) if args.worker == "dpl" else worker_opendp(args.job)
+        (args.job / f"result-{args.worker}.json").write_text(json.dumps(result))
+        return
+
+    import pandas as pd
+
+    methods = ["dpl_gnb", "dpl_lr", "odp_mst"] + (["odp_mst_pure"] if args.mst_pure else [])
+    peers = [p for p in ("dpl", "odp") if args.only in (None, p)]
+    pythons = {"dpl": args.dpl_python, "odp": args.odp_python}
+    sidecar_path = args.out.with_suffix(".json")
+    old_sidecar = json.loads(sidecar_path.read_text()) if args.only and sidecar_path.exists() else {}
+    with tempfile.TemporaryDirectory(prefix="dpexplore-peers-") as tmp:
+        job = Path(tmp)
+        config = write_job(job, args.epsilons, args.repetitions, args.delta, methods)
+        raw, versions, reasons, runs_info = [], {}, {}, {}
+        for peer in peers:
+            print(f"{peer}: running in {pythons[peer]}", flush=True)
+            result, why = run_peer(pythons[peer], peer, job)
+            mine = [m for m in methods if PEER[m] == peer]
+            if result is None:
+                print(f"{peer}: {why}", flush=True)
+                reasons.update({m: why for m in mine})
+                runs_info[peer] = {"error": why}
+                continue
+            raw += result["raw"]
+            versions.update({k: v for k, v in result["versions"].items() if k in ("diffprivlib", "opendp")})
+            runs_info[peer] = ({k: v for k, v in result.items() if k != "raw"}
+                               | {"epsilons": args.epsilons, "repetitions": args.repetitions, "raw": result["raw"]})
+    table = summarise(raw, versions, reasons, args.epsilons, args.delta,
+                      [m for m in methods if PEER[m] in peers])
+    if args.only and args.out.exists():
+        kept = pd.read_csv(args.out)
+        other = {"dpl": "opendp", "odp": "diffprivlib"}[args.only]
+        table = pd.concat([kept[kept["library"] == other], table], ignore_index=True)
+        runs_info = {**old_sidecar.get("peers", {}), **runs_info}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out, index=False)
+    sidecar = {"task": "Adult (dpexplore.datasets.load_adult, bundled file), binary target 'income'",
+               "splits": f"sweep's stratified holdout, test_size={TEST_SIZE}, random_state={SEED} (notebook 07)",
+               "n_rows": config["n_rows"], "n_train": config["n_train"], "n_test": config["n_test"],
+               "epsilons": args.epsilons, "repetitions": args.repetitions,
+               "mst_delta": args.delta,
+               "mst_rho": {str(e): zcdp_rho(e, args.delta) for e in args.epsilons},
+               "mst_rho_conversion": "rho + 2*sqrt(rho*ln(1/delta)) = epsilon (Bun & Steinke 2016, Prop. 1.3)",
+               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                           "note": "timings measured on a shared 2-core machine, inflated by other jobs"},
+               "command": "python benchmarks/peers.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "peers": runs_info}
+    sidecar_path.write_text(json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n")
+    with pd.option_context("display.width", 160, "display.max_colwidth", 40):
+        print(table.drop(columns="notes").to_string(index=False))
+    for peer, info in runs_info.items():
+        if "seconds" in info:
+            print(f"{peer}: fit seconds per method {json.dumps({k: round(v, 1) for k, v in info['seconds'].items()})}, "
+                  f"wall {info.get('wall_seconds', 0):.0f} s")
+    print(f"wrote {args.out} and {sidecar_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,374 @@
+"""Drafting, editing and building the public schema of the analyst's table.
+
+:func:`draft_schema` reads a first schema from the data: one editable row per column, every row
+flagged ``from_data`` (those values leak; a :class:`PrivacyLeakWarning` says so) plus notes that
+say what to do about missing values, text in numeric columns and columns with thousands of
+values. :func:`declare` sets a row's values and marks it declared — typing the value the draft
+already shows counts as declaring it (issue 12 item 4). :func:`build_schema` turns the reviewed
+rows into a :class:`~dpexplore.domain.Schema` and the table encoded to it: typed cut points per
+numeric column (``"long-tail"`` by default for counts: 0 | 1 | 2–3 | 4–7 | …, read from the
+declared bounds only), a typed taxonomy that groups a categorical column's values.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+import warnings
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy, equal_cuts,
+                      long_tail_cuts, observed_attribute)
+from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
+
+__all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups"]
+
+#: the columns every draft has (``cuts`` and ``groups`` are optional: empty means the default)
+DRAFT_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "from_data"]
+_ALL_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "cuts", "groups", "from_data"]
+MISSING_RULES = ("error", "drop-rows")
+
+
+# --------------------------------------------------------------------------- checks
+def _check_target(frame: pd.DataFrame, target: Any) -> None:
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        raise InputError("the table is empty: load a table with rows first")
+    if target not in frame.columns:
+        raise InputError(f"target {show(target)} is not a column: choose one of {show_list(list(frame.columns), 8)}")
+    if frame[target].isna().any():
+        raise InputError(f"the target {show(target)} has missing values: remove those rows in the file or "
+                         "build with missing='drop-rows'")
+    if frame[target].nunique() < 2:
+        raise InputError(f"the target {show(target)} has a single class ({show(frame[target].iloc[0])}): "
+                         "there is nothing to classify. Choose another target column")
+    if frame.shape[1] < 2:
+        raise InputError("the table needs at least one predictor besides the target")
+
+
+def check_table(frame: pd.DataFrame, target: str) -> None:
+    """Refuse a table dpexplore cannot release from as it stands: an unknown or one-class target,
+    missing values in any of its columns (select the columns you need first: columns you leave
+    out may hold anything)."""
+    _check_target(frame, target)
+    missing = frame.isna().sum()
+    missing = missing[missing > 0]
+    if len(missing):
+        where = ", ".join(f"{c!r} ({n} row{'s' if n > 1 else ''})" for c, n in list(missing.items())[:5])
+        more = f" and {len(missing) - 5} more columns" if len(missing) > 5 else ""
+        raise InputError(f"missing values in {where}{more}: drop those columns (drop=[...] or kind 'drop'), "
+                         "or drop those rows with missing='drop-rows' (a per-record rule, no ε)")
+
+
+# --------------------------------------------------------------------------- draft
+def _numeric_view(s: pd.Series) -> tuple[pd.Series, pd.Series] | None:
+    """(numeric values, text values) when ``s`` is numbers with at most a few stray strings."""
+    present = s.dropna()
+    if pd.api.types.is_bool_dtype(s):
+        return None
+    if pd.api.types.is_numeric_dtype(s):
+        return present.astype(float), present.iloc[:0]
+    if len(present) == 0:
+        return None
+    num = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
+    text = present[num.isna()]
+    if num.notna().mean() >= 0.9:
+        return num.dropna(), text
+    return None
+
+
+def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | None = None
+                 ) -> tuple[pd.DataFrame, list[str]]:
+    """A first schema read from the data, as an editable table, and notes for the analyst.
+
+    One row per column (target last; its categories are the classes), every row ``from_data``:
+    bounds, categories and classes were read from the private table, and a
+    :class:`PrivacyLeakWarning` is emitted. A numeric column with a few text values ("?",
+    "unknown") is drafted numeric and a note names the text values; columns with missing values,
+    with more than :data:`HIGH_CARDINALITY` values or with no value get a note saying what to do.
+    Default ``cuts``: "long-tail" for integer columns starting at 0 (counts), "equal" otherwise.
+    The notes start with the leak warning's text.
+    """
+    _check_target(frame, target)
+    categorical = set(categorical or [])
+    rows, notes = [], []
+    for name in frame.columns:
+        if name == target:
+            continue
+        s = frame[name]
+        n_missing = int(s.isna().sum())
+        view = None if name in categorical else _numeric_view(s)
+        if s.dropna().empty:
+            rows.append([name, "drop", np.nan, np.nan, False, "", "", "", True])
+            notes.append(f"{name!r} has no value: it is drafted as 'drop'")
+            continue
+        if view is not None:
+            values, text = view
+            a = observed_attribute(name, values, fanouts=None)
+            integer = bool(np.all(np.mod(values.to_numpy(float), 1) == 0))
+            cuts = "long-tail" if integer and a.lower == 0 else "equal"
+            rows.append([name, "numeric", a.lower, a.upper, integer, "", cuts, "", True])
+            if len(text):
+                notes.append(f"{name!r} is numeric except {len(text)} text value(s) "
+                             f"({show_list(sorted(set(map(str, text))))}): they count as missing; drop those "
+                             "rows with missing='drop-rows', declare the column categorical, or drop it")
+        else:
+            a = observed_attribute(name, s.dropna().astype(str), categorical=True)
+            rows.append([name, "categorical", np.nan, np.nan, False, ", ".join(a.categories), "", "", True])
+            if len(a.categories) > HIGH_CARDINALITY:
+                notes.append(_high_cardinality_text(name, len(a.categories), a.categories))
+        if n_missing:
+            notes.append(f"{name!r} has missing values in {n_missing} row(s): drop the column, or drop "
+                         "those rows with missing='drop-rows' (a per-record rule, no ε)")
+    classes = sorted(map(str, frame[target].astype(str).unique()))
+    rows.append([target, "target", np.nan, np.nan, False, ", ".join(classes), "", "", True])
+    leak = ("the draft read the domain from the private data (bounds, category lists and the target's "
+            "classes): no ε pays for them. Type the values you would know without the data (typing the "
+            "value shown is fine) to declare each row")
+    warnings.warn(leak, PrivacyLeakWarning, stacklevel=2)
+    return pd.DataFrame(rows, columns=_ALL_COLUMNS), [leak] + notes
+
+
+def _high_cardinality_text(name: str, k: int, categories: Sequence[str]) -> str:
+    example = sorted(categories)[0]
+    prefix = re.sub(r"\d.*$", "", str(example)) or str(example)[:1]
+    return (f"{name!r} has {k} values: DiffGen, DiffMulti and the projected histograms spread ε over every "
+            f"value and can do worse than the majority class. Group them with a taxonomy "
+            f"(groups='A: {prefix}0*; B: {prefix}1*; other: *') or drop the column")
+
+
+def declare(draft: pd.DataFrame, column: str, **values: Any) -> pd.DataFrame:
+    """A copy of ``draft`` with ``column``'s row set to ``values`` and marked declared (public).
+
+    ``values``: kind, lower, upper, integer, categories (list or text), cuts (list, "long-tail",
+    "equal" or "equal:k"), groups (mapping group → values/patterns, or text "A: a, b; B: c*").
+    With no values, the row as drafted is declared public knowledge. Typing the value the draft
+    shows counts as declaring it.
+    """
+    if not isinstance(draft, pd.DataFrame) or "column" not in draft.columns:
+        raise InputError("draft must be the table from draft_schema")
+    out = draft.copy()
+    for col in ("cuts", "groups"):
+        if col not in out.columns:
+            out.insert(len(out.columns) - 1, col, "")
+    where = out["column"] == column
+    if not where.any():
+        raise InputError(f"the draft has no column {show(column)}: choose one of {show_list(list(out['column']), 8)}")
+    unknown = [k for k in values if k not in _ALL_COLUMNS or k in ("column", "from_data")]
+    if unknown:
+        raise InputError(f"declare() cannot set {show_list(unknown)}: use kind, lower, upper, integer, "
+                         "categories, cuts or groups")
+    for key, value in values.items():
+        if key == "categories" and not isinstance(value, str):
+            value = ", ".join(map(str, value))
+        elif key == "cuts" and not isinstance(value, str):
+            value = ", ".join(f"{float(v):g}" for v in value)
+        elif key == "groups" and isinstance(value, Mapping):
+            value = "; ".join(f"{g}: " + (v if isinstance(v, str) else ", ".join(map(str, v)))
+                              for g, v in value.items())
+        out[key] = out[key].astype(object)
+        out.loc[where, key] = value
+    out.loc[where, "from_data"] = False
+    return out
+
+
+# --------------------------------------------------------------------------- parsing typed values
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or str(value).strip() == ""
+
+
+def parse_cuts(name: str, text: Any, lower: float, upper: float, integer: bool,
+               fanouts: Sequence[int]) -> Taxonomy:
+    """The taxonomy of a numeric column from its typed cut points: blank or "equal" → nested
+    equal-width intervals (``fanouts``), "equal:k" → k equal bins, "long-tail" → 0 | 1 | 2–3 | …
+    from the declared lower bound, or numbers "1, 2, 4, 11" (a cut c separates < c from ≥ c)."""
+    spec = "" if _blank(text) else str(text).strip().lower()
+    try:
+        if spec in ("", "equal"):
+            return Taxonomy.equal_width(name, lower, upper, fanouts)
+        if spec.startswith("equal:"):
+            k = int(spec.split(":", 1)[1])
+            if k < 2:
+                raise ValueError
+            return cut_taxonomy(name, lower, upper, equal_cuts(lower, upper, k, integer), integer=integer)
+        if spec in ("long-tail", "longtail", "long tail"):
+            return cut_taxonomy(name, lower, upper, long_tail_cuts(lower, upper), integer=integer)
+        cuts = [float(t) for t in re.split(r"[,;\s]+", spec) if t]
+    except ValueError as exc:
+        detail = str(exc)
+        if detail.startswith("column "):
+            raise InputError(detail) from None
+        raise InputError(f"column {name!r}: cut points {str(text)!r} are not understood: type numbers like "
+                         "'1, 2, 4, 11', 'long-tail', 'equal' or 'equal:8'") from None
+    try:
+        return cut_taxonomy(name, lower, upper, cuts, integer=integer)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def parse_groups(name: str, text: Any) -> list[tuple[str, list[str]]]:
+    """Typed groups "A: a1, a2; B: b*; other: *" → [(group, [value or pattern, …]), …]."""
+    if isinstance(text, Mapping):
+        pairs = [(str(g), [v] if isinstance(v, str) else list(map(str, v))) for g, v in text.items()]
+    else:
+        pairs = []
+        for part in str(text).split(";"):
+            if not part.strip():
+                continue
+            if ":" not in part:
+                raise InputError(f"column {name!r}: groups are typed 'group: value, value*; other: *', "
+                                 f"got {part.strip()!r}")
+            g, vals = part.split(":", 1)
+            pairs.append((g.strip(), [v.strip() for v in vals.split(",") if v.strip()]))
+    groups = [g for g, _ in pairs]
+    if not pairs or any(not g for g in groups) or len(set(groups)) != len(groups):
+        raise InputError(f"column {name!r}: give distinct, named groups, e.g. 'A: a1, a2; other: *'")
+    return pairs
+
+
+def _apply_groups(name: str, values: pd.Series, pairs: list[tuple[str, list[str]]]) -> pd.Series:
+    """Each value → the first group one of whose values or patterns (fnmatch) matches it."""
+    uniq = pd.unique(values)
+    mapping = {}
+    for v in uniq:
+        for g, pats in pairs:
+            if any(fnmatch.fnmatchcase(v, p) for p in pats):
+                mapping[v] = g
+                break
+    unmatched = [v for v in uniq if v not in mapping]
+    if unmatched:
+        raise InputError(f"column {name!r}: values {show_list(sorted(unmatched))} are in no group: add them, "
+                         "or end with a catch-all group 'other: *'")
+    return values.map(mapping)
+
+
+# --------------------------------------------------------------------------- build
+def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int] = (2, 2, 2), *,
+                 missing: str = "error") -> tuple[Schema, pd.DataFrame, list[str]]:
+    """Turn a reviewed draft into a Schema and the table encoded to it.
+
+    Numeric columns: values clipped to the declared [lower, upper] (integer columns rounded, then
+    clipped), taxonomy from the typed ``cuts`` (see :func:`parse_cuts`; blank: equal-width
+    nesting of ``fanouts``). Categorical columns: strings that must all be declared, or the typed
+    ``groups`` (the column is released at the group level; the categories are the group names).
+    The target keeps its values (int, bool or text); its classes are the declared categories.
+    ``missing="drop-rows"`` drops every row with a missing value — or a text value in a numeric
+    column — in a column that is kept: a rule applied to each record on its own, so it costs no
+    ε; the default refuses them with a message. Returns (schema, encoded copy, leak notes: one
+    per kept row still ``from_data``; a :class:`PrivacyLeakWarning` lists them). Every check
+    raises :class:`InputError` naming the column and what to do; the inputs are not modified.
+    """
+    if missing not in MISSING_RULES:
+        raise InputError(f"missing must be one of {MISSING_RULES}, got {show(missing)}")
+    if not isinstance(draft, pd.DataFrame) or not set(DRAFT_COLUMNS) <= set(draft.columns):
+        raise InputError(f"the schema table needs the columns {DRAFT_COLUMNS}: start from draft_schema")
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"the table must be a DataFrame, got {type(frame).__name__}")
+    targets = draft[draft["kind"] == "target"]
+    if len(targets) != 1:
+        raise InputError("mark exactly one column as the target")
+    target = str(targets["column"].iloc[0])
+    rows = list(draft.to_dict("records"))
+    for row in rows:
+        if row["column"] not in frame.columns:
+            raise InputError(f"the schema names a column {show(row['column'])} that the table does not have")
+        if row["kind"] not in ("numeric", "categorical", "target", "drop"):
+            raise InputError(f"column {show(row['column'])}: kind must be numeric, categorical, target or drop, "
+                             f"got {show(row['kind'])}")
+    kept = [r for r in rows if r["kind"] != "drop"]
+    if not any(r["kind"] != "target" for r in kept):
+        raise InputError("keep at least one predictor (all columns are dropped)")
+    # 1. missing values and text in numeric columns, in the kept columns only
+    bad = pd.Series(False, index=frame.index)
+    numeric: dict[str, pd.Series] = {}
+    for r in kept:
+        name = r["column"]
+        s = frame[name]
+        na = s.isna()
+        if r["kind"] == "numeric":
+            num = pd.to_numeric(s.astype(str).str.strip() if s.dtype == object else s, errors="coerce")
+            text = s[num.isna() & ~na]
+            if len(text) and missing == "error":
+                raise InputError(f"column {name!r} is declared numeric but has non-numeric values "
+                                 f"{show_list(sorted(set(map(str, text))))} in {len(text)} row(s): read them "
+                                 "as missing with missing='drop-rows' (drops those rows, no ε), declare the "
+                                 "column categorical, or drop it")
+            numeric[name] = num
+            na = num.isna()
+        if na.any() and missing == "error":
+            raise InputError(f"missing values in {name!r} ({int(na.sum())} rows): drop the column (kind 'drop'), "
+                             "or drop those rows with missing='drop-rows' (a per-record rule, no ε)")
+        bad |= na
+    keep_rows = ~bad
+    out = frame.loc[keep_rows, [r["column"] for r in kept]].copy()
+    if len(out) == 0:
+        raise InputError("every row has a missing value in a kept column: drop the columns that are mostly missing")
+    _check_target(out, target)
+    # 2. domains
+    attrs, leaks, classes = [], [], None
+    for r in kept:
+        name, kind = r["column"], r["kind"]
+        if bool(r["from_data"]):
+            what = {"numeric": "bounds", "categorical": "categories", "target": "classes"}[kind]
+            leaks.append(f"{name}: {what} taken from the data")
+        if kind == "numeric":
+            values = numeric[name][keep_rows]
+            try:
+                lower, upper = float(r["lower"]), float(r["upper"])
+            except (TypeError, ValueError):
+                raise InputError(f"column {name!r}: give numbers for the lower and upper bounds") from None
+            if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+                raise InputError(f"column {name!r}: the public bounds need lower < upper, got "
+                                 f"[{lower:g}, {upper:g}]: type the range you know without the data")
+            integer = bool(r["integer"])
+            if integer and np.ceil(lower) > np.floor(upper):
+                raise InputError(f"column {name!r} is declared integer but no integer lies in "
+                                 f"[{lower:g}, {upper:g}]: widen the bounds or untick 'integer'")
+            try:
+                taxonomy = parse_cuts(name, r.get("cuts", ""), lower, upper, integer, fanouts)
+            except ValueError as exc:
+                raise InputError(str(exc) if isinstance(exc, InputError) else f"column {name!r}: {exc}") from None
+            attrs.append(Attribute.numeric(name, lower, upper, taxonomy, integer=integer))
+            if integer:
+                out[name] = values.round().clip(np.ceil(lower), np.floor(upper)).astype(np.int64)
+            else:
+                out[name] = values.clip(lower, upper).astype(float)
+            continue
+        text = out[name].astype(str).str.strip()
+        groups = r.get("groups", "")
+        if kind == "categorical" and not _blank(groups):
+            pairs = parse_groups(name, groups)
+            out[name] = _apply_groups(name, text, pairs)
+            attrs.append(Attribute.categorical(name, [g for g, _ in pairs]))
+            continue
+        cats = [c.strip() for c in (r["categories"] if isinstance(r["categories"], (list, tuple))
+                                    else str("" if _blank(r["categories"]) else r["categories"]).split(","))
+                if str(c).strip()]
+        word = "classes" if kind == "target" else "categories"
+        if len(cats) != len(set(cats)):
+            raise InputError(f"column {name!r}: the {word} must be distinct")
+        if kind == "target" and len(cats) < 2:
+            raise InputError(f"target {name!r}: declare at least two classes (comma-separated)")
+        if not cats:
+            raise InputError(f"column {name!r}: declare its categories (comma-separated), or type groups")
+        unknown = sorted(set(text) - set(cats))
+        if unknown:
+            raise InputError(f"column {name!r} has values {show_list(unknown)} that are not among its declared "
+                             f"{word}: add them to the list{'' if kind == 'target' else ' or group them'}")
+        if kind == "target":
+            classes = cats
+        else:
+            out[name] = text
+            if len(cats) > HIGH_CARDINALITY:
+                warnings.warn(_high_cardinality_text(name, len(cats), cats), HighCardinalityWarning, stacklevel=2)
+            attrs.append(Attribute.categorical(name, cats))
+    try:
+        schema = Schema(attrs, target, classes)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if leaks:
+        warnings.warn("the public schema still uses domains read from the private data, which no ε pays for: "
+                      + "; ".join(leaks) + ". Type the values you know without the data (or tick 'public').",
+                      PrivacyLeakWarning, stacklevel=2)
+    return schema, out[schema.predictors + [target]], leaks

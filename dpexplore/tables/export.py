@@ -1,0 +1,117 @@
+"""The one-page summary of a release and its export to files (not megabytes inside the HTML)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .release import ReleaseResult
+
+__all__ = ["ledger_table", "summary_markdown", "synthetic_csv", "export_release"]
+
+_SOURCE_TEXT = {"modelled": "modelled by the method (carries the relation to the target)",
+                "marginal": "drawn from a DP one-way marginal (its own distribution, no relation to the others)",
+                "uniform": "uniform over the declared domain: pure filler, carries no information",
+                "left out": "left out of the synthetic table"}
+
+
+def synthetic_csv(result: ReleaseResult) -> bytes:
+    """The synthetic table as UTF-8 CSV bytes."""
+    return result.synthetic.to_csv(index=False).encode("utf-8")
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    for row in frame.itertuples(index=False):
+        cells = ["" if isinstance(v, float) and np.isnan(v) else f"{v:.4g}" if isinstance(v, float) else str(v)
+                 for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ledger_table(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The ledger per label (methods that spend per split record hundreds of rows): label,
+    number of spends, ε charged; a last row with the total."""
+    if ledger.empty:
+        return pd.DataFrame({"spent on": ["total"], "spends": [0], "ε charged": [0.0]})
+    g = ledger.groupby("label", sort=False)["charged"]
+    out = pd.DataFrame({"spent on": g.size().index, "spends": g.size().to_numpy(), "ε charged": g.sum().to_numpy()})
+    total = pd.DataFrame({"spent on": ["total"], "spends": [len(ledger)], "ε charged": [ledger["charged"].sum()]})
+    return pd.concat([out, total], ignore_index=True)
+
+
+def _domain(a) -> str:
+    if a.kind == "categorical":
+        cats = list(a.categories)
+        return ", ".join(cats[:8]) + (f", … ({len(cats)} values)" if len(cats) > 8 else "")
+    leaves = list(a.taxonomy.leaves) if a.taxonomy is not None else []
+    bins = f"; bins {' · '.join(map(str, leaves[:10]))}{' · …' if len(leaves) > 10 else ''}" if leaves else ""
+    return f"[{a.lower:g}, {a.upper:g}]{' integers' if a.integer else ''}{bins}"
+
+
+def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
+    """One page: what was released, how each synthetic column was produced, the ε ledger, the
+    grid occupancy, the utility (not private) and the privacy caveats."""
+    s = result.schema
+    src = result.sources
+    n_modelled = int((src["produced by"] == "modelled").sum() - 1) if len(src) else len(s.predictors)
+    parts = [f"# {title}: differentially private release", "",
+             f"- Method: **{result.method}**, total budget **ε = {result.epsilon:.3g}** "
+             f"(spent {result.ledger['charged'].sum():.4g})",
+             f"- Target: `{s.target}` with classes {', '.join(map(str, s.classes))}",
+             f"- Predictors: {len(s.predictors)} declared ({len(s.numeric)} numeric, {len(s.categorical)} "
+             f"categorical), {n_modelled} modelled by the method",
+             "- What ε protects: **add/remove one record** (the table with or without any one row). "
+             f"Each row was held out for testing independently with probability {result.test_fraction:g}, "
+             "so one record changes the training part by at most itself",
+             f"- Noise: {'exact discrete (hardened) sampler' if result.hardened else 'textbook floating-point sampler'}",
+             f"- Synthetic rows released: {len(result.synthetic)} (a public cap bounds it; no exact row count "
+             "of the private table is printed: it is not covered by ε)", ""]
+    if len(src):
+        table = src.assign(meaning=src["produced by"].map(_SOURCE_TEXT).fillna(""))
+        parts += ["## How each synthetic column was produced", "", _md_table(table), ""]
+        if result.marginal_share == 0 and (src["produced by"] == "uniform").any():
+            parts += ["Columns marked *uniform* are filler: give them a share of ε (marginal_share) to draw "
+                      "them from a DP marginal, or drop them.", ""]
+    if result.occupancy:
+        o = result.occupancy
+        parts += [f"- Grid: {o['cells']:,} histogram cells (grid cells × classes) for about {o['n_hat']:,.0f} training records: "
+                  f"**{o['records per cell']:.2g} records per cell** expected"
+                  + (" — too fine: most cells are noise; a coarser grid (fewer bins, groups) or a larger "
+                     "table helps" if o["records per cell"] < 5 else ""), ""]
+    parts += ["## Budget ledger", "", _md_table(ledger_table(result.ledger)), ""]
+    if len(result.utility):
+        parts += ["## Utility (test error on the held-out rows; not private: for the data owner only, "
+                  "do not publish this section)", "", _md_table(result.utility), ""]
+    rows = [{"column": n, "kind": s[n].kind, "domain": _domain(s[n])} for n in s.predictors]
+    parts += ["## Public schema", "", _md_table(pd.DataFrame(rows)), "",
+              "Numeric values outside their declared bounds were clipped to them before the release "
+              "(categorical values outside their declared lists are refused).", ""]
+    if result.leaks:
+        parts += ["## ⚠ PrivacyLeakWarning", "",
+                  "These parts of the schema were read from the private data and are not covered by ε. "
+                  "The guarantee holds only if they are public knowledge:", ""]
+        parts += [f"- {leak}" for leak in result.leaks]
+    else:
+        parts += ["Every bound, category and class was declared as public knowledge."]
+    return "\n".join(parts) + "\n"
+
+
+def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | None = None) -> dict[str, Path]:
+    """Write the release next to the notebook (``folder``): the synthetic table (CSV), the ledger
+    (CSV), the public schema (JSON) and the summary (Markdown). Returns {kind: path}."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if stem is None:
+        stem = re.sub(r"[^A-Za-z0-9]+", "_", f"{result.method}_eps_{result.epsilon:.3g}").strip("_").lower()
+    paths = {"synthetic": folder / f"{stem}_synthetic.csv", "ledger": folder / f"{stem}_ledger.csv",
+             "schema": folder / f"{stem}_schema.json", "summary": folder / f"{stem}_summary.md"}
+    paths["synthetic"].write_bytes(synthetic_csv(result))
+    result.ledger.to_csv(paths["ledger"], index=False)
+    paths["schema"].write_text(json.dumps(result.schema.to_dict(), indent=1), encoding="utf-8")
+    paths["summary"].write_text(summary_markdown(result), encoding="utf-8")
+    return paths

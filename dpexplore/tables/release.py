@@ -1,0 +1,278 @@
+"""Releasing the analyst's table: one publishing method at ε, with a progress bar, on a training
+part chosen record by record; what each synthetic column was made from; grid occupancy."""
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..budget import BudgetAccountant
+from ..domain import Schema, class_values
+from ._common import InputError, check_epsilon_range, show
+
+__all__ = ["METHODS", "MIN_ROWS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
+           "column_sources", "grid_occupancy"]
+
+#: fewest rows a release accepts: with each row held out with probability ≤ 0.5, the training
+#: part is empty with probability ≤ 0.5**MIN_ROWS (< 1e-9), the only post-split refusal
+MIN_ROWS = 30
+#: public cap on the synthetic table's rows (issue 12 item 9: a size that follows from ε or a
+#: noisy count is capped before anything is spent)
+MAX_SYNTHETIC_ROWS = 200_000
+#: share of ε the workflow gives the one-way marginals of the columns a method does not model
+#: (a documented extension beyond the papers; 0 = the paper's budget, those columns uniform)
+DEFAULT_MARGINAL_SHARE = 0.1
+
+
+def _accepts(cls: type, name: str) -> bool:
+    try:
+        return name in inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _factory(module: str, cls_name: str, synthetic_kwargs: dict, **fixed: Any) -> Callable:
+    def make(eps: float, rs: Any, accountant: Any = None, *, marginal_share: float = 0.0,
+             max_rows: int = MAX_SYNTHETIC_ROWS):
+        import importlib
+
+        cls = getattr(importlib.import_module(f"dpexplore.publish.{module}"), cls_name)
+        kw = dict(fixed, random_state=rs)
+        if accountant is not None:
+            kw["accountant"] = accountant
+        if _accepts(cls, "marginal_share"):
+            kw["marginal_share"] = marginal_share
+        if _accepts(cls, "max_synthetic_rows"):
+            kw["max_synthetic_rows"] = max_rows
+        return cls(eps, **kw), dict(synthetic_kwargs)
+    return make
+
+
+#: Publishing methods offered: name → factory(epsilon, random_state, accountant=None, *,
+#: marginal_share, max_rows) → (unfitted release, keyword arguments of its ``synthetic``).
+METHODS: dict[str, Callable] = {
+    "PrivPfC": _factory("privpfc", "PrivPfC", {"values": "sampled"}, theta=10_000),
+    "DiffMulti": _factory("diffmulti", "DiffMulti", {"values": "sampled"}),
+    "DiffGen": _factory("diffgen", "DiffGen", {"values": "sampled"}),
+    "Projected histogram": _factory("projected", "ProjectedHistogram", {}),
+}
+
+
+@dataclass
+class ReleaseResult:
+    """What one release produced: the synthetic table (every declared column, in schema order,
+    target in the type it came in), the ledger, how each column was produced and the utility.
+
+    ``utility`` is a non-private evaluation for the data owner; no exact row count is kept
+    (``test_fraction`` is the public probability with which each row was held out).
+    """
+
+    method: str
+    epsilon: float
+    synthetic: pd.DataFrame
+    ledger: pd.DataFrame
+    utility: pd.DataFrame
+    leaks: list[str]
+    test_fraction: float
+    hardened: bool
+    seconds: float
+    schema: Schema = field(repr=False)
+    sources: pd.DataFrame = field(default_factory=pd.DataFrame)
+    occupancy: dict = field(default_factory=dict)
+    marginal_share: float = 0.0
+    estimator: Any = field(default=None, repr=False)
+
+
+def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.DataFrame:
+    """Per declared column: how the synthetic column was produced ("modelled" by the method,
+    "marginal" from a paid DP one-way marginal, "uniform" over the declared domain, or "left out")
+    and the ε behind it when the publisher reports it (``column_sources_``). Without that
+    attribute: PrivPfC's columns left at the root of its grid are "uniform"; others "modelled"
+    when present."""
+    reported = getattr(est, "column_sources_", None)
+    rows = []
+    grid = getattr(est, "grid_", None)
+    for name in schema.predictors:
+        src, eps = None, np.nan
+        if isinstance(reported, dict) and name in reported:
+            entry = reported[name]
+            if isinstance(entry, dict):
+                src, eps = entry.get("source"), entry.get("epsilon", np.nan)
+            elif isinstance(entry, (tuple, list)):
+                src, eps = entry[0], (entry[1] if len(entry) > 1 else np.nan)
+            else:
+                src = str(entry)
+        if src is None:
+            if name not in synthetic.columns:
+                src = "left out"
+            elif isinstance(grid, dict) and name in grid:
+                src = "modelled" if grid[name] > 0 else "uniform"
+            else:
+                src = "modelled"
+        rows.append({"column": name, "produced by": str(src), "ε": float(eps) if eps is not None else np.nan})
+    entry = reported.get(schema.target) if isinstance(reported, dict) else None
+    eps = entry.get("epsilon", np.nan) if isinstance(entry, dict) else np.nan
+    rows.append({"column": schema.target, "produced by": "modelled", "ε": float(eps)})
+    return pd.DataFrame(rows)
+
+
+def grid_occupancy(est: Any) -> dict:
+    """Cells of the released histogram and the expected records per cell (n̂ / cells, both
+    released values): PrivPfC on a small table picks grids so fine that cells hold < 1 record
+    (issue 12 item 15). Empty dict when the publisher has no single grid."""
+    counts, n_hat = getattr(est, "counts_", None), getattr(est, "n_hat_", None)
+    if counts is None or n_hat is None or not isinstance(getattr(est, "grid_", None), dict):
+        return {}
+    cells = int(np.asarray(counts).size)
+    return {"cells": cells, "n_hat": float(n_hat), "records per cell": float(n_hat) / max(cells, 1)}
+
+
+def _error(model: Any, X: pd.DataFrame, y: pd.Series) -> float:
+    """Test error of ``model`` on (X, y); NaN without a model or test rows (non-private figure)."""
+    if model is None or len(X) == 0:
+        return float("nan")
+    return float(np.mean(np.asarray(model.predict(X)).astype(str) != np.asarray(y).astype(str)))
+
+
+def _as_declared(synthetic: pd.DataFrame, schema: Schema, like: Any) -> pd.DataFrame:
+    """Post-processing: integer columns as integers inside their bounds, the declared columns in
+    schema order, the target in the caller's type (int, bool or text: :func:`class_values`)."""
+    out = synthetic.copy()
+    for name in schema.numeric:
+        a = schema[name]
+        if a.integer and name in out.columns and pd.api.types.is_numeric_dtype(out[name]):
+            out[name] = out[name].round().clip(np.ceil(a.lower), np.floor(a.upper)).astype(np.int64)
+    cols = [c for c in schema.predictors + [schema.target] if c in out.columns]
+    out = out[cols]
+    values = class_values(schema.classes, like)
+    lookup = dict(zip(map(str, schema.classes), values))
+    out[schema.target] = np.asarray([lookup[str(v)] for v in out[schema.target]], dtype=values.dtype)
+    return out.reset_index(drop=True)
+
+
+def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
+            leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = None,
+            accountant: BudgetAccountant | None = None, hardened: bool = True,
+            evaluate: bool = True, marginal_share: float = DEFAULT_MARGINAL_SHARE,
+            max_rows: int = MAX_SYNTHETIC_ROWS, progress: bool = True) -> ReleaseResult:
+    """Release a DP synthetic table of ``frame`` (encoded by :func:`build_schema`).
+
+    **What ε protects:** add/remove one record. Each row is held out for testing independently
+    with the public probability ``test_size`` (:func:`dpexplore.datasets.bernoulli_split`), so a
+    record changes the training part by at most itself; ``method`` runs on the training part at
+    ``epsilon`` (in :data:`EPSILON_RANGE`, else an error: nothing is clamped), spent from
+    ``accountant`` or a fresh one; every spend is in ``result.ledger``. ``marginal_share`` (a
+    fraction of ε, default 0.1) pays the DP one-way marginals of the columns the method does not
+    model, when the publisher supports it (an extension beyond the papers, in the ledger);
+    ``max_rows`` caps the synthetic table (public). ``progress`` shows a tqdm.auto bar (split,
+    fit, synthesis, evaluation).
+
+    The release's classifier, the majority class and a non-private logistic regression are
+    scored on the held-out rows: NOT private (for the data owner only; ``evaluate=False`` skips
+    it). ``hardened``: exact discrete noise for every draw. ``random_state``: never publish two
+    releases made with the same int seed. Every check runs before anything is spent; bad input
+    raises :class:`InputError` (or ``BudgetExceededError``).
+    """
+    from tqdm.auto import tqdm
+
+    from .. import mechanisms
+    from .._validation import check_random_state
+    from ..datasets import bernoulli_split
+    from ..evaluate.sweeps import majority_factory, nonprivate_factory
+
+    if method not in METHODS:
+        raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
+    epsilon = check_epsilon_range(epsilon)
+    if (isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(test_size) <= 0.5):
+        raise InputError(f"test_size must be a fraction in [0, 0.5] (each row is held out with that "
+                         f"probability), got {show(test_size)}")
+    if (isinstance(marginal_share, bool) or not isinstance(marginal_share, (int, float, np.integer, np.floating))
+            or not 0.0 <= float(marginal_share) < 1.0):
+        raise InputError(f"marginal_share must be a fraction of ε in [0, 1), got {show(marginal_share)}")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+        raise InputError(f"max_rows must be a positive whole number (a public cap), got {show(max_rows)}")
+    for flag, value in (("hardened", hardened), ("evaluate", evaluate), ("progress", progress)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{flag} must be True or False, got {show(value)}")
+    if not isinstance(schema, Schema):
+        raise InputError(f"schema must be a dpexplore Schema (from build_schema), got {type(schema).__name__}")
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"the table must be a DataFrame (from build_schema), got {type(frame).__name__}")
+    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
+    if missing:
+        raise InputError(f"the table lacks the schema's column(s) {missing}: encode it with build_schema first")
+    if len(frame) < MIN_ROWS:
+        raise InputError(f"the table has too few rows for a release (at least {MIN_ROWS} are needed): "
+                         "add rows, or publish nothing")
+    if frame[schema.target].nunique() < 2:
+        raise InputError(f"the target {schema.target!r} has a single class: nothing to classify. "
+                         "Choose another target column")
+    like = frame[schema.target]
+    data = frame.copy()
+    data[schema.target] = like.astype(str)  # int, bool and text targets give the same release
+    try:
+        schema.validate(data[schema.predictors], data[schema.target])
+    except ValueError as exc:
+        raise InputError(f"{exc}. Encode the table with build_schema (it clips numbers to the declared "
+                         "bounds) or widen the schema's domain") from None
+    if accountant is not None:
+        if not isinstance(accountant, BudgetAccountant):
+            raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
+        accountant.require(epsilon)  # BudgetExceededError now, before anything is spent
+    try:
+        rng = check_random_state(random_state)
+    except TypeError as exc:
+        raise InputError(str(exc)) from None
+    bar = tqdm(total=4, desc=f"{method} release", disable=not progress, leave=True)
+    try:
+        bar.set_postfix_str("split")
+        X_tr, X_te, y_tr, y_te = bernoulli_split(data, schema, float(test_size), random_state=rng)
+        if len(X_tr) == 0:  # probability test_size**n ≤ 0.5**MIN_ROWS: an additive δ
+            raise InputError("every row was drawn into the held-out part (an event of probability "
+                             f"{float(test_size)}^n): release again, or use test_size=0")
+        fit_seed, synthetic_seed = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
+        factory = METHODS[method]
+        extra = {"marginal_share": float(marginal_share), "max_rows": int(max_rows)}
+        try:  # a registered factory may take only (epsilon, random_state, accountant)
+            params = inspect.signature(factory).parameters
+            extra = {k: v for k, v in extra.items() if k in params}
+        except (TypeError, ValueError):
+            extra = {}
+        est, syn_kwargs = (factory(epsilon, fit_seed, **extra) if accountant is None
+                           else factory(epsilon, fit_seed, accountant=accountant, **extra))
+        bar.update(1)
+        bar.set_postfix_str("fit")
+        t0 = time.perf_counter()
+        with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw
+            est.fit(X_tr, y_tr, schema=schema)
+            seconds = time.perf_counter() - t0
+            bar.update(1)
+            bar.set_postfix_str("synthetic table")
+            raw = est.synthetic(random_state=synthetic_seed, **syn_kwargs)
+        synthetic = _as_declared(raw, schema, like)
+        bar.update(1)
+        bar.set_postfix_str("evaluation")
+        rows = [{"model": f"{method} (ε = {epsilon:.3g})", "private": True,
+                 "error": _error(est if evaluate else None, X_te, y_te)}]
+        references = (("majority class", majority_factory), ("non-private logistic regression", nonprivate_factory))
+        for label, ref_factory in references if evaluate else ():
+            try:
+                ref = ref_factory().fit(X_tr, y_tr)
+            except ValueError:  # e.g. one class in the training part: no reference figure
+                ref = None
+            rows.append({"model": label, "private": False, "error": _error(ref, X_te, y_te)})
+        bar.update(1)
+        bar.set_postfix_str("done")
+    finally:
+        bar.close()
+    return ReleaseResult(method=method, epsilon=epsilon, synthetic=synthetic, ledger=est.ledger_.copy(),
+                         leaks=list(leaks),
+                         utility=pd.DataFrame(rows if evaluate else [], columns=["model", "private", "error"]),
+                         test_fraction=float(test_size), hardened=bool(hardened), seconds=seconds, schema=schema,
+                         sources=column_sources(est, schema, synthetic), occupancy=grid_occupancy(est),
+                         marginal_share=float(marginal_share), estimator=est)

@@ -1,0 +1,157 @@
+"""The stored peers benchmark (``notebooks/results/peers.csv``, from ``benchmarks/peers.py``):
+columns, grid and plausibility of the values, consistency with its sidecar, and the parts of the
+benchmark that run without the peers (the job it hands to them). Never imports diffprivlib or
+opendp: they live in their own virtual environments."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CSV = ROOT / "notebooks" / "results" / "peers.csv"
+SIDECAR = CSV.with_suffix(".json")
+
+
+@pytest.fixture(scope="module")
+def peers():
+    spec = importlib.util.spec_from_file_location("peers_benchmark", ROOT / "benchmarks" / "peers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def table():
+    return pd.read_csv(CSV)
+
+
+@pytest.fixture(scope="module")
+def sidecar():
+    return json.loads(SIDECAR.read_text())
+
+
+def test_columns_exactly_as_07_reads_them(table, peers):
+    assert list(table.columns) == ["library", "library_version", "method", "epsilon", "delta", "metric",
+                                   "value", "n_runs", "notes"] == peers.COLUMNS
+    assert set(table["metric"]) == {"accuracy"}
+    assert set(table["library"]) == {"diffprivlib", "opendp"}
+    assert not table.duplicated(["library", "method", "epsilon"]).any()
+
+
+def test_every_method_at_every_epsilon_of_the_grid(table, sidecar, peers):
+    grid = sorted(sidecar["epsilons"])
+    assert grid == sorted(peers.EPSILONS)          # the showdown's full-mode grid
+    for (library, method), g in table.groupby(["library", "method"]):
+        assert sorted(g["epsilon"]) == grid, (library, method)
+    assert {"GaussianNB", "LogisticRegression"} <= set(table.loc[table.library == "diffprivlib", "method"])
+    assert any("MST" in m for m in table.loc[table.library == "opendp", "method"])
+
+
+def test_epsilons_match_the_cached_showdown_sweep_if_present(table):
+    sweeps = [p for p in (ROOT / "notebooks" / "results").glob("07_*.csv")]
+    grids = []
+    for path in sweeps:
+        frame = pd.read_csv(path)
+        if {"epsilon", "method"} <= set(frame.columns):
+            eps = pd.to_numeric(frame["epsilon"], errors="coerce")
+            grids.append(sorted(set(eps[np.isfinite(eps)].round(12))))
+    if not grids:
+        pytest.skip("no cached showdown sweep (notebooks/results/07_*.csv) yet")
+    assert sorted(set(table["epsilon"].round(12))) in grids
+
+
+def test_values_are_plausible_accuracies(table):
+    done = table[table["n_runs"] > 0]
+    assert len(done) == len(table), table.loc[table["n_runs"] == 0, ["method", "epsilon", "notes"]]
+    assert done["value"].between(0.0, 1.0).all()
+    # a private model on Adult does not beat the non-private logistic regression (≈ 0.85)
+    assert (done["value"] <= 0.87).all(), done
+    assert (done["n_runs"] == done["n_runs"].astype(int)).all()
+    assert done["library_version"].notna().all()
+    assert set(done.loc[done.library == "diffprivlib", "library_version"]) == {"0.6.6"}
+    assert all(str(v).startswith("0.16") for v in done.loc[done.library == "opendp", "library_version"])
+    # more budget does not make a method clearly worse (mean over runs; loose for the noise)
+    for _, g in done.groupby(["library", "method"]):
+        g = g.sort_values("epsilon")
+        assert g["value"].iloc[-1] >= g["value"].iloc[0] - 0.03, g
+    # at ε = 1 the best peer beats the majority class of Adult (75.2%)
+    assert done.loc[np.isclose(done.epsilon, 1.0), "value"].max() > 0.76
+
+
+def test_delta_is_stated_and_small(table, sidecar):
+    pure = table[table.library == "diffprivlib"]
+    assert (pure["delta"] == 0).all()
+    mst = table[(table.library == "opendp") & (table["delta"] > 0)]
+    assert len(mst) > 0, "the zCDP MST rows state their δ"
+    assert (mst["delta"] < 1.0 / sidecar["n_train"]).all()      # δ ≪ 1/n
+    assert (mst["delta"] == sidecar["mst_delta"]).all()
+
+
+def test_sidecar_matches_the_table(table, sidecar, peers):
+    assert sidecar["n_train"] + sidecar["n_test"] == sidecar["n_rows"] == 45222
+    raw = [row for info in sidecar["peers"].values() for row in info.get("raw", [])]
+    versions = {lib: str(v) for lib, v in table.groupby("library")["library_version"].first().items()}
+    methods = [k for k, (lib, label, _) in peers.METHODS.items() if label in set(table["method"])]
+    again = peers.summarise(raw, versions, {}, sidecar["epsilons"], sidecar["mst_delta"], methods)
+    merged = table.merge(again, on=["library", "method", "epsilon"], suffixes=("", "_again"))
+    assert len(merged) == len(table)
+    np.testing.assert_allclose(merged["value"], merged["value_again"])
+    assert (merged["n_runs"] == merged["n_runs_again"]).all()
+    for row in raw:
+        if "epsilon_spent" in row:    # diffprivlib's own accountant, checked against ε
+            assert row["epsilon_spent"] <= row["epsilon"] * (1 + 1e-9)
+
+
+def test_summarise_reports_a_missing_peer_instead_of_a_number(peers):
+    raw = [{"method": "dpl_gnb", "epsilon": 0.1, "run": r, "accuracy": a} for r, a in enumerate([0.7, 0.8])]
+    out = peers.summarise(raw, {"diffprivlib": "0.6.6"}, {"odp_mst": "interpreter not found"}, [0.1], 1e-6,
+                          ["dpl_gnb", "odp_mst"])
+    assert list(out.columns) == peers.COLUMNS
+    gnb, mst = out.iloc[0], out.iloc[1]
+    assert gnb["value"] == pytest.approx(0.75) and gnb["n_runs"] == 2 and gnb["delta"] == 0
+    assert math.isnan(mst["value"]) and mst["n_runs"] == 0 and "interpreter not found" in mst["notes"]
+    assert mst["delta"] == 1e-6
+
+
+def test_zcdp_conversion_spends_at_most_epsilon(peers):
+    for eps in (0.03, 0.1, 1.0, 5.0):
+        for delta in (1e-6, 1e-9):
+            rho = peers.zcdp_rho(eps, delta)
+            assert rho > 0
+            assert rho + 2 * math.sqrt(rho * math.log(1 / delta)) == pytest.approx(eps, rel=1e-9)
+
+
+def test_job_handed_to_the_peers_is_adult_with_the_showdown_splits(peers, tmp_path):
+    """What the peer venvs read back (without dpexplore) is the table load_adult returns, split as
+    the showdown's sweep splits it, with a public encoding whose rows fit the declared data_norm."""
+    from dpexplore.datasets import load_adult
+    from dpexplore.evaluate.sweeps import _root_entropy, _Splits
+
+    frame, schema = load_adult()
+    config = peers.write_job(tmp_path, [0.1, 1.0], 2, 1e-6, ["dpl_gnb"])
+    back_config, back_schema, numeric, back, runs = peers._load_job(tmp_path)
+    assert back_config["n_train"] + back_config["n_test"] == len(frame) == config["n_rows"]
+    pd.testing.assert_frame_equal(back.astype(object), frame.astype(object), check_dtype=False)
+    assert numeric == [a for a in schema.predictors if schema[a].kind == "numeric"]
+    splits = _Splits(frame, schema, None, 0.2, _root_entropy(2026))
+    for r, (tr, te) in enumerate(runs):
+        (tr0, te0), = splits.folds(r)
+        np.testing.assert_array_equal(tr, tr0)
+        np.testing.assert_array_equal(te, te0)
+    assert not np.array_equal(runs[0][1], runs[1][1])
+    design, data_norm, n_numeric = peers._public_design(back_schema)
+    Z = design(back)
+    assert n_numeric == 6 and Z.shape[0] == len(frame)
+    assert Z.min() >= 0 and Z.max() <= 1
+    assert np.linalg.norm(Z, axis=1).max() <= data_norm
+    # every categorical value is one of the declared categories: exactly one indicator per column
+    is_cat = np.concatenate([np.ones(len(schema[a].categories), bool) if schema[a].kind != "numeric"
+                             else np.zeros(1, bool) for a in schema.predictors])
+    assert is_cat.size == Z.shape[1]
+    np.testing.assert_array_equal(Z[:, is_cat].sum(axis=1), len(schema.predictors) - n_numeric)

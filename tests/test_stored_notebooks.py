@@ -1,0 +1,196 @@
+"""The stored notebooks read before they run (issue 13): fast checks of the .ipynb files, no kernel.
+
+Each ``notebooks/NN_name.ipynb`` must match its jupytext source ``NN_name.py``, hold the outputs
+of one full run (no errors, no warnings on stderr), give every chart and widget a static fallback
+that an untrusted JupyterLab, GitHub or nbviewer can show (``notebooks/build.py`` adds them), and
+reference no CDN. Rebuild a failing notebook with ``python notebooks/build.py NN``.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+jupytext = pytest.importorskip("jupytext")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+VEGALITE = "application/vnd.vegalite.v5+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+CDN = ("cdn.jsdelivr", "unpkg", "vega@", "font-awesome")
+# What a widget looks like when JupyterLab cannot draw it: its Python repr or a fresh tqdm bar.
+RAW_WIDGET = re.compile(r"^\s*\w+\((children|value|layout|description|options)=|\b0%\|")
+SHOWING_CALL = re.compile(r"chart|^display$|^head$|DataFrame|Series|^concat$|^round$")
+RAW_REPR = re.compile(r"\b(np\.(int|float|bool|str)\w*\(|DataTransformerRegistry|RendererRegistry)")
+
+
+def _notebook(source: Path):
+    target = source.with_suffix(".ipynb")
+    if not target.exists():
+        pytest.fail(f"{target.name} is missing: build it with `python notebooks/build.py {source.name[:2]}`")
+    return nbformat.read(target, as_version=4)
+
+
+def _outputs(nb):
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            yield index, out
+
+
+def _where(source: Path, index: int) -> str:
+    return f"{source.with_suffix('.ipynb').name} cell {index}"
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _shows_something(source: str) -> bool:
+    """Whether a cell must leave an output: its last statement is a bare expression (no ';')."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    if not tree.body or source.rstrip().endswith(";"):
+        return False
+    last = tree.body[-1]
+    if not isinstance(last, ast.Expr) or isinstance(last.value, ast.Constant):
+        return False
+    if isinstance(last.value, ast.Call):   # a call may return None: only those known to show
+        func = last.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return bool(SHOWING_CALL.search(name))
+    return True
+
+
+ids = [p.stem for p in SOURCES]
+
+
+def test_every_source_has_a_notebook_and_back():
+    stems = {p.stem for p in SOURCES}
+    stored = {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
+    assert stems and stems == stored, f"sources without notebook: {stems - stored}; notebooks without source: {stored - stems}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=ids)
+def test_notebook_is_in_sync_with_its_source(source):
+    expected = [(c.cell_type, c.source) for c in jupytext.read(source).cells]
+    stored = [(c.cell_type, c.source) for c in _notebook(source).cells]
+    assert stored == expected, (f"{source.with_suffix('.ipynb').name} differs from {source.name}: "
+                                f"rebuild with `python notebooks/build.py {source.name[:2]}`")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=ids)
+def test_notebook_holds_one_clean_full_run(source):
+    nb = _notebook(source)
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+    counts = [c.execution_count for _, c in code]
+    assert all(isinstance(n, int) for n in counts), f"{source.stem}: cells never executed (build it)"
+    assert counts == sorted(counts) and len(set(counts)) == len(counts), f"{source.stem}: not one Run All"
+    for i, cell in code:
+        if _shows_something(cell.source):
+            assert cell.outputs, f"{_where(source, i)} ends with an expression but stores no output"
+    for i, out in _outputs(nb):
+        assert out.output_type != "error", f"{_where(source, i)}: {out.get('ename')}: {out.get('evalue')}"
+        if out.output_type == "stream" and out.name == "stderr":
+            text = _text(out.text)
+            assert "warning" not in text.lower(), f"{_where(source, i)} stores a warning on stderr: {text[:200]!r}"
+        texts = [_text(out.get("text", ""))] + [_text(v) for k, v in out.get("data", {}).items()
+                                                 if k == "text/plain"]
+        for text in texts:
+            assert not RAW_REPR.search(text), f"{_where(source, i)} shows a raw repr: {text[:200]!r}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=ids)
+def test_every_chart_and_widget_has_a_static_fallback(source):
+    nb = _notebook(source)
+    for i, out in _outputs(nb):
+        data = out.get("data", {})
+        if VEGALITE in data:
+            assert len(data.get("image/png", "")) > 200, f"{_where(source, i)}: chart without PNG fallback"
+        if WIDGET_VIEW in data:
+            # an untrusted JupyterLab skips the widget view and shows the best safe MIME type
+            if "text/html" in data:
+                best = _text(data["text/html"])
+            elif "image/png" in data:
+                best = "image"
+            else:
+                best = _text(data.get("text/plain", ""))
+            assert best.strip() and not RAW_WIDGET.search(best), \
+                f"{_where(source, i)}: widget falls back to a raw repr: {best[:120]!r}"
+            assert not RAW_WIDGET.search(_text(data.get("text/plain", ""))), \
+                f"{_where(source, i)}: widget's text/plain is a raw repr"
+    if any(WIDGET_VIEW in out.get("data", {}) for _, out in _outputs(nb)):
+        assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}), \
+            f"{source.stem}: widget views without saved widget state"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=ids)
+def test_no_output_references_a_cdn(source):
+    nb = _notebook(source)
+    stored = json.dumps([c.get("outputs", []) for c in nb.cells]) + json.dumps(nb.metadata)
+    found = [c for c in CDN if c in stored]
+    assert not found, f"{source.with_suffix('.ipynb').name} references {found}: charts must render offline"
+
+
+# --------------------------------------------------------------------------- the build step itself
+def _build_module():
+    import importlib.util
+
+    pytest.importorskip("vl_convert")
+    pytest.importorskip("PIL")
+    spec = importlib.util.spec_from_file_location("notebooks_build", NOTEBOOKS / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _model(name, **state):
+    return {"model_module": "@jupyter-widgets/controls", "model_module_version": "2.0.0",
+            "model_name": name, "state": state}
+
+
+def test_build_adds_png_fallbacks_for_charts_widgets_and_progress_bars():
+    build = _build_module()
+    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "bar",
+            "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 2}]},
+            "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}}
+    chart = {VEGALITE: spec, "text/plain": "<altair chart>"}
+    state = {
+        "box": _model("VBoxModel", children=["IPY_MODEL_slider", "IPY_MODEL_out"]),
+        "slider": _model("FloatLogSliderModel", description="ε", value=1.0),
+        "out": {"model_module": "@jupyter-widgets/output", "model_module_version": "1.0.0",
+                "model_name": "OutputModel",
+                "state": {"outputs": [{"output_type": "display_data", "data": chart, "metadata": {}}]}},
+        "bar": _model("HBoxModel", children=["IPY_MODEL_l", "IPY_MODEL_p", "IPY_MODEL_r"]),
+        "l": _model("HTMLModel", value="sweep: 100%"),
+        "p": _model("FloatProgressModel", value=72, max=72),
+        "r": _model("HTMLModel", value=" 72/72 [00:03&lt;00:00]"),
+    }
+
+    def view(model_id, raw):
+        return nbformat.v4.new_output("display_data", data={
+            WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": model_id}, "text/plain": raw})
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("chart", outputs=[nbformat.v4.new_output("display_data", data=dict(chart))]),
+                nbformat.v4.new_code_cell("explorer", outputs=[view("box", "VBox(children=(FloatLogSlider(value=1.0")]),
+                nbformat.v4.new_code_cell("sweep", outputs=[view("bar", "sweep:   0%|          | 0/72")])]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2,
+                                                                            "version_minor": 0}}
+    build.add_static_fallbacks(nb)
+    chart_out, widget_out, bar_out = (c.outputs[0] for c in nb.cells)
+    assert len(chart_out.data["image/png"]) > 200 and chart_out.data[VEGALITE] == spec
+    assert chart_out.metadata["image/png"]["width"] > 0
+    assert len(widget_out.data["image/png"]) > 200
+    assert widget_out.data["text/plain"].startswith("Interactive: run the notebook") and "ε" in widget_out.data["text/plain"]
+    assert not RAW_WIDGET.search(widget_out.data["text/plain"])
+    assert bar_out.data["text/plain"].startswith("sweep: 100% 72/72") and "image/png" not in bar_out.data
+    assert WIDGET_VIEW in widget_out.data       # a trusted Lab still restores the live widget
+    again = json.dumps(nb, sort_keys=True)
+    build.add_static_fallbacks(nb)              # idempotent
+    assert json.dumps(nb, sort_keys=True) == again

@@ -1,0 +1,356 @@
+"""The analyst's own-table workflow (dpexplore.tables, issue 12): one test per problem met on a
+generated messy table; each fails on the code before this module existed."""
+import gzip
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpexplore import tables
+from dpexplore.budget import BudgetAccountant
+from dpexplore.datasets import make_messy_table
+from dpexplore.domain import PrivacyLeakWarning, Schema, cut_taxonomy, long_tail_cuts
+from dpexplore.tables import HighCardinalityWarning, InputError
+
+COUNTS = ["n_visits", "n_emergency", "n_inpatient"]
+KEEP = COUNTS + ["admission_type", "gender", "weight_kg", "readmitted"]
+
+
+@pytest.fixture(scope="module")
+def messy():
+    return make_messy_table(1500, random_state=3, n_codes=300)
+
+
+@pytest.fixture(autouse=True)
+def _quiet_and_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the app writes its files next to the notebook: here, tmp
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        yield
+
+
+def declared(frame, target="readmitted", **extra):
+    """Draft, then declare every row (counts on [0, 60] with the long-tail cuts)."""
+    draft, _ = tables.draft_schema(frame, target)
+    for c in draft.column:
+        kw = dict(lower=0, upper=60, cuts="long-tail") if c in COUNTS else {}
+        if c == "weight_kg":
+            kw = dict(lower=30, upper=200, integer=False)
+        draft = tables.declare(draft, c, **{**kw, **extra.get(c, {})})
+    return draft
+
+
+def built(messy, **kw):
+    sub = tables.select_columns(messy, KEEP)
+    return tables.build_schema(sub, declared(sub), missing="drop-rows", **kw)
+
+
+# ----------------------------------------------------------------------------- the generator
+def test_make_messy_table_reproduces_the_issue_table():
+    t = make_messy_table(3000, random_state=0)
+    assert t.shape == (3000, 51) and t.isna().any().sum() >= 30
+    assert t["readmitted"].dtype == np.int64 and set(t["readmitted"]) == {0, 1}
+    assert 0.2 < t["readmitted"].mean() < 0.4
+    assert t["n_visits"].median() <= 3 and t["n_visits"].max() > 40          # a long tail
+    assert t["diag_code"].nunique() > 1000 and t["weight_kg"].dtype == object
+    assert {"?", "unknown"} <= set(t["weight_kg"].astype(str))
+    pd.testing.assert_frame_equal(t, make_messy_table(3000, random_state=0))
+    dup = make_messy_table(50, random_state=0, duplicate_names=True)
+    assert list(dup.columns).count("n_visits") == 2
+
+
+# ----------------------------------------------------------------------------- 1. gzip, parquet
+def test_gzip_csv_from_path_and_upload(tmp_path, messy):
+    path = tmp_path / "table.csv.gz"
+    messy.to_csv(path, index=False)                      # pandas compresses by the suffix
+    a = tables.read_table(path)
+    b = tables.read_table(gzip.compress(messy.to_csv(index=False).encode()), "table.csv.gz")
+    assert a.shape == messy.shape and list(a.columns) == list(messy.columns)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_parquet_through_duckdb(tmp_path, messy):
+    import duckdb
+
+    path = tmp_path / "table.parquet"
+    small = messy[KEEP]
+    con = duckdb.connect()
+    con.register("small", small)
+    con.execute(f"COPY small TO '{path}' (FORMAT PARQUET)")
+    con.close()
+    a = tables.read_table(path)
+    b = tables.read_table(path.read_bytes(), "upload.parquet")
+    assert list(a.columns) == KEEP and len(a) == len(messy)
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(InputError, match="Parquet"):
+        tables.read_table(b"PAR1 broken", "x.parquet")
+
+
+# ----------------------------------------------------------------------------- 2. columns
+def test_unselected_columns_may_have_missing_values(tmp_path, messy):
+    path = tmp_path / "t.csv"
+    messy.to_csv(path, index=False)
+    with pytest.raises(InputError, match="missing values in .*drop those columns"):
+        tables.check_table(messy, "readmitted")
+    picked = tables.read_table(path, columns=KEEP)
+    assert list(picked.columns) == KEEP
+    dropped = tables.read_table(path, drop=[c for c in messy.columns if c not in KEEP])
+    pd.testing.assert_frame_equal(picked, dropped)
+    with pytest.raises(InputError, match="no column named 'nope'"):
+        tables.read_table(path, columns=["nope", "readmitted"])
+    schema, enc, _ = built(messy)
+    assert schema.predictors == KEEP[:-1] and not enc.isna().any().any()
+
+
+# ----------------------------------------------------------------------------- 3. mixed types
+def test_numeric_column_with_stray_strings(messy):
+    sub = tables.select_columns(messy, KEEP)
+    draft, notes = tables.draft_schema(sub, "readmitted")
+    row = draft.set_index("column").loc["weight_kg"]
+    assert row.kind == "numeric" and not row.integer               # not categorical in text order
+    assert any("'weight_kg' is numeric except" in n and "'?'" in n and "'unknown'" in n for n in notes)
+    with pytest.raises(InputError, match=r"'weight_kg' is declared numeric but has non-numeric values '\?', "
+                                         r"'unknown'.*missing='drop-rows'"):
+        tables.build_schema(sub, declared(sub))
+    schema, enc, _ = tables.build_schema(sub, declared(sub), missing="drop-rows")
+    assert schema["weight_kg"].kind == "numeric" and enc["weight_kg"].dtype == float
+    assert len(enc) < len(sub)
+    pd.testing.assert_frame_equal(sub, tables.select_columns(messy, KEEP))  # not mutated
+
+
+# ----------------------------------------------------------------------------- 4. declaring
+def test_typing_the_drafted_value_declares_it(messy):
+    sub = tables.select_columns(messy, ["n_visits", "gender", "readmitted"])
+    draft, _ = tables.draft_schema(sub, "readmitted")
+    shown = draft.set_index("column").loc["n_visits"]
+    same = tables.declare(draft, "n_visits", lower=shown.lower, upper=shown.upper)
+    assert not same.set_index("column").loc["n_visits", "from_data"]
+    assert draft.set_index("column").loc["n_visits", "from_data"]          # the input is untouched
+    same = tables.declare(tables.declare(same, "gender"), "readmitted", categories=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        _, _, leaks = tables.build_schema(sub, same)
+    assert leaks == []
+
+
+def test_app_typing_the_shown_value_clears_the_flag(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    app = YourDataApp(random_state=0)
+    assert app.load(str(path))
+    row = app._rows["n_visits"]
+    assert "from data" in row["flag"].value
+    row["lower"].value, row["upper"].value = row["lower"].placeholder, row["upper"].placeholder
+    assert row["flag"].value == "" and "n_visits" not in app.leak_rows()
+
+
+# ----------------------------------------------------------------------------- 5. cut points
+def test_long_tail_cuts_are_public_and_fit_counts(messy):
+    assert long_tail_cuts(0, 40) == [1, 2, 4, 8, 16, 32]                    # bounds only, no data
+    tax = cut_taxonomy("n", 0, 40, long_tail_cuts(0, 40), integer=True)
+    assert list(tax.leaves) == ["0", "1", "2–3", "4–7", "8–15", "16–31", "32–40"]
+    schema, enc, _ = built(messy)
+    draft, _ = tables.draft_schema(tables.select_columns(messy, KEEP), "readmitted")
+    assert draft.set_index("column").loc["n_visits", "cuts"] == "long-tail"
+    leaves = schema["n_visits"].taxonomy.leaf_codes(enc["n_visits"])
+    share_first = np.bincount(leaves).max() / len(leaves)
+    equal = tables.parse_cuts("n_visits", "equal", 0, 60, True, (2, 2, 2))
+    share_equal = np.bincount(equal.leaf_codes(enc["n_visits"])).max() / len(leaves)
+    assert share_first < 0.4 < 0.7 < share_equal       # equal-width: nearly everything in one bin
+    typed = tables.parse_cuts("n", "1, 2, 4, 11", 0, 40, True, (2,))
+    assert list(typed.leaves) == ["0", "1", "2–3", "4–10", "11–40"]
+    with pytest.raises(InputError, match="outside"):
+        tables.parse_cuts("n", "1, 99", 0, 40, True, (2,))
+    with pytest.raises(InputError, match="not understood"):
+        tables.parse_cuts("n", "few", 0, 40, True, (2,))
+
+
+# ----------------------------------------------------------------------------- 6. progress
+def test_release_shows_a_progress_bar(messy, monkeypatch):
+    import tqdm.auto
+
+    bars = []
+
+    class Spy(tqdm.auto.tqdm):
+        def __init__(self, *a, **kw):
+            bars.append(kw)
+            super().__init__(*a, **kw)
+            kw["steps"] = 0
+
+        def update(self, n=1):
+            bars[-1]["steps"] += n
+            return super().update(n)
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Spy)
+    schema, enc, _ = built(messy)
+    tables.release(enc, schema, "DiffGen", 1.0, random_state=0, evaluate=False)
+    assert bars and bars[-1]["total"] == 4 and bars[-1]["steps"] == 4 and not bars[-1]["disable"]
+    tables.release(enc, schema, "DiffGen", 1.0, random_state=0, evaluate=False, progress=False)
+    assert bars[-1]["disable"]
+
+
+# ----------------------------------------------------------------------------- 7. plausible tables
+@pytest.mark.parametrize("method", list(tables.METHODS))
+def test_every_declared_column_and_how_it_was_produced(messy, method):
+    schema, enc, _ = built(messy)
+    res = tables.release(enc, schema, method, 1.0, random_state=1, progress=False)
+    assert list(res.synthetic.columns) == schema.predictors + [schema.target]
+    src = res.sources.set_index("column")
+    assert list(src.index) == schema.predictors + [schema.target]
+    assert set(src["produced by"]) <= {"modelled", "marginal", "uniform", "left out"}
+    assert not (src["produced by"] == "uniform").any()           # the workflow pays the marginals
+    md = tables.summary_markdown(res)
+    assert "How each synthetic column was produced" in md
+    assert len(res.synthetic) <= tables.MAX_SYNTHETIC_ROWS
+    assert res.ledger["charged"].sum() <= 1.0 + 1e-9
+
+
+# ----------------------------------------------------------------------------- 8. targets
+def test_int_bool_and_str_targets_give_the_same_release(messy):
+    sub = tables.select_columns(messy, KEEP)
+    out = {}
+    for kind, target in (("int", sub["readmitted"]), ("bool", sub["readmitted"].astype(bool)),
+                         ("str", sub["readmitted"].astype(str))):
+        frame = sub.assign(readmitted=target)
+        classes = ["False", "True"] if kind == "bool" else ["0", "1"]
+        draft = declared(frame, readmitted=dict(categories=classes))
+        schema, enc, _ = tables.build_schema(frame, draft, missing="drop-rows")
+        res = tables.release(enc, schema, "Projected histogram", 1.0, random_state=4, progress=False)
+        out[kind] = res.synthetic
+        assert res.synthetic["readmitted"].dtype == target.dtype          # same dtype out as in
+    for kind in ("bool", "str"):
+        pd.testing.assert_frame_equal(out[kind].drop(columns="readmitted"), out["int"].drop(columns="readmitted"))
+        assert (out[kind]["readmitted"].astype(int) == out["int"]["readmitted"]).all()
+
+
+# ----------------------------------------------------------------------------- 9/12. caps and ε
+def test_epsilon_outside_the_range_is_an_error_before_any_spend(messy):
+    schema, enc, _ = built(messy)
+    acc = BudgetAccountant(100.0)
+    for eps in (0, -1, 1e-9, 1e6, float("inf")):
+        with pytest.raises(InputError, match=r"outside \[0.01, 10\]"):
+            tables.release(enc, schema, "PrivPfC", eps, accountant=acc)
+    assert acc.spent == 0
+
+
+def test_app_does_not_clamp_epsilon(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    acc = BudgetAccountant(100.0)
+    app = YourDataApp(accountant=acc)
+    app.load(str(path))
+    for eps in (0.0, -1.0, 1e6):
+        app.epsilon.value = eps
+        assert app.release() is None and "outside [0.01, 10]" in app.last_error
+    assert acc.spent == 0 and app.downloads.value == ""
+
+
+# ----------------------------------------------------------------------------- 10. high cardinality
+def test_high_cardinality_column_warns_and_groups(messy):
+    sub = tables.select_columns(messy, ["diag_code", "gender", "readmitted"])
+    draft, notes = tables.draft_schema(sub, "readmitted")
+    assert any("'diag_code' has" in n and "taxonomy" in n for n in notes)
+    with pytest.warns(HighCardinalityWarning, match="Group them"):
+        tables.build_schema(sub, declared(sub))
+    grouped = declared(sub, diag_code=dict(groups="low: D00*, D01*; other: *"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HighCardinalityWarning)
+        schema, enc, _ = tables.build_schema(sub, grouped)
+    assert schema["diag_code"].categories == ("low", "other") and set(enc["diag_code"]) == {"low", "other"}
+    with pytest.raises(InputError, match="in no group.*catch-all"):
+        tables.build_schema(sub, declared(sub, diag_code=dict(groups="low: D00*")))
+
+
+# ----------------------------------------------------------------------------- 11. duplicates
+def test_duplicate_column_names_are_refused_or_numbered(tmp_path):
+    path = tmp_path / "dup.csv"
+    make_messy_table(100, random_state=0, duplicate_names=True).to_csv(path, index=False)
+    with pytest.raises(InputError, match="names a column twice.*'n_visits' at columns 2, 3"):
+        tables.read_table(path)
+    t = tables.read_table(path, duplicates="rename")
+    assert "n_visits_2" in t.columns and "n_visits.1" not in t.columns
+
+
+# ----------------------------------------------------------------------------- 13. messages
+def test_messages_show_values_not_numpy_reprs(messy):
+    sub = tables.select_columns(messy, ["n_visits", "readmitted"])
+    messages = []
+    for call in (lambda: tables.check_table(sub.assign(readmitted=np.int64(0)), "readmitted"),
+                 lambda: tables.build_schema(sub, declared(sub, readmitted=dict(categories=[0])))
+                 , lambda: tables.build_schema(sub, declared(sub, readmitted=dict(categories=[0, 2])))):
+        with pytest.raises(InputError) as err:
+            call()
+        messages.append(str(err.value))
+    assert all("np." not in m and "int64" not in m for m in messages)
+    assert "(0)" in messages[0] and "values '1' that are not" in messages[2]
+
+
+# ----------------------------------------------------------------------------- 14. export
+def test_export_writes_files_and_links_them(messy, tmp_path):
+    schema, enc, leaks = built(messy)
+    res = tables.release(enc, schema, "DiffGen", 1.0, random_state=0, progress=False, leaks=leaks)
+    paths = tables.export_release(res, tmp_path / "out")
+    assert {p.name for p in paths.values()} == {"diffgen_eps_1_synthetic.csv", "diffgen_eps_1_ledger.csv",
+                                                 "diffgen_eps_1_schema.json", "diffgen_eps_1_summary.md"}
+    back = Schema.from_dict(json.loads(paths["schema"].read_text()))
+    assert back.predictors == schema.predictors and back.classes == schema.classes
+    assert len(pd.read_csv(paths["synthetic"])) == len(res.synthetic)
+    assert pd.read_csv(paths["ledger"])["charged"].sum() == pytest.approx(res.ledger["charged"].sum())
+
+
+def test_app_links_files_instead_of_base64(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    app = YourDataApp(random_state=0, export_dir="releases")
+    app.load(str(path))
+    assert app.release() is not None
+    assert "base64" not in app.downloads.value and len(app.downloads.value) < 2_000
+    hrefs = re.findall(r'href="([^"]+)"', app.downloads.value)
+    assert len(hrefs) == 4 and all(h.startswith("releases/") and (tmp_path / h).is_file() for h in hrefs)
+
+
+# ----------------------------------------------------------------------------- 15. grid occupancy
+def test_privpfc_grid_occupancy_is_reported(messy):
+    schema, enc, _ = built(messy)
+    res = tables.release(enc, schema, "PrivPfC", 1.0, random_state=0, progress=False)
+    o = res.occupancy
+    assert o["cells"] == res.estimator.counts_.size
+    assert o["records per cell"] == pytest.approx(res.estimator.n_hat_ / o["cells"])
+    assert "records per cell" in tables.summary_markdown(res)
+
+
+# ----------------------------------------------------------------------------- issue 13 item 6
+def test_app_target_dropdown_shows_its_value(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    app = YourDataApp()
+    assert app.load(str(path))
+    assert app.target.index is not None and app.target.options[app.target.index] == "readmitted"
+    app.target.value = "gender"                       # choosing another target redrafts
+    assert app.target.options[app.target.index] == "gender"
+    assert list(app._rows)[-1] == "gender"
+
+
+def test_app_groups_a_column_by_a_typed_taxonomy(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["diag_code", "gender", "readmitted"]].to_csv(path, index=False)
+    app = YourDataApp(random_state=0, method="DiffGen")
+    import html
+    assert app.load(str(path)) and "'diag_code' has" in html.unescape(app.messages.value)  # the hint
+    app._rows["diag_code"]["categories"].value = "low: D00*, D01*; other: *"
+    res = app.release()
+    assert res is not None and res.schema["diag_code"].categories == ("low", "other")
+    assert set(res.synthetic["diag_code"]) <= {"low", "other"} and "diag_code" not in app.leak_rows()
