@@ -41,10 +41,10 @@ temporary folder and runs each peer in its own interpreter, which never imports 
 A peer whose interpreter is missing or fails gets rows with an empty ``value`` and the reason in
 ``notes`` (never a made-up number). ``--only dpl|odp`` reruns one peer and keeps the other's rows.
 
-The stored files came from ``--only dpl`` (3 repetitions: ≈ 1 min) then ``--only odp
---repetitions 1``: one MST release on the 36,177 training rows costs ≈ 110 s of CPU (JAX
-compilation and mirror descent dominate; more than 10 min of wall time on the shared 2-core
-machine), so the MST rows average fewer runs (``n_runs``). opendp 0.16's MST refuses its own
+The stored files came from ``--only dpl`` (3 repetitions: 74 s wall) then ``--only odp
+--repetitions 1`` (4 MST releases on the 36,177 training rows: 4 min 39 s of CPU, 9 min 21 s of
+wall time on the shared, overloaded 2-core machine; the first release carries JAX's compilation),
+so the MST rows average one run (``n_runs``). ``--mst-pure`` is implemented but was not run. opendp 0.16's MST refuses its own
 selection plan by one ulp (opendp/opendp#2789); ``_patch_mst_selection_budget`` gives the
 selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more than stated.
 """

@@ -117,8 +117,9 @@ pd.DataFrame({"ε": eps, "max likelihood ratio e^ε": np.exp(eps).round(2),
 
 # %%
 frame, schema = load_adult()
-print(f"{len(frame):,} rows, {len(schema.predictors)} predictors, target {schema.target!r} with classes {list(schema.classes)}")
-frame.head()
+print(f"{len(frame):,} rows, {len(schema.predictors)} predictors")
+print(f"target {schema.target!r}, classes {list(schema.classes)}")
+frame.head(3).T   # one row per attribute, so the table fits the page
 
 # %% [markdown]
 # The classes are unbalanced: three people in four earn at most 50K. A classifier that always says

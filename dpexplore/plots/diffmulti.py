@@ -29,10 +29,10 @@ def partition_chart(rects: pd.DataFrame, x: str, y: str, *, title: str = "",
     xs = alt.Scale(domain=[float(rects["x0"].min()), float(rects["x1"].max())], nice=False, zero=False)
     ys = alt.Scale(domain=[float(rects["y0"].min()), float(rects["y1"].max())], nice=False, zero=False)
     base = alt.Chart(data).mark_rect(stroke="white", strokeWidth=0.6).encode(
-        x=alt.X("x0:Q", title=x, scale=xs, axis=_axis(x_ticks)), x2="x1:Q",
-        y=alt.Y("y0:Q", title=y, scale=ys, axis=_axis(y_ticks)), y2="y1:Q",
+        x=alt.X("x0:Q", title=x, scale=xs, axis=_axis(x_ticks)), x2=alt.X2("x1:Q"),
+        y=alt.Y("y0:Q", title=y, scale=ys, axis=_axis(y_ticks)), y2=alt.Y2("y1:Q"),
         color=alt.Color("majority:N", title="noisy majority"),
-        opacity=alt.value(0.75),
+        opacity=alt.OpacityValue(0.75),
         tooltip=[alt.Tooltip("label_x:N", title=x), alt.Tooltip("label_y:N", title=y),
                  alt.Tooltip("majority:N"), alt.Tooltip("count:Q", title="noisy count")],
     ).properties(width=width, height=height, title=title)
@@ -137,11 +137,13 @@ def split_density_chart(edges: Sequence[float], probabilities: Sequence[float], 
     dens = np.divide(p, length, out=np.zeros_like(p), where=length > 0)
     df = pd.DataFrame({"lo": e[:-1], "hi": e[1:], "density": dens, "probability": p.round(4)})
     chart = alt.Chart(df).mark_rect(color="#4c78a8", opacity=0.8).encode(
-        x=alt.X("lo:Q", title=attribute, scale=alt.Scale(zero=False, nice=False)), x2="hi:Q",
-        y=alt.Y("density:Q", title="density of the split point"), y2=alt.datum(0),
-        tooltip=["lo:Q", "hi:Q", "probability:Q"]).properties(width=420, height=180, title=title)
+        x=alt.X("lo:Q", title=attribute, scale=alt.Scale(zero=False, nice=False)), x2=alt.X2("hi:Q"),
+        y=alt.Y("density:Q", title="density of the split point"), y2=alt.Y2Datum(0),
+        tooltip=[alt.Tooltip("lo:Q"), alt.Tooltip("hi:Q"), alt.Tooltip("probability:Q")],
+    ).properties(width=420, height=180, title=title)
     if split is not None:
-        chart = chart + alt.Chart(pd.DataFrame({"s": [split]})).mark_rule(color="crimson", strokeWidth=2).encode(x="s:Q")
+        chart = chart + alt.Chart(pd.DataFrame({"s": [split]})).mark_rule(color="crimson", strokeWidth=2).encode(
+            x=alt.X("s:Q"))
     return chart
 
 
@@ -159,14 +161,17 @@ def accuracy_chart(results: pd.DataFrame, *, x: str, baselines: pd.DataFrame | N
     enc_x = alt.X(f"{x}:Q", scale=scale, title="ε (total)" if x == "epsilon" else x,
                   axis=alt.Axis(values=ticks, labelExpr="format(datum.value, '~g')", labelOverlap=True))
     line = alt.Chart(df).mark_line(point=True).encode(
-        x=enc_x, y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)), color="method:N",
-        tooltip=["method:N", f"{x}:Q", alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("std:Q", format=".3f")])
-    band = alt.Chart(df).mark_area(opacity=0.2).encode(x=enc_x, y="lo:Q", y2="hi:Q", color="method:N")
+        x=enc_x, y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)), color=alt.Color("method:N"),
+        tooltip=[alt.Tooltip("method:N"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("std:Q", format=".3f")])
+    band = alt.Chart(df).mark_area(opacity=0.2).encode(x=enc_x, y=alt.Y("lo:Q"), y2=alt.Y2("hi:Q"),
+                                                       color=alt.Color("method:N"))
     chart = band + line
     if baselines is not None and not baselines.empty:
         rules = alt.Chart(baselines).mark_rule(strokeDash=[4, 3]).encode(
-            y="accuracy:Q", color=alt.value("gray"), tooltip=["name:N", alt.Tooltip("accuracy:Q", format=".3f")])
+            y=alt.Y("accuracy:Q"), color=alt.ColorValue("gray"),
+            tooltip=[alt.Tooltip("name:N"), alt.Tooltip("accuracy:Q", format=".3f")])
         labels = alt.Chart(baselines).mark_text(align="left", dx=3, dy=-6, fontSize=10, color="gray").encode(
-            y="accuracy:Q", text="name:N", x=alt.value(2))
+            y=alt.Y("accuracy:Q"), text=alt.Text("name:N"), x=alt.XValue(2))
         chart = chart + rules + labels
     return chart.properties(width=width, height=height, title=title)

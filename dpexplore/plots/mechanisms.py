@@ -312,6 +312,6 @@ def budget_chart(summary: pd.DataFrame, total: float, *, title: str = "Where did
     text = alt.Chart(rows).transform_filter(alt.datum.share >= 0.08).transform_calculate(
         mid="(datum.start + datum.end) / 2").mark_text(fontSize=11).encode(
         x=alt.X("mid:Q", scale=x_scale), y=alt.Y("bar:N", axis=None),
-        color=alt.condition(alt.datum.item == "unspent", alt.value("black"), alt.value("white")),
+        color=alt.ColorValue(**alt.condition(alt.datum.item == "unspent", alt.value("black"), alt.value("white"))),
         text=alt.Text("charged:Q", format=".3g"))
     return (bar + text).properties(title=title, width=width, height=height)

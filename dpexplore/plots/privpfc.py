@@ -24,8 +24,8 @@ def sensitivity_chart(curve: pd.DataFrame, width: int = 420, height: int = 220) 
     base = alt.Chart(curve).encode(x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε_pert"))
     exact = base.mark_line().encode(
         y=alt.Y("sensitivity:Q", scale=alt.Scale(zero=False, domain=[0.99, 1.11]), title="sensitivity Δ of the quality"),
-        tooltip=["epsilon:Q", alt.Tooltip("sensitivity:Q", format=".6f")])
-    const = base.mark_line(strokeDash=[4, 4], color="gray").encode(y="constant:Q")
+        tooltip=[alt.Tooltip("epsilon:Q"), alt.Tooltip("sensitivity:Q", format=".6f")])
+    const = base.mark_line(strokeDash=[4, 4], color="gray").encode(y=alt.Y("constant:Q"))
     return (exact + const).properties(width=width, height=height,
                                       title="Lemma 1: exact Δ(ε_pert) (solid) vs the constant 1.1 (dashed)")
 
@@ -36,7 +36,7 @@ def win_probability_chart(curve: pd.DataFrame, width: int = 420, height: int = 2
         x=alt.X("gap:Q", title="lead of the majority class (records)"),
         y=alt.Y("probability:Q", scale=alt.Scale(domain=[0.5, 1]), title="P[majority still wins]"),
         color=alt.Color("epsilon:N", title="ε_pert"),
-        tooltip=["gap:Q", "epsilon:Q", alt.Tooltip("probability:Q", format=".4f")],
+        tooltip=[alt.Tooltip("gap:Q"), alt.Tooltip("epsilon:Q"), alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, height=height, title="How Laplace noise blurs a cell's majority (Eq. 10)")
 
 
@@ -74,7 +74,8 @@ def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_recor
     if n_records:   # computed in the browser: one column less in the spec
         base = base.transform_calculate(**{"expected accuracy": f"datum.quality / {float(n_records)!r}"})
         y_field, y_title = "expected accuracy", "expected accuracy (quality / N)"
-    tooltip = ["grid:N", "size:Q", "n_refined:Q", alt.Tooltip(f"{y_field}:Q", format=".4f"),
+    tooltip = [alt.Tooltip("grid:N"), alt.Tooltip("size:Q"), alt.Tooltip("n_refined:Q"),
+               alt.Tooltip(f"{y_field}:Q", format=".4f"),
                alt.Tooltip("probability:Q", format=".3g")]
     x = alt.X("size:Q", scale=alt.Scale(type="log"), title="cells in the grid")
     y = alt.Y(f"{y_field}:Q", scale=alt.Scale(zero=False), title=y_title)
@@ -86,7 +87,7 @@ def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_recor
     layers = [points, chosen]
     if tau is not None and tau >= 1:
         layers.append(alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(strokeDash=[4, 4], color="red")
-                      .encode(x="tau:Q"))
+                      .encode(x=alt.X("tau:Q")))
     shown = f"{n_all:,} candidate grids" + (f" ({len(data):,} shown)" if len(data) < n_all else "")
     return alt.layer(*layers).properties(width=width, height=height,
                                          title=title or f"{shown}; chosen one ringed, red line: τ")
@@ -110,8 +111,8 @@ def selection_chart(candidates: pd.DataFrame, top: int = 12, width: int = 420,
         x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="selection probability",
                 axis=alt.Axis(values=[0, 0.5, 1], format=".1f")),
         y=alt.Y("grid:N", sort="-x", title=None, axis=alt.Axis(labelLimit=label_limit)),
-        color=alt.condition("datum.chosen", alt.value("#d62728"), alt.value("#4c78a8")),
-        tooltip=["grid:N", "size:Q", alt.Tooltip("probability:Q", format=".4f")],
+        color=alt.ColorValue(**alt.condition("datum.chosen", alt.value("#d62728"), alt.value("#4c78a8"))),
+        tooltip=[alt.Tooltip("grid:N"), alt.Tooltip("size:Q"), alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, title=f"Most likely {min(top, len(candidates))} grids (red: drawn)")
 
 
@@ -135,8 +136,9 @@ def grid_levels_chart(levels: pd.DataFrame, width: int = 300) -> alt.Chart:
     boxes = base.mark_rect(stroke="white").encode(
         color=alt.Color("state:N", scale=alt.Scale(domain=["chosen depth", "root (attribute dropped)", "not used"],
                                                    range=["#d62728", "#c7c7c7", "#f2f2f2"]), title=None),
-        tooltip=["attribute:N", "depth:O", alt.Tooltip("level:O", title="paper level"), "nodes:Q"])
-    text = base.mark_text(fontSize=10).encode(text="nodes:Q")
+        tooltip=[alt.Tooltip("attribute:N"), alt.Tooltip("depth:O"), alt.Tooltip("level:O", title="paper level"),
+                 alt.Tooltip("nodes:Q")])
+    text = base.mark_text(fontSize=10).encode(text=alt.Text("nodes:Q"))
     return (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per depth)")
 
 
@@ -153,8 +155,9 @@ def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) 
         x=alt.X("kind:N", title=None, sort=["true", "noisy"]),
         y=alt.Y("count:Q", title="records"),
         color=alt.Color("class:N"),
-        xOffset="class:N",
-        tooltip=["cell:N", "class:N", "kind:N", alt.Tooltip("count:Q", format=".1f")],
+        xOffset=alt.XOffset("class:N"),
+        tooltip=[alt.Tooltip("cell:N"), alt.Tooltip("class:N"), alt.Tooltip("kind:N"),
+                 alt.Tooltip("count:Q", format=".1f")],
     ).properties(width=width, height=height).facet(
         facet=alt.Facet("cell:N", sort=alt.EncodingSortField("rank", op="min"),
                         title="cells of the release (true counts: non-private diagnostic)"),
@@ -191,9 +194,10 @@ def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = N
                                                      range=["circle", "square", "triangle-up", "diamond"][:len(methods)]),
                         legend=None))
     band = alt.Chart(summary).mark_area(opacity=0.18).encode(
-        x=x, y="q25:Q", y2="q75:Q", color=alt.Color("method:N", legend=None))
+        x=x, y=alt.Y("q25:Q"), y2=alt.Y2("q75:Q"), color=alt.Color("method:N", legend=None))
     y = alt.Y("median:Q", title="test error", scale=alt.Scale(zero=False), axis=alt.Axis(format="%"))
-    tooltip = ["method:N", alt.Tooltip("epsilon:Q", format=".3g", title="ε"), alt.Tooltip("median:Q", format=".4f"),
+    tooltip = [alt.Tooltip("method:N"), alt.Tooltip("epsilon:Q", format=".3g", title="ε"),
+               alt.Tooltip("median:Q", format=".4f"),
                alt.Tooltip("q25:Q", format=".4f"), alt.Tooltip("q75:Q", format=".4f")]
     line = alt.Chart(summary).mark_line(strokeWidth=2).encode(
         x=x, y=y, color=style["color"], strokeDash=style["strokeDash"])
@@ -203,10 +207,10 @@ def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = N
     if baselines:
         rules = pd.DataFrame({"baseline": list(baselines), "error": list(baselines.values())})
         layers.append(alt.Chart(rules).mark_rule(strokeDash=[5, 4]).encode(
-            y="error:Q", color=alt.Color("baseline:N", title="non-private baseline (dashed)",
+            y=alt.Y("error:Q"), color=alt.Color("baseline:N", title="non-private baseline (dashed)",
                                          scale=alt.Scale(range=["#333333", "#8c564b", "#7f7f7f", "#bcbd22"]),
                                          legend=alt.Legend(orient="bottom", direction="vertical")),
-            tooltip=["baseline:N", alt.Tooltip("error:Q", format=".4f")]))
+            tooltip=[alt.Tooltip("baseline:N"), alt.Tooltip("error:Q", format=".4f")]))
     return alt.layer(*layers).resolve_scale(color="independent").properties(
         width=width, height=height, title="Test error vs ε (median and inter-quartile range)")
 
@@ -229,5 +233,5 @@ def errors_bar_chart(errors: Mapping[str, float], baselines: Mapping[str, float]
         color=alt.Color("kind:N", scale=alt.Scale(domain=["private release", "baseline (non-private)"],
                                                   range=["#4c78a8", "#bab0ac"]), title=None,
                         legend=alt.Legend(orient="bottom", direction="vertical")),
-        tooltip=["classifier:N", alt.Tooltip("error:Q", format=".2%")],
+        tooltip=[alt.Tooltip("classifier:N"), alt.Tooltip("error:Q", format=".2%")],
     ).properties(width=width, title="Test error of this release")

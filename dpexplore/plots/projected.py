@@ -25,7 +25,7 @@ def selection_chart(selection: pd.DataFrame, width: int = 160) -> alt.Chart:
         y=alt.Y("attribute:N", sort="-x", title=None),
         color=alt.Color("picked:N", scale=alt.Scale(domain=["picked", "not picked"], range=["#f58518", "#9ecae9"]),
                         title=None),
-        tooltip=["step", "attribute", "gain", "probability"],
+        tooltip=[alt.Tooltip("step"), alt.Tooltip("attribute"), alt.Tooltip("gain"), alt.Tooltip("probability")],
     ).properties(width=width, height=alt.Step(14)).facet(
         column=alt.Column("step:O", title="greedy step")).resolve_scale(y="independent")
 
@@ -45,11 +45,13 @@ def histogram_chart(table: pd.DataFrame, tau: float, width: int = 420) -> alt.La
         x=alt.X("shown:Q", title="count"),
         color=alt.Color("status:N", scale=_STATUS_COLORS, title="cell",
                         legend=alt.Legend(orient="bottom", columns=2)),
-        tooltip=["cell", "class", "true_count", alt.Tooltip("noisy_count:Q", format=".1f"), "status"])
-    ticks = base.mark_tick(color="black", thickness=2).encode(x="true_count:Q")
-    rule = alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(color="red", strokeDash=[6, 3]).encode(x="tau:Q")
+        tooltip=[alt.Tooltip("cell"), alt.Tooltip("class"), alt.Tooltip("true_count"),
+                 alt.Tooltip("noisy_count:Q", format=".1f"), alt.Tooltip("status")])
+    ticks = base.mark_tick(color="black", thickness=2).encode(x=alt.X("true_count:Q"))
+    rule = alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(color="red", strokeDash=[6, 3]).encode(x=alt.X("tau:Q"))
     text = alt.Chart(pd.DataFrame({"tau": [tau], "label": [f"τ = {tau:.2f}"]})).mark_text(
-        align="left", dx=4, baseline="top", color="red").encode(x="tau:Q", y=alt.value(2), text="label:N")
+        align="left", dx=4, baseline="top", color="red").encode(
+        x=alt.X("tau:Q"), y=alt.YValue(2), text=alt.Text("label:N"))
     step = 5 if many else 14
     return (bars + ticks + rule + text).properties(width=width, height=alt.Step(step))
 
@@ -64,12 +66,12 @@ def survival_chart(table: pd.DataFrame, floor: float | None = None, width: int =
         x=alt.X("z:Q", title="true count z of the cell"),
         y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P(cell kept)"),
         color=alt.Color("epsilon_h:N", title="ε_h"),
-        tooltip=["z", alt.Tooltip("probability:Q", format=".4f"), "epsilon_h"])
+        tooltip=[alt.Tooltip("z"), alt.Tooltip("probability:Q", format=".4f"), alt.Tooltip("epsilon_h")])
     taus = alt.Chart(table.drop_duplicates("epsilon_h")).mark_rule(strokeDash=[4, 3]).encode(
-        x="tau:Q", color="epsilon_h:N")
+        x=alt.X("tau:Q"), color=alt.Color("epsilon_h:N"))
     layers = [lines, taus]
     if floor is not None:
-        layers.append(alt.Chart(pd.DataFrame({"floor": [floor]})).mark_rule(color="gray").encode(y="floor:Q"))
+        layers.append(alt.Chart(pd.DataFrame({"floor": [floor]})).mark_rule(color="gray").encode(y=alt.Y("floor:Q")))
     return alt.layer(*layers).properties(width=width, height=260)
 
 
@@ -83,10 +85,10 @@ def auc_chart(sweep: pd.DataFrame, width: int = 260) -> alt.Chart:
     axis = alt.Axis(values=sorted(data["value"].unique().tolist()), format="~g", labelOverlap="greedy")
     base = alt.Chart(data).encode(x=alt.X("value:Q", scale=scale, title=param, axis=axis),
                                   color=alt.Color("method:N", title=None))
-    band = base.mark_area(opacity=0.15).encode(y="q25:Q", y2="q75:Q")
+    band = base.mark_area(opacity=0.15).encode(y=alt.Y("q25:Q"), y2=alt.Y2("q75:Q"))
     line = base.mark_line(point=True).encode(
         y=alt.Y("median:Q", title="median AUC", scale=alt.Scale(zero=False)),
-        tooltip=["method", "value", alt.Tooltip("median:Q", format=".3f")])
+        tooltip=[alt.Tooltip("method"), alt.Tooltip("value"), alt.Tooltip("median:Q", format=".3f")])
     return alt.layer(band, line, data=data).properties(width=width, height=220).facet(
         column=alt.Column("dataset:N", title=None)).resolve_scale(y="independent")
 
@@ -100,7 +102,7 @@ def budget_chart(split: dict[str, float], k: int) -> alt.Chart:
     data = pd.DataFrame([r for r in rows if r["epsilon"] > 0])
     return alt.Chart(data).mark_bar().encode(
         x=alt.X("sum(epsilon):Q", title="ε"), color=alt.Color("part:N", sort=None, title=None),
-        order=alt.Order("index:Q"), tooltip=["part", alt.Tooltip("epsilon:Q", format=".4f")],
+        order=alt.Order("index:Q"), tooltip=[alt.Tooltip("part"), alt.Tooltip("epsilon:Q", format=".4f")],
     ).transform_window(index="row_number()").properties(width=420, height=40)
 
 

@@ -46,11 +46,11 @@ def roc_chart(tidy: pd.DataFrame, *, title: str = "True vs private ROC curves",
     base = alt.Chart(data).encode(
         x=alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1])),
-        order="order:Q", detail="key:N")
+        order=alt.Order("order:Q"), detail=alt.Detail("key:N"))
     private = base.transform_filter(~is_true).mark_line(opacity=0.55, strokeWidth=1.3).encode(color=color)
     true = base.transform_filter(is_true).mark_line(strokeWidth=2.5).encode(color=color)
     diagonal = alt.Chart(pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})).mark_line(
-        color="lightgray", strokeDash=[4, 4]).encode(x="fpr:Q", y="tpr:Q")
+        color="lightgray", strokeDash=[4, 4]).encode(x=alt.X("fpr:Q"), y=alt.Y("tpr:Q"))
     return (diagonal + private + true).properties(title=title, width=width, height=height)
 
 
@@ -67,10 +67,10 @@ def auc_error_chart(errors: pd.DataFrame, *, title: str = "AUC error against ε"
               axis=alt.Axis(values=sorted(summary["epsilon"].unique().tolist()), format="~g", labelOverlap="greedy"))
     color = alt.Color("method:N", title=None)
     band = alt.Chart(summary).mark_area(opacity=0.18).encode(
-        x=x, y=alt.Y("q25:Q", title="|AUC error| (median, IQR)"), y2="q75:Q", color=color)
+        x=x, y=alt.Y("q25:Q", title="|AUC error| (median, IQR)"), y2=alt.Y2("q75:Q"), color=color)
     line = alt.Chart(summary).mark_line(point=True).encode(
-        x=x, y="median:Q", color=color,
-        tooltip=["method", "epsilon", alt.Tooltip("median:Q", format=".3f")])
+        x=x, y=alt.Y("median:Q"), color=color,
+        tooltip=[alt.Tooltip("method"), alt.Tooltip("epsilon"), alt.Tooltip("median:Q", format=".3f")])
     return (band + line).properties(title=title, width=width, height=height)
 
 
@@ -85,9 +85,9 @@ def threshold_rug_chart(scores: np.ndarray, thresholds: pd.DataFrame, *, bins: i
     counts, edges = np.histogram(np.asarray(scores, dtype=float), bins=bins)
     hist = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": counts})
     bars = alt.Chart(hist).mark_rect(color="#bbb").encode(
-        x=alt.X("left:Q", title="score"), x2="right:Q", y=alt.Y("count:Q", title="records"))
+        x=alt.X("left:Q", title="score"), x2=alt.X2("right:Q"), y=alt.Y("count:Q", title="records"))
     rug = alt.Chart(thresholds).mark_tick(thickness=1.2, size=14).encode(
-        x="threshold:Q", y=alt.Y("strategy:N", title=None), color=alt.Color("strategy:N", legend=None))
+        x=alt.X("threshold:Q"), y=alt.Y("strategy:N", title=None), color=alt.Color("strategy:N", legend=None))
     return alt.vconcat(bars.properties(width=width, height=height),
                        rug.properties(width=width), title=title)
 
@@ -114,10 +114,10 @@ def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs t
         x=alt.X("epsilon_lower:Q", title="lower confidence bound on the privacy loss ε"),
         color=alt.Color("verdict:N", scale=alt.Scale(domain=["claim refuted", "consistent with claim"],
                                                      range=["#d62728", "#2ca02c"]), title=None),
-        tooltip=["selector", alt.Tooltip("epsilon_lower:Q", format=".2f"),
+        tooltip=[alt.Tooltip("selector"), alt.Tooltip("epsilon_lower:Q", format=".2f"),
                  alt.Tooltip("epsilon_hat:Q", format=".2f")])
     claimed = alt.Chart(data.head(1)).mark_rule(color="black", strokeDash=[4, 3]).encode(
-        x="claimed_epsilon:Q")
+        x=alt.X("claimed_epsilon:Q"))
     return (bars + claimed).properties(title=title, width=width, height=height)
 
 
@@ -127,7 +127,7 @@ def ptt_split_chart(frequencies: pd.DataFrame, *, title: str = "PTT output frequ
     return alt.Chart(frequencies).mark_bar().encode(
         x=alt.X("dataset:N", title=None), y=alt.Y("frequency:Q", title="frequency"),
         color=alt.Color("dataset:N", title=None), column=alt.Column("output:N", title="output"),
-        tooltip=["output", "dataset", alt.Tooltip("frequency:Q", format=".3f")],
+        tooltip=[alt.Tooltip("output"), alt.Tooltip("dataset"), alt.Tooltip("frequency:Q", format=".3f")],
     ).properties(title=title, width=width // 4, height=height)
 
 
@@ -147,9 +147,10 @@ def selection_accuracy_chart(results: pd.DataFrame, references: pd.DataFrame | N
         color=alt.Color("method:N", title=None))
     if references is not None and len(references):
         rules = alt.Chart(references).mark_rule(strokeDash=[5, 3]).encode(
-            y="accuracy:Q", color=alt.value("gray"), tooltip=["reference", "accuracy"])
+            y=alt.Y("accuracy:Q"), color=alt.ColorValue("gray"),
+            tooltip=[alt.Tooltip("reference"), alt.Tooltip("accuracy")])
         labels = alt.Chart(references).mark_text(align="left", dx=4, dy=-6, color="gray").encode(
-            y="accuracy:Q", x=alt.value(0), text="reference:N")
+            y=alt.Y("accuracy:Q"), x=alt.XValue(0), text=alt.Text("reference:N"))
         chart = chart + rules + labels
     return chart.properties(title=title, width=width, height=height)
 
@@ -170,7 +171,7 @@ def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is
         color=alt.Color("method:N", title=None),
         strokeDash=alt.StrokeDash("sound:N", legend=None,
                                   scale=alt.Scale(domain=[True, False], range=[[1, 0], [6, 3]])),
-        tooltip=["method", "tau", alt.Tooltip("f1:Q", format=".2f"),
+        tooltip=[alt.Tooltip("method"), alt.Tooltip("tau"), alt.Tooltip("f1:Q", format=".2f"),
                  alt.Tooltip("n_exact:Q", title="|F_τ|")],
     ).properties(title=title, width=width, height=height)
 
@@ -195,8 +196,8 @@ def feature_selection_bars(references: dict, private_accuracy: np.ndarray, priva
         alt.Chart(bars).mark_bar().encode(
             x=alt.X("accuracy:Q", scale=x_scale, title="test accuracy"), y=y,
             color=alt.Color("model:N", legend=None, sort=order),
-            tooltip=["model", alt.Tooltip("accuracy:Q", format=".3f")]),
-        alt.Chart(spread).mark_rule(color="black", strokeWidth=2).encode(x="low:Q", x2="high:Q", y=y),
+            tooltip=[alt.Tooltip("model"), alt.Tooltip("accuracy:Q", format=".3f")]),
+        alt.Chart(spread).mark_rule(color="black", strokeWidth=2).encode(x=alt.X("low:Q"), x2=alt.X2("high:Q"), y=y),
         alt.Chart(draws).mark_tick(color="black", thickness=1.5, size=12).encode(
             x=alt.X("accuracy:Q", scale=x_scale), y=y, tooltip=[alt.Tooltip("accuracy:Q", format=".3f")]),
     ).properties(width=320, height=alt.Step(26), title=title)

@@ -68,26 +68,30 @@ def error_chart(summary: pd.DataFrame, *, metric: str = "error", title: str | No
         color = alt.Color("method:N", title="method", legend=alt.Legend(symbolOpacity=1))
         private, reference = alt.datum.reference == False, alt.datum.reference == True  # noqa: E712
         base = alt.Chart(data)
-        band = base.mark_area(opacity=0.18).encode(x=x, y="q25:Q", y2="q75:Q", color=color).transform_filter(private)
+        band = base.mark_area(opacity=0.18).encode(
+            x=x, y=alt.Y("q25:Q"), y2=alt.Y2("q75:Q"), color=color).transform_filter(private)
         line = base.mark_line(point=True).encode(
             x=x, y=alt.Y("median:Q", title=f"test {metric} (median, band = quartiles)",
                          scale=alt.Scale(zero=False)), color=color,
-            tooltip=["method", alt.Tooltip("epsilon:Q", format=".3g"), alt.Tooltip("median:Q", format=".3f"),
+            tooltip=[alt.Tooltip("method"), alt.Tooltip("epsilon:Q", format=".3g"),
+                     alt.Tooltip("median:Q", format=".3f"),
                      alt.Tooltip("q25:Q", format=".3f"), alt.Tooltip("q75:Q", format=".3f")]).transform_filter(private)
         rule = base.mark_rule(strokeDash=[5, 4], color="black").encode(
-            y="median:Q", tooltip=["method", alt.Tooltip("median:Q", format=".3f")]).transform_filter(reference)
+            y=alt.Y("median:Q"),
+            tooltip=[alt.Tooltip("method"), alt.Tooltip("median:Q", format=".3f")]).transform_filter(reference)
         label = base.mark_text(align="left", dx=4, dy=-6, color="black").encode(
-            y="median:Q", text="method:N", x=alt.value(2)).transform_filter(reference)
+            y=alt.Y("median:Q"), text=alt.Text("method:N"), x=alt.XValue(2)).transform_filter(reference)
         layers = [band, line, rule, label]
         p = _peers_for(peers, dataset, metric, peers_dataset)
         if len(p):
             shape = alt.Shape("label:N", title="other libraries (grey)", legend=alt.Legend(labelLimit=360))
             pb = alt.Chart(p)
             layers += [pb.mark_line(color=_PEER_COLOR, strokeDash=[2, 2], strokeWidth=1).encode(
-                           x=alt.X("epsilon:Q", scale=alt.Scale(type="log")), y="value:Q", detail="label:N"),
+                           x=alt.X("epsilon:Q", scale=alt.Scale(type="log")), y=alt.Y("value:Q"),
+                           detail=alt.Detail("label:N")),
                        pb.mark_point(color=_PEER_COLOR, filled=False, size=60).encode(
-                           x=alt.X("epsilon:Q", scale=alt.Scale(type="log")), y="value:Q", shape=shape,
-                           tooltip=["label", alt.Tooltip("epsilon:Q", format=".3g"),
+                           x=alt.X("epsilon:Q", scale=alt.Scale(type="log")), y=alt.Y("value:Q"), shape=shape,
+                           tooltip=[alt.Tooltip("label"), alt.Tooltip("epsilon:Q", format=".3g"),
                                     alt.Tooltip("value:Q", format=".3f", title=metric)])]
         panel = alt.layer(*layers).properties(width=330, height=240, title=dataset or "")
         panels.append(panel)
@@ -111,10 +115,10 @@ def runtime_chart(summary: pd.DataFrame) -> alt.Chart:
     order = t.groupby("method", sort=False)["seconds"].median().sort_values(kind="mergesort").index.tolist()
     y = alt.Y("method:N", sort=order, title=None)
     x = alt.X("seconds:Q", scale=alt.Scale(type="log", domain=[lo, hi]), title="median fit time (s, log scale)")
-    color = alt.Color("dataset:N", title="table") if "dataset" in t.columns else alt.value("#4c78a8")
-    tooltip = keys + [alt.Tooltip("seconds:Q", format=".2f")]
+    color = alt.Color("dataset:N", title="table") if "dataset" in t.columns else alt.ColorValue("#4c78a8")
+    tooltip = [alt.Tooltip(k) for k in keys] + [alt.Tooltip("seconds:Q", format=".2f")]
     base = alt.Chart(t)
-    stem = base.mark_rule(opacity=0.5).encode(y=y, x=x, x2="start:Q", color=color)
+    stem = base.mark_rule(opacity=0.5).encode(y=y, x=x, x2=alt.X2("start:Q"), color=color)
     dot = base.mark_point(filled=True, size=90, opacity=0.9).encode(y=y, x=x, color=color, tooltip=tooltip)
     return alt.layer(stem, dot).properties(width=360, height=alt.Step(26), title="Run time per method")
 
@@ -154,16 +158,16 @@ def ranking_chart(summary: pd.DataFrame, epsilon: float, *, metric: str = "error
             opacity=0.75).encode(
             y=y, x=alt.X("median:Q", title=f"test {metric} at ε = {epsilon:.3g}"),
             color=alt.condition(alt.datum.kind == "peer", alt.value(_PEER_COLOR), alt.Color("method:N", legend=None)),
-            tooltip=["method", alt.Tooltip("median:Q", format=".3f"), alt.Tooltip("q25:Q", format=".3f"),
+            tooltip=[alt.Tooltip("method"), alt.Tooltip("median:Q", format=".3f"), alt.Tooltip("q25:Q", format=".3f"),
                      alt.Tooltip("q75:Q", format=".3f")])
         spread = alt.Chart(here[here["kind"] == "dpexplore"]).mark_rule(color="black").encode(
-            y=y, x="q25:Q", x2="q75:Q")
+            y=y, x=alt.X("q25:Q"), x2=alt.X2("q75:Q"))
         rules = alt.Chart(refs).mark_rule(strokeDash=[5, 4], color="black").encode(
-            x="median:Q", tooltip=["method", alt.Tooltip("median:Q", format=".3f")])
+            x=alt.X("median:Q"), tooltip=[alt.Tooltip("method"), alt.Tooltip("median:Q", format=".3f")])
         # the smaller reference is labelled to the left of its line, the larger to the right
         low = refs["median"] <= refs["median"].median() if len(refs) > 1 else refs["median"] > np.inf
         names = [alt.Chart(part).mark_text(align=align, baseline="top", dx=dx, y=-14, fontSize=10).encode(
-                     x="median:Q", text="method:N")
+                     x=alt.X("median:Q"), text=alt.Text("method:N"))
                  for part, align, dx in ((refs[low], "right", -3), (refs[~low], "left", 3)) if len(part)]
         panels.append(alt.layer(bars, spread, rules, *names).properties(width=300, height=alt.Step(22), title=dataset or ""))
     return panels[0] if len(panels) == 1 else alt.hconcat(*panels)

@@ -64,17 +64,18 @@ def taxonomy_tree_chart(taxonomy: Taxonomy, *, title: str | None = None, width: 
     x = alt.X("x:Q", scale=x_scale, axis=alt.Axis(title="depth (0 = root)", tickMinStep=1,
                                                   values=list(range(taxonomy.height)), grid=False))
     y = alt.Y("y:Q", scale=y_scale, axis=None)
-    shade = alt.condition(alt.datum.padded, alt.value("#bbbbbb"), alt.value("#333333"))
-    links = alt.Chart(edges).mark_rule(strokeWidth=1).encode(x=x, y=y, x2="x2:Q", y2="y2:Q",
+    shade = alt.ColorValue(**alt.condition(alt.datum.padded, alt.value("#bbbbbb"), alt.value("#333333")))
+    links = alt.Chart(edges).mark_rule(strokeWidth=1).encode(x=x, y=y, x2=alt.X2("x2:Q"), y2=alt.Y2("y2:Q"),
                                                               color=shade)
     dots = alt.Chart(nodes).mark_circle(size=45, opacity=1).encode(
-        x=x, y=y, color=alt.condition(alt.datum.padded, alt.value("#bbbbbb"), alt.value("#4c78a8")),
-        tooltip=["label", "depth", alt.Tooltip("n_leaves:Q", title="leaves below"), "padded"])
+        x=x, y=y, color=alt.ColorValue(**alt.condition(alt.datum.padded, alt.value("#bbbbbb"), alt.value("#4c78a8"))),
+        tooltip=[alt.Tooltip("label"), alt.Tooltip("depth"), alt.Tooltip("n_leaves:Q", title="leaves below"),
+                 alt.Tooltip("padded")])
     # labels: leaves to the right of the dot, inner nodes just above it
     leaf_text = alt.Chart(nodes[nodes["depth"] == taxonomy.height - 1]).mark_text(
-        align="left", dx=6, fontSize=10).encode(x=x, y=y, text="label:N", color=shade)
+        align="left", dx=6, fontSize=10).encode(x=x, y=y, text=alt.Text("label:N"), color=shade)
     inner_text = alt.Chart(nodes[(nodes["depth"] < taxonomy.height - 1) & ~nodes["padded"]]).mark_text(
-        align="center", dy=-8, fontSize=10, fontWeight="bold").encode(x=x, y=y, text="label:N")
+        align="center", dy=-8, fontSize=10, fontWeight="bold").encode(x=x, y=y, text=alt.Text("label:N"))
     sizes = " / ".join(map(str, taxonomy.level_sizes))
     return (links + dots + leaf_text + inner_text).properties(
         title=title or f"{taxonomy.name}: {taxonomy.kind} taxonomy, nodes per level {sizes}",
@@ -93,7 +94,9 @@ def taxonomy_levels_chart(taxonomies: Sequence[Taxonomy], *, title: str = "Nodes
                                   y=alt.Y("attribute:N", sort=order, title=None))
     cells = base.mark_rect().encode(color=alt.Color("nodes:Q", scale=alt.Scale(type="log", scheme="blues"),
                                                     legend=None),
-                                    tooltip=["attribute", "kind", "depth", "nodes"])
+                                    tooltip=[alt.Tooltip("attribute"), alt.Tooltip("kind"), alt.Tooltip("depth"),
+                                             alt.Tooltip("nodes")])
     text = base.mark_text(fontSize=11).encode(
-        text="nodes:Q", color=alt.condition(alt.datum.nodes > 15, alt.value("white"), alt.value("black")))
+        text=alt.Text("nodes:Q"),
+        color=alt.ColorValue(**alt.condition(alt.datum.nodes > 15, alt.value("white"), alt.value("black"))))
     return (cells + text).properties(title=title, width=width)

@@ -23,7 +23,7 @@ def selection_probability_chart(table: pd.DataFrame, *, score_title: str = "true
         y=alt.Y("probability:Q", title="P(feature selected)", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("chosen:N", title="chosen this time",
                         scale=alt.Scale(domain=[True, False], range=["#d62728", "#9e9e9e"])),
-        tooltip=["feature", alt.Tooltip("score:Q", format=".4g"), alt.Tooltip("probability:Q", format=".3f")],
+        tooltip=[alt.Tooltip("feature"), alt.Tooltip("score:Q", format=".4g"), alt.Tooltip("probability:Q", format=".3f")],
     ).properties(width=420, height=260, title=title)
 
 
@@ -37,9 +37,9 @@ def stability_chart(freq: pd.DataFrame, *, title: str = "How stable is the choic
     bars = base.mark_bar(color="#4c78a8").encode(
         x=alt.X("frequency:Q", title="fraction of runs selecting it", scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("feature:N", sort="-x", title=None),
-        tooltip=["feature", alt.Tooltip("frequency:Q", format=".2f"), alt.Tooltip("probability:Q", format=".3f")])
+        tooltip=[alt.Tooltip("feature"), alt.Tooltip("frequency:Q", format=".2f"), alt.Tooltip("probability:Q", format=".3f")])
     ticks = base.mark_tick(color="#d62728", thickness=2, size=14).encode(
-        x="probability:Q", y=alt.Y("feature:N", sort="-x"))
+        x=alt.X("probability:Q"), y=alt.Y("feature:N", sort="-x"))
     chart = (bars + ticks).properties(width=360, height=alt.Step(14))
     if "setting" in freq.columns:
         return chart.facet(column=alt.Column("setting:N", title=None)).resolve_scale(y="independent").properties(title=title)
@@ -61,19 +61,19 @@ def accuracy_curve_chart(results: pd.DataFrame, baselines: pd.DataFrame | None =
     yscale = alt.Scale(domain=list(y_domain), clamp=True) if y_domain else alt.Scale(zero=False)
     base = alt.Chart(results)
     band = base.mark_area(opacity=0.2).encode(
-        x=alt.X(f"{x}:Q", scale=scale, title=x_title, axis=xaxis), y=alt.Y("q25:Q", scale=yscale), y2="q75:Q",
+        x=alt.X(f"{x}:Q", scale=scale, title=x_title, axis=xaxis), y=alt.Y("q25:Q", scale=yscale), y2=alt.Y2("q75:Q"),
         color=alt.Color("pipeline:N", title=None, legend=None))
     line = base.mark_line(point=True).encode(
         x=alt.X(f"{x}:Q", scale=scale, title=x_title, axis=xaxis),
         y=alt.Y("median:Q", title="test accuracy (median, q25–q75)", scale=yscale),
         color=alt.Color("pipeline:N", title=None),
-        tooltip=["pipeline", alt.Tooltip(f"{x}:Q"), alt.Tooltip("median:Q", format=".3f")])
+        tooltip=[alt.Tooltip("pipeline"), alt.Tooltip(f"{x}:Q"), alt.Tooltip("median:Q", format=".3f")])
     layers = [band, line]
     if baselines is not None and len(baselines):
         rules = alt.Chart(baselines).mark_rule(strokeDash=[5, 4]).encode(
-            y="accuracy:Q", color=alt.Color("baseline:N", title=None,
+            y=alt.Y("accuracy:Q"), color=alt.Color("baseline:N", title=None,
                                             scale=alt.Scale(range=["#7f7f7f", "#2ca02c", "#9467bd", "#8c564b"])),
-            tooltip=["baseline", alt.Tooltip("accuracy:Q", format=".3f")])
+            tooltip=[alt.Tooltip("baseline"), alt.Tooltip("accuracy:Q", format=".3f")])
         layers.append(rules)
     return alt.layer(*layers).resolve_scale(color="independent").properties(width=420, height=260, title=title)
 
@@ -91,13 +91,13 @@ def lambda_noise_chart(table: pd.DataFrame, boundary: float | None = None, *,
                 axis=alt.Axis(format="~g", labelOverlap="greedy")),
         color=alt.Color("method:N", title="method",
                         legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
-        tooltip=["method", alt.Tooltip("lam:Q", format=".4g"), alt.Tooltip("noise_scale:Q", format=".4g")])
+        tooltip=[alt.Tooltip("method"), alt.Tooltip("lam:Q", format=".4g"), alt.Tooltip("noise_scale:Q", format=".4g")])
     layers = [line]
     if boundary is not None:
         marker = alt.Chart(pd.DataFrame({"lam": [boundary], "label": [f"λ* = {boundary:.3g}"]}))
-        rule = marker.mark_rule(color="#d62728", strokeDash=[4, 4]).encode(x="lam:Q", tooltip=["label"])
+        rule = marker.mark_rule(color="#d62728", strokeDash=[4, 4]).encode(x=alt.X("lam:Q"), tooltip=[alt.Tooltip("label")])
         text = marker.mark_text(color="#d62728", align="left", dx=4, baseline="top", y=4).encode(
-            x="lam:Q", text="label:N")
+            x=alt.X("lam:Q"), text=alt.Text("label:N"))
         layers += [rule, text]
     return alt.layer(*layers).properties(width=420, height=260, title=title)
 
@@ -117,5 +117,5 @@ def ledger_chart(ledger: pd.DataFrame, *, title: str = "Where did ε go?") -> al
     return alt.Chart(ledger).mark_bar().encode(
         x=alt.X("charged:Q", title="ε charged"), y=alt.Y("label:N", title=None, sort=None),
         color=alt.Color("label:N", legend=None),
-        tooltip=["label", alt.Tooltip("charged:Q", format=".4g")],
+        tooltip=[alt.Tooltip("label"), alt.Tooltip("charged:Q", format=".4g")],
     ).properties(width=380, height=alt.Step(22), title=title)

@@ -80,10 +80,9 @@ def cap_row_ones(X: Any, max_ones: int, *, random_state: RandomState = None) -> 
     Returns (capped copy, number of rows that were cut). After capping, adding or removing a
     record changes at most ``max_ones`` TC/DC scores, whatever the raw data look like.
     """
-    a = _binary(X)
+    out = _binary(X)                 # a fresh int64 copy: X itself is never modified
     s = _positive_int(max_ones, "max_ones")
     rng = check_random_state(random_state)
-    out = a.copy()
     ones_per_row = out.sum(axis=1)
     too_many = np.flatnonzero(ones_per_row > s)
     for row in too_many:   # only the long rows are touched
@@ -165,9 +164,19 @@ def _binary(X: Any, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 2-D table of 0/1 features")
     if a.dtype == bool:
         return a.astype(np.int64)
-    if a.dtype == object or not np.isin(a, (0, 1)).all():
+    if a.dtype == object or not _is_zero_one(a):
         raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
     return a.astype(np.int64)
+
+
+def _is_zero_one(a: np.ndarray) -> bool:
+    """``np.isin(a, (0, 1)).all()`` for a non-empty array, without isin's sort of the whole matrix:
+    min/max for integers, two comparisons for floats (NaN and 0.5 fail both)."""
+    if a.dtype.kind in "iu":
+        return bool(a.min() >= 0 and a.max() <= 1)
+    if a.dtype.kind == "f":
+        return bool(((a == 0) | (a == 1)).all())
+    return bool(np.isin(a, (0, 1)).all())
 
 
 def _check_scores(scores: Any) -> np.ndarray:
@@ -428,8 +437,10 @@ class _BinarySelector(SelectorBase):
             # the IG sensitivity ΔI(n_min) only holds for at least n_min records
             raise ValueError(f"n_min={n_min} is larger than the number of records: the IG "
                              "sensitivity would be understated; pass a true lower bound")
-        if self.max_ones is not None and score in ("TC", "DC"):
-            # weighted cells come here only when no row exceeds the cap (_prepare): a no-op
+        if self.max_ones is not None and score in ("TC", "DC") \
+                and Xb.sum(axis=1).max() > _positive_int(self.max_ones, "max_ones"):
+            # §9.6: rows within the cap are left as they are (capping them draws nothing from rng)
+            # (weighted cells come here only when no row exceeds the cap, see _prepare)
             Xb, _ = cap_row_ones(Xb, self.max_ones, random_state=rng)
         return Xb, (SCORES[score](Xb, yb, weights=w) if score != "TC" else total_count(Xb, weights=w))
 

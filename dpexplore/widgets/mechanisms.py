@@ -28,7 +28,7 @@ from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..mechanisms import (exponential, exponential_probabilities, geometric, geometric_variance,
                           laplace, laplace_scale, laplace_variance)
-from ..plots import vegalite_bundle
+from ._display import show_chart
 from ..plots.mechanisms import (audit_points, budget_chart, exponential_chart, exponential_frame,
                                 noise_chart, noise_frames, privacy_loss_chart, privacy_loss_frames)
 
@@ -60,11 +60,8 @@ class _Explorer:
         self.update()
 
     def _draw(self, chart: Any) -> None:
-        # Replace the Output widget's content in one state update: no flicker, and no output
-        # messages for the notebook runner to route into the widget (nbclient could stall on them).
         self.chart = chart
-        self.output.outputs = ({"output_type": "display_data", "data": vegalite_bundle(chart),
-                                "metadata": {}},)
+        show_chart(self.output, chart)   # one state update of the Output widget (see _display)
 
     def _ipython_display_(self) -> None:
         display(self.widget)

@@ -194,7 +194,7 @@ def survival_table(n: float, epsilons: Sequence[float], A: float = 0.5, sensitiv
         top = int(z_max if z_max is not None else max(10, np.ceil(2.5 * tau)))
         z = np.arange(top + 1)
         rows.append(pd.DataFrame({"z": z, "probability": survival_probability(z, n, eps, A, sensitivity),
-                                  "epsilon_h": f"{eps:g}", "tau": tau}))
+                                  "epsilon_h": f"{eps:.3g}", "tau": tau}))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -92,7 +92,7 @@ class YourDataApp:
                                         layout=W.Layout(width="22em"))
         self.apply_columns = W.Button(description="Use these columns", layout=W.Layout(width="14em"))
         self.target = W.Dropdown(options=[], description="Target", style=style)
-        self.drop_missing = W.Checkbox(value=False, indent=False,
+        self.drop_missing = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"),
                                        description="drop rows with a missing value (a per-record rule, no ε)")
         self.schema_box = W.VBox()
         self.method = W.Dropdown(options=list(METHODS), value=method, description="Method", style=style)

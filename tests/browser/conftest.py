@@ -75,7 +75,8 @@ def voila_server(served_root, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("voila")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    server = Server([sys.executable, "-m", "voila", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+    # the package's launcher: Voilà plus the fix for pages that never finish (dpexplore.apps)
+    server = Server([sys.executable, "-m", "dpexplore.apps", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
                      "--Voila.port_retries=0", "--show_tracebacks=True", "--VoilaExecutor.timeout=900",
                      str(served_root)],
                     url, f"{url}/", tmp)

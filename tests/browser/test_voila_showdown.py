@@ -25,13 +25,14 @@ pytestmark = pytest.mark.skipif(notebook_path(NAME) is None, reason=f"notebooks/
 
 def voila_command(port: int, root: Path) -> list[str]:
     """Voilà serving ``root``; started next to a copy of the repository's ``voila.json`` (template
-    ``dpexplore``, pre-heated kernels for the apps), as from the repository root."""
-    return [sys.executable, "-m", "voila", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+    ``dpexplore``, pre-heated kernels for the apps), as from the repository root, through the
+    package's launcher (which also finds the template in a source checkout)."""
+    return [sys.executable, "-m", "dpexplore.apps", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
             "--Voila.port_retries=0", "--show_tracebacks=True", str(root)]
 
 
 @pytest.fixture(scope="module")
-def showdown_server(tmp_path_factory, monkeypatch_module):
+def showdown_server(tmp_path_factory):
     root = tmp_path_factory.mktemp("served_showdown")
     shutil.copy(NOTEBOOKS / NAME, root / NAME)
     shutil.copytree(NOTEBOOKS / "results", root / "results")     # the stored sweep 07 opens from
@@ -39,18 +40,9 @@ def showdown_server(tmp_path_factory, monkeypatch_module):
     shutil.copy(ROOT / "voila.json", tmp / "voila.json")           # Voilà reads it from its working dir
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    # the template from the repository, whether or not `pip install` copied it into the prefix
-    monkeypatch_module.setenv("JUPYTER_PATH", str(ROOT / "share" / "jupyter"))
     server = Server(voila_command(port, root), url, f"{url}/", tmp)
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    mp = pytest.MonkeyPatch()
-    yield mp
-    mp.undo()
 
 
 def _charts(page) -> int:
