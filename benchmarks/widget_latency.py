@@ -45,14 +45,23 @@ def find_slider(root, prefer="ε"):
         if id(w) in seen:
             continue
         seen.add(id(w))
-        if isinstance(w, (W.FloatLogSlider, W.FloatSlider)) and prefer in (w.description or ""):
+        if isinstance(w, (W.FloatLogSlider, W.FloatSlider, W.SelectionSlider)) and prefer in (w.description or ""):
             found.append(w)
         stack.extend(getattr(w, "children", ()) or ())
     if not found:
-        raise LookupError("no ε slider")
+        raise LookupError(f"no slider whose description has {prefer!r}")
     return found[0]
 
 def time_slider(slider, changes):
+    if isinstance(slider, W.SelectionSlider):   # one option at a time, as a key press does
+        n = len(slider.options)
+        times, i = [], slider.index or 0
+        for _ in range(changes):
+            i = i + 1 if i + 1 < n else 0
+            t0 = time.perf_counter()
+            slider.index = i
+            times.append(1000 * (time.perf_counter() - t0))
+        return times
     if isinstance(slider, W.FloatLogSlider):
         vals = slider.base ** np.linspace(slider.min, slider.max, 7)
     else:

@@ -99,3 +99,17 @@ def check_same_length(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> No
     """Raise if ``X`` and ``y`` do not have the same number of rows."""
     if len(X) != len(y):
         raise ValueError(f"{names[0]} has {len(X)} rows but {names[1]} has {len(y)}")
+
+
+def is_zero_one(a: Any) -> bool:
+    """True when every entry of ``a`` is 0 or 1 (``np.isin(a, (0, 1)).all()``, empty → True),
+    without isin's sort of the whole matrix: min/max for integers, two comparisons for floats
+    (NaN and 0.5 fail both)."""
+    a = np.asarray(a)
+    if a.size == 0:
+        return True
+    if a.dtype.kind in "iu":
+        return bool(a.min() >= 0 and a.max() <= 1)
+    if a.dtype.kind == "f":
+        return bool(((a == 0) | (a == 1)).all())
+    return bool(np.isin(a, (0, 1)).all())

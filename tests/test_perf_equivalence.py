@@ -421,3 +421,14 @@ def test_no_chart_uses_bare_shorthand_channels(slow_channel_wraps):
         slow_channel_wraps.clear()
         build()
         assert not slow_channel_wraps, f"{label}: bare channel shorthand {slow_channel_wraps}"
+
+
+@pytest.mark.parametrize("a", [
+    np.array([], dtype=np.int64), np.array([[0, 1], [1, 1]], dtype=np.int8), np.array([0, 2], dtype=np.uint8),
+    np.array([0, -1]), np.array([0.0, -0.0, 1.0]), np.array([0.0, np.nan]), np.array([0.5, 1.0]),
+    np.array([np.inf]), np.array(["0", "1"]), np.array([0, 1], dtype=object), np.array([True, False]),
+])
+def test_is_zero_one_agrees_with_isin(a):
+    from dpexplore._validation import is_zero_one
+
+    assert is_zero_one(a) == bool(np.isin(a, (0, 1)).all())

@@ -639,3 +639,15 @@ def test_sklearn_tools_with_arrays_and_frames(table):
     assert not hasattr(clone(model), "counts_")
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
     np.testing.assert_array_equal(model.predict(X.to_numpy(dtype=object)), model.predict(X))
+
+
+def test_enumerate_grids_cache_hands_out_copies_and_depends_on_floor_tau():
+    from dpexplore.publish.privpfc import enumerate_grids
+
+    sizes = [[1, 2, 4], [1, 3], [1, 5, 10]]
+    first = enumerate_grids(sizes, 50, 12.7)
+    first[:] = -1                                                  # a caller may scribble on it
+    again = enumerate_grids(sizes, 50, 12.7)
+    assert (again >= 0).all()
+    assert np.array_equal(again, enumerate_grids(sizes, 50, 12.0))   # cell counts are integers
+    assert not np.array_equal(again, enumerate_grids(sizes, 50, 11.9))   # 12-cell grids drop out

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_fraction_weights
+from .._validation import RandomState, check_epsilon, check_fraction_weights, is_zero_one
 from ..domain import PrivacyLeakWarning, Schema, declared_classes, observed_attribute
 from ..mechanisms import laplace, laplace_scale
 from ..budget import RecordsSpends
@@ -178,7 +178,7 @@ class PrivateNaiveBayes(_NBBase):
         """0/1 features: the public rule X > ``binarize``, or X itself checked to be 0/1."""
         if self.binarize is not None:
             return (X > self.binarize).astype(float)
-        if not np.isin(X, (0.0, 1.0)).all():
+        if not is_zero_one(X):
             raise ValueError("X must hold only 0/1 values (binarize=None): binarise numeric and categorical "
                              "columns with public cut points first (dpexplore.models.naive_bayes.Binarizer), "
                              "or pass a public cut point binarize=t (X > t becomes 1)")

@@ -14,6 +14,7 @@ paper's level ℓ is our depth ℓ-1 (a grid of depths (0, 2, 1) is the paper's 
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -177,9 +178,15 @@ def enumerate_grids(level_sizes: Sequence[Sequence[int]], theta: int, tau: float
     grid. Within a layer the order is lexicographic in the given (public) attribute order,
     which decides what survives the Θ cut. Uses no data: only the taxonomy shapes, Θ and τ.
     """
-    sizes = [tuple(int(s) for s in ls) for ls in level_sizes]
+    sizes = tuple(tuple(int(s) for s in ls) for ls in level_sizes)
+    # cells are integers, so "cells > tau" depends on tau only through floor(tau): the pool is
+    # cached on that key (an explorer step re-enumerates the same pool) and handed out as a copy
+    return _enumerate_grids(sizes, int(theta), math.floor(tau) if math.isfinite(tau) else tau).copy()
+
+
+@functools.lru_cache(maxsize=16)   # a pool of Θ = 10,000 grids is about 1 MB
+def _enumerate_grids(sizes: tuple[tuple[int, ...], ...], theta: int, tau: float) -> np.ndarray:
     d = len(sizes)
-    theta = int(theta)
     root = (0,) * d
     pool = [root]
     layer = [(root, 1, -1)]  # (grid, number of cells, index of the last refined attribute)

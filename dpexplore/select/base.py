@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._validation import is_zero_one
 from ..budget import RecordsSpends
 from ..domain import declared_classes
 
@@ -71,7 +72,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
             return (a > binarize).astype(np.int64), y
         if a.dtype == bool:
             return a.astype(np.int64), y
-        if not np.isin(a, (0, 1)).all():
+        if not is_zero_one(a):
             raise ValueError("X must hold only 0/1 values: binarise it with public cut points first "
                              "(dpexplore.models.naive_bayes.Binarizer) or pass binarize=<public cut "
                              "point> (X > binarize becomes 1)")

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import is_zero_one
+
 __all__ = ["binary_class_counts", "total_count", "difference_count", "purity_index",
            "information_gain", "mutual_information_sensitivity"]
 
@@ -31,7 +33,7 @@ def _binary_matrix(X: Any, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 2-D array of 0/1 features")
     if a.dtype == bool:
         return a.astype(np.int64)
-    if not np.isin(a, (0, 1)).all():
+    if not is_zero_one(a):
         raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
     return a.astype(np.int64)
 
@@ -40,7 +42,7 @@ def _binary_labels(y: Any, n: int) -> np.ndarray:
     a = np.asarray(y).ravel()
     if a.size != n:
         raise ValueError(f"y has {a.size} labels but X has {n} rows")
-    if not np.isin(a, (0, 1)).all():
+    if not is_zero_one(a):
         raise ValueError("y must be binary 0/1 labels for these scores")
     return a.astype(np.int64)
 

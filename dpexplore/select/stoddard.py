@@ -44,7 +44,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .._validation import RandomState, check_epsilon, check_random_state
+from .._validation import RandomState, check_epsilon, check_random_state, is_zero_one
 from ..audit import privacy_loss
 from ..budget import BudgetAccountant
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
@@ -164,19 +164,9 @@ def _binary(X: Any, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty 2-D table of 0/1 features")
     if a.dtype == bool:
         return a.astype(np.int64)
-    if a.dtype == object or not _is_zero_one(a):
+    if a.dtype == object or not is_zero_one(a):
         raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
     return a.astype(np.int64)
-
-
-def _is_zero_one(a: np.ndarray) -> bool:
-    """``np.isin(a, (0, 1)).all()`` for a non-empty array, without isin's sort of the whole matrix:
-    min/max for integers, two comparisons for floats (NaN and 0.5 fail both)."""
-    if a.dtype.kind in "iu":
-        return bool(a.min() >= 0 and a.max() <= 1)
-    if a.dtype.kind == "f":
-        return bool(((a == 0) | (a == 1)).all())
-    return bool(np.isin(a, (0, 1)).all())
 
 
 def _check_scores(scores: Any) -> np.ndarray:

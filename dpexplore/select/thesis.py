@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._validation import RandomState, check_epsilon, check_random_state
+from .._validation import RandomState, check_epsilon, check_random_state, is_zero_one
 from ..audit import privacy_loss
 from ..domain import PrivacyLeakWarning, declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
@@ -64,7 +64,7 @@ def _binary_xy(X: Any, y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndar
         raise ValueError("X must be a non-empty 2-D array of 0/1 features")
     if a.dtype == bool:
         a = a.astype(np.int64)
-    elif not (np.issubdtype(a.dtype, np.number) and np.isin(a, (0, 1)).all()):
+    elif not (np.issubdtype(a.dtype, np.number) and is_zero_one(a)):
         raise ValueError("X must hold only 0/1 values: binarise it with public cut points first "
                          "(dpexplore.models.naive_bayes.Binarizer)")
     if y is None:

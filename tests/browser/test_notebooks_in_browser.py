@@ -57,6 +57,9 @@ def displayed_explorers(ipynb) -> dict[int, str]:
     return out
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
 def _is_chart(output: dict) -> bool:
     data = output.get("data", {})
     html = data.get("text/html", "")
@@ -64,15 +67,19 @@ def _is_chart(output: dict) -> bool:
 
 
 def stored_charts(ipynb) -> int:
-    """Outputs of a stored notebook that hold a chart: the cells' own, and those inside the saved
-    state of its Output widgets (an explorer's chart). Altair's HTML (vega from a CDN) counts as a
-    chart to show: shown blank, it fails the test."""
+    """Outputs of a stored notebook that should show a chart with no kernel: the cells' own charts
+    (altair's CDN HTML counts too: shown blank offline, it fails the test), each explorer once
+    when its widget view carries a static picture (what an untrusted Lab shows), and otherwise
+    the charts inside the saved state of its Output widgets."""
     nb = json.loads(ipynb.read_text())
-    n = sum(_is_chart(o) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
-    state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
-    for model in state.get("state", {}).values():
-        if model.get("model_name") == "OutputModel":
-            n += sum(_is_chart(o) for o in model.get("state", {}).get("outputs", []))
+    outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    n = sum(_is_chart(o) for o in outputs)
+    views = [o for o in outputs if WIDGET_VIEW in o.get("data", {})]
+    if any(not _is_chart(o) for o in views):   # some explorer has no picture: its Outputs must show
+        state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+        for model in state.get("state", {}).values():
+            if model.get("model_name") == "OutputModel":
+                n += sum(_is_chart(o) for o in model.get("state", {}).get("outputs", []))
     return n
 
 
@@ -332,14 +339,20 @@ def test_stored_charts_counts_cdn_html_and_widget_outputs(tmp_path):
             "data": {"text/html": ["<div id='v'></div><script>vegaEmbed('#v', spec)</script>"], "text/plain": ["Chart"]}}
     png = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo=", "text/plain": ["x"]}}
     text = {"output_type": "stream", "name": "stdout", "text": ["hello"]}
+    view = {"output_type": "display_data", "metadata": {},
+            "data": {WIDGET_VIEW: {"model_id": "v"}, "text/plain": ["Explorer"]}}
     nb = {"nbformat": 4, "nbformat_minor": 5, "cells": [
         {"cell_type": "code", "source": "", "metadata": {}, "execution_count": 1, "outputs": [html, text]},
+        {"cell_type": "code", "source": "", "metadata": {}, "execution_count": 2, "outputs": [view]},
         {"cell_type": "markdown", "source": "![x](y.png)", "metadata": {}}],
         "metadata": {"widgets": {"application/vnd.jupyter.widget-state+json": {"state": {
             "a": {"model_name": "OutputModel", "state": {"outputs": [png]}},
             "b": {"model_name": "FloatSliderModel", "state": {}}}}}}}
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
-    assert stored_charts(path) == 2
+    assert stored_charts(path) == 2        # the CDN chart, and the chart inside the explorer's Output
+    nb["cells"][1]["outputs"][0]["data"]["image/png"] = "iVBORw0KGgo="   # the explorer gets its picture
+    path.write_text(json.dumps(nb))
+    assert stored_charts(path) == 2        # the CDN chart, and the explorer once
     assert RAW_PROGRESS.search("sweep:   0%|          | 0/72")
     assert lab.PAGE_PROBLEMS["raw widget repr"].search("VBox(children=(FloatLogSlider(value=1.0")
