@@ -10,6 +10,7 @@ kernel and no browser; ``benchmarks/voila_first_kernel.py`` measures it on real 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 
 import zmq
@@ -24,6 +25,13 @@ def _fix():
     from dpexplore.apps import apply_rearm_patch
 
     return apply_rearm_patch
+
+
+def _run(coroutine):
+    """``asyncio.run`` in a thread of its own: the browser tests' Playwright keeps an event loop
+    running in the main thread for the whole session."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 async def _reply_is_delivered() -> bool:
@@ -59,14 +67,14 @@ def test_raw_send_on_the_shadow_strands_the_reply(monkeypatch):
     If this starts failing, jupyter_client no longer drains the wake-up and the workaround can go."""
     monkeypatch.setattr(Session, "send", getattr(Session.send, "__wrapped__", Session.send))
     monkeypatch.setattr(Session, "send_raw", getattr(Session.send_raw, "__wrapped__", Session.send_raw))
-    assert not asyncio.run(_reply_is_delivered())
+    assert not _run(_reply_is_delivered())
 
 
 def test_rearm_patch_delivers_the_reply(monkeypatch):
     monkeypatch.setattr(Session, "send", getattr(Session.send, "__wrapped__", Session.send))
     monkeypatch.setattr(Session, "send_raw", getattr(Session.send_raw, "__wrapped__", Session.send_raw))
     _fix()()
-    assert asyncio.run(_reply_is_delivered())
+    assert _run(_reply_is_delivered())
     _fix()()   # idempotent: applying twice does not wrap twice
     assert not hasattr(Session.send.__wrapped__, "__wrapped__")
 
@@ -100,4 +108,4 @@ def test_rearm_patch_keeps_ordinary_traffic(monkeypatch):
             ctx.term()
         return got
 
-    assert asyncio.run(roundtrips()) == n
+    assert _run(roundtrips()) == n
