@@ -67,12 +67,12 @@ def _log4j2_file() -> str:
     path = os.path.join(tempfile.gettempdir(), "dpexplore-spark-log4j2.properties")
     try:
         with open(path) as f:
-            if f.read() == _LOG4J2:
-                return path
-    except OSError:
-        pass
-    with open(path, "w") as f:
-        f.write(_LOG4J2)
+            current = f.read()
+    except OSError:  # not written yet
+        current = None
+    if current != _LOG4J2:
+        with open(path, "w") as f:
+            f.write(_LOG4J2)
     return path
 
 
