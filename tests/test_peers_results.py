@@ -4,7 +4,6 @@ benchmark that run without the peers (the job it hands to them). Never imports d
 opendp: they live in their own virtual environments."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -13,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _benchmarks import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "notebooks" / "results" / "peers.csv"
 SIDECAR = CSV.with_suffix(".json")
@@ -20,10 +21,7 @@ SIDECAR = CSV.with_suffix(".json")
 
 @pytest.fixture(scope="module")
 def peers():
-    spec = importlib.util.spec_from_file_location("peers_benchmark", ROOT / "benchmarks" / "peers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("peers.py", "peers_benchmark")
 
 
 @pytest.fixture(scope="module")

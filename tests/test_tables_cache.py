@@ -1,13 +1,14 @@
 """The stored sweep of notebook 08 (``notebooks/results/08_messy_sweep.csv``, from
 ``benchmarks/08_your_data_sweep.py``): a small recomputation has the cache's shape, and the cache
 is plausible (every method and ε, errors between the non-private reference and chance)."""
-import importlib.util
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from _benchmarks import load_benchmark
 
 from dpexplore.domain import PrivacyLeakWarning
 
@@ -17,10 +18,7 @@ CACHE = ROOT / "notebooks" / "results" / "08_messy_sweep.csv"
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench08", ROOT / "benchmarks" / "08_your_data_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("08_your_data_sweep.py", "bench08")
 
 
 def test_small_recomputation_matches_the_cache_layout(bench):
