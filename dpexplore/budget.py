@@ -9,6 +9,8 @@ actually increased the total (``charged``), so the ledger always sums to ``spent
 """
 from __future__ import annotations
 
+import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
@@ -18,7 +20,8 @@ import pandas as pd
 
 from ._validation import check_epsilon, check_fraction_weights, check_random_state
 
-__all__ = ["BudgetAccountant", "BudgetExceededError", "RecordsSpends", "prepare_accountant"]
+__all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError", "RecordsSpends",
+           "prepare_accountant"]
 
 # Floating-point slack, relative to the total: 0.03 + 0.37 + 0.6 must exhaust 1.0 although the
 # float sum may differ from 1.0 in the last bit. Rounding errors of a few hundred additions are
@@ -30,6 +33,19 @@ class BudgetExceededError(RuntimeError):
     """Raised before a spend that would take the total past the accountant's budget."""
 
 
+class DetachedAccountantError(BudgetExceededError):
+    """Raised before a spend on a copy of an accountant that left its process (pickled, or
+    inherited by a forked or joblib worker): its spends would never reach the original."""
+
+
+_DETACHED_MESSAGE = (
+    "this BudgetAccountant was copied out of its process (pickled, or inherited by a forked or "
+    "joblib worker, as with n_jobs > 1): a spend here would never reach the caller's accountant, "
+    "so nothing was spent. Use n_jobs=1, so that every fit spends from the one shared accountant, "
+    "or give this copy's owner an accountant of its own (set_params(accountant=None) or a new "
+    "BudgetAccountant). The copy can still be read (ledger, spent).")
+
+
 @dataclass
 class _Scope:
     name: str
@@ -37,6 +53,12 @@ class _Scope:
     parent: "_Scope | None" = None
     cost: float = 0.0
     branch_names: set = field(default_factory=set)  # parallel scopes: names of their branches
+
+    def __copy__(self) -> "_Scope":
+        return self  # a scope belongs to its accountant, which copies share (see BudgetAccountant)
+
+    def __deepcopy__(self, memo: dict) -> "_Scope":
+        return self
 
     def path(self) -> str:
         names = []
@@ -51,12 +73,46 @@ class BudgetAccountant:
     """Keeps track of a total privacy budget ε and of what has been spent, and on what.
 
     >>> acc = BudgetAccountant(1.0)
-    >>> acc.spend(0.03, "record count"); acc.spend(0.37, "grid selection")
+    >>> _ = acc.spend(0.03, "record count"); _ = acc.spend(0.37, "grid selection")
     >>> with acc.parallel("histogram"):          # disjoint cells: charged once
     ...     for cell in range(3):
     ...         _ = acc.spend(0.6, f"cell {cell}")
     >>> round(acc.remaining, 12)
     0.0
+
+    **One budget, however the estimator is copied.** An accountant is shared, never duplicated:
+    ``copy.copy`` and ``copy.deepcopy`` return the accountant itself, so ``sklearn.base.clone``
+    (which deep-copies every parameter that is not an estimator), ``cross_val_score``,
+    ``cross_validate``, ``GridSearchCV``, ``Pipeline``, ``set_params`` and a deep copy of a fitted
+    estimator all spend from the caller's accountant. It shows every fit's spend and refuses,
+    before anything is spent, the fit that would overdraw it:
+
+    >>> import copy
+    >>> shared = BudgetAccountant(1.0)
+    >>> copy.deepcopy(shared) is shared
+    True
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from dpexplore.models import PrivateNaiveBayes
+    >>> X, y = [[0, 1], [1, 0]] * 10, [0, 1] * 10
+    >>> cross_val_score(PrivateNaiveBayes(1.0, classes=[0, 1], accountant=shared), X, y, cv=5,
+    ...                 error_score="raise")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    BudgetExceededError: this step needs ε = 1 but only 0 of 1 remains (spent 1)
+    >>> shared.spent, shared.n_spends      # the first fold's fit, and only it
+    (1.0, 1)
+
+    A copy that leaves the process (``pickle``, a forked or joblib worker with ``n_jobs > 1``)
+    could only spend on itself, unseen by the original. It keeps what it knew (``ledger``,
+    ``spent``; a pickled fitted estimator still loads and predicts) but refuses every
+    ``spend``/``require`` with :class:`DetachedAccountantError`, before anything is spent:
+
+    >>> import pickle
+    >>> detached = pickle.loads(pickle.dumps(shared))
+    >>> detached.detached, detached.spent
+    (True, 1.0)
+    >>> detached.require(0.1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    dpexplore.budget.DetachedAccountantError: this BudgetAccountant was copied out of its process ...
     """
 
     def __init__(self, epsilon: float):
@@ -64,6 +120,36 @@ class BudgetAccountant:
         self._root = _Scope("", parallel=False)
         self._stack: list[_Scope] = [self._root]
         self._rows: list[dict] = []
+        self._lock = threading.Lock()  # check-and-record of a spend is atomic across threads
+        self._home_pid = os.getpid()   # a forked child's copy must not spend (see detached)
+        self._unpickled = False
+
+    # ------------------------------------------------------------------ copies
+    def __copy__(self) -> "BudgetAccountant":
+        return self  # shared, not duplicated: clone() must not hand each fit a fresh budget
+
+    def __deepcopy__(self, memo: dict) -> "BudgetAccountant":
+        return self
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)  # a lock cannot be pickled; the copy gets its own
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._unpickled = True  # a copy: its spends could never reach the original
+
+    @property
+    def detached(self) -> bool:
+        """True for a copy that left its process (unpickled, or in a forked child): it can be
+        read but refuses to spend (:class:`DetachedAccountantError`)."""
+        return self._unpickled or self._home_pid != os.getpid()
+
+    def _check_attached(self) -> None:
+        if self.detached:
+            raise DetachedAccountantError(_DETACHED_MESSAGE)
 
     # ------------------------------------------------------------------ state
     @property
@@ -94,7 +180,9 @@ class BudgetAccountant:
         return max(0.0, float(available))
 
     def __repr__(self) -> str:
-        return f"BudgetAccountant(total={self.total:g}, spent={self.spent:g}, remaining={self.remaining:g})"
+        copy_note = ", detached copy: read-only" if self.detached else ""
+        return (f"BudgetAccountant(total={self.total:g}, spent={self.spent:g}, "
+                f"remaining={self.remaining:g}{copy_note})")
 
     # ------------------------------------------------------------------ spending
     def _fits(self, new_total: float) -> bool:
@@ -121,7 +209,9 @@ class BudgetAccountant:
         return updates
 
     def require(self, epsilon: float) -> None:
-        """Raise :class:`BudgetExceededError` unless ``epsilon`` could still be spent here."""
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` could still be spent here
+        (:class:`DetachedAccountantError` on a copy that left its process)."""
+        self._check_attached()
         epsilon = check_epsilon(epsilon)
         if not self._fits(self._new_costs(epsilon)[-1][1]):
             raise BudgetExceededError(
@@ -134,24 +224,26 @@ class BudgetAccountant:
 
         Returns ``epsilon`` so that it can be used inline: ``laplace(x, epsilon=acc.spend(e, "x"))``.
         """
+        self._check_attached()
         epsilon = check_epsilon(epsilon)
         if not isinstance(label, str) or not label:
             raise ValueError("label must be a non-empty string saying what the ε pays for")
-        before = self._root.cost
-        updates = self._new_costs(epsilon)
-        if not self._fits(updates[-1][1]):
-            raise BudgetExceededError(
-                f"spending ε = {epsilon:g} on {label!r} would exceed the budget: "
-                f"{self.remaining:g} of {self.total:g} remains"
-            )
-        for scope, cost in updates:
-            scope.cost = cost
-        self._rows.append({
-            "label": label,
-            "scope": self._stack[-1].path(),
-            "epsilon": epsilon,
-            "charged": self._root.cost - before,
-        })
+        with self._lock:
+            before = self._root.cost
+            updates = self._new_costs(epsilon)
+            if not self._fits(updates[-1][1]):
+                raise BudgetExceededError(
+                    f"spending ε = {epsilon:g} on {label!r} would exceed the budget: "
+                    f"{self.remaining:g} of {self.total:g} remains"
+                )
+            for scope, cost in updates:
+                scope.cost = cost
+            self._rows.append({
+                "label": label,
+                "scope": self._stack[-1].path(),
+                "epsilon": epsilon,
+                "charged": self._root.cost - before,
+            })
         return epsilon
 
     # ------------------------------------------------------------------ scopes
@@ -227,7 +319,8 @@ def prepare_accountant(epsilon: float, accountant: BudgetAccountant | None) -> B
 
     With no accountant a fresh ``BudgetAccountant(epsilon)`` is made. A given accountant must
     still hold ``epsilon``; otherwise :class:`~dpexplore.budget.BudgetExceededError` is raised
-    here, before any data is touched.
+    here, before any data is touched (:class:`DetachedAccountantError` when it is a copy that
+    left its process).
     """
     epsilon = check_epsilon(epsilon)
     if accountant is None:
@@ -253,6 +346,11 @@ class RecordsSpends:
     that spent more, the total does not move, yet the fit still cost its ε on its own part of
     the data. A fit cannot run *directly* inside ``parallel()`` (each of its spends would count
     as a disjoint part); open a ``branch`` for it.
+
+    Copies of the fitted object (``clone``, ``copy.deepcopy``) keep the same ``accountant`` and
+    ``accountant_`` (an accountant is never duplicated, see :class:`BudgetAccountant`); an
+    unpickled one holds a read-only copy: ``ledger_``, ``epsilon_spent_`` and prediction work,
+    a new ``fit`` with that accountant is refused before it spends.
     """
 
     def _start(self, epsilon: float) -> np.random.Generator:

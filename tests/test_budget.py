@@ -263,3 +263,127 @@ def test_fitted_objects_sharing_an_accountant_each_report_only_their_own_spends(
     together = pd.concat([nb.ledger_, lr.ledger_, ph.ledger_], ignore_index=True)
     pd.testing.assert_frame_equal(together, acc.ledger.reset_index(drop=True))
     assert abs(acc.spent - 2.5) < 1e-12
+
+
+# --------------------------------------------------------------------------- copies share, pickles detach
+def test_copies_of_an_accountant_are_the_accountant():
+    import copy
+
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.25, "a")
+    for duplicate in (copy.copy(acc), copy.deepcopy(acc), copy.deepcopy({"nested": [acc]})["nested"][0]):
+        assert duplicate is acc
+    copy.deepcopy(acc).spend(0.25, "through a copy")
+    assert acc.spent == 0.5 and acc.n_spends == 2
+
+
+def test_unpickled_accountant_reads_but_refuses_to_spend_before_recording():
+    import pickle
+
+    from dpexplore.budget import DetachedAccountantError, prepare_accountant
+
+    acc = BudgetAccountant(1.0)
+    with acc.parallel("p"):
+        acc.spend(0.3, "a")
+    copy_ = pickle.loads(pickle.dumps(acc))
+    assert copy_ is not acc and copy_.detached and not acc.detached
+    assert copy_.spent == 0.3 and copy_.ledger.equals(acc.ledger) and "detached" in repr(copy_)
+    for attempt in (lambda: copy_.spend(0.1, "b"), lambda: copy_.require(0.1),
+                    lambda: prepare_accountant(0.1, copy_)):
+        with pytest.raises(DetachedAccountantError, match="copied out of its process.*n_jobs=1"):
+            attempt()
+    assert copy_.spent == 0.3 and copy_.n_spends == 1          # nothing recorded on the copy
+    assert issubclass(DetachedAccountantError, BudgetExceededError)  # callers that catch it still do
+    acc.spend(0.7, "the original still spends")
+    assert acc.spent == pytest.approx(1.0)
+
+
+def test_accountant_inherited_by_a_forked_process_refuses_to_spend():
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    acc = BudgetAccountant(1.0)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def child():
+        try:
+            acc.spend(0.5, "in the child")
+            queue.put("spent")
+        except BudgetExceededError as err:
+            queue.put(type(err).__name__)
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    outcome = queue.get(timeout=60)
+    proc.join(60)
+    assert outcome == "DetachedAccountantError"
+    assert acc.spent == 0 and not acc.detached
+
+
+def test_concurrent_spends_never_overdraw(monkeypatch):
+    """Threads sharing an accountant (joblib's threading backend): check-and-record is atomic.
+    A pause between computing the new costs and recording them lets every thread pass the check
+    at once unless the spend holds a lock (then 16 spends were granted on a budget of 2)."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    new_costs = BudgetAccountant._new_costs
+
+    def slow_new_costs(self, epsilon):
+        out = new_costs(self, epsilon)
+        time.sleep(0.002)   # hands the interpreter to the other threads mid-spend
+        return out
+
+    monkeypatch.setattr(BudgetAccountant, "_new_costs", slow_new_costs)
+    acc = BudgetAccountant(0.1)
+
+    def try_spend(i):
+        try:
+            acc.spend(0.05, f"s{i}")
+            return True
+        except BudgetExceededError:
+            return False
+
+    with ThreadPoolExecutor(8) as pool:
+        granted = sum(pool.map(try_spend, range(16)))
+    assert granted == 2 == acc.n_spends
+    assert acc.spent == pytest.approx(0.1) and acc.ledger["charged"].sum() == pytest.approx(acc.spent)
+
+
+def test_budget_docstring_examples_run():
+    import doctest
+
+    import dpexplore.budget
+
+    result = doctest.testmod(dpexplore.budget, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 10 and result.failed == 0
+
+
+def test_fitted_estimator_copies_share_and_pickles_detach():
+    import copy
+    import pickle
+
+    import numpy as np
+    from sklearn.base import clone
+
+    from dpexplore.budget import DetachedAccountantError
+    from dpexplore.models import PrivateNaiveBayes
+
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 2, (120, 3)), rng.integers(0, 2, 120)
+    acc = BudgetAccountant(3.0)
+    est = PrivateNaiveBayes(1.0, classes=[0, 1], accountant=acc, random_state=1).fit(X, y)
+    twin = copy.deepcopy(est)
+    assert twin.accountant is acc and twin.accountant_ is acc and clone(est).accountant is acc
+    twin.fit(X, y)
+    assert acc.spent == pytest.approx(2.0) and twin.epsilon_spent_ == pytest.approx(1.0)
+    assert len(est.ledger_) == 1 and len(twin.ledger_) == 1  # each its own slice of the shared ledger
+    loaded = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+    assert loaded.epsilon_spent_ == pytest.approx(1.0) and loaded.ledger_.equals(est.ledger_)
+    with pytest.raises(DetachedAccountantError):
+        loaded.fit(X, y)                               # would spend unseen by acc: refused
+    loaded.set_params(accountant=None).fit(X, y)        # its own fresh budget: fine
+    assert acc.spent == pytest.approx(2.0)

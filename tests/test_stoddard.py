@@ -359,7 +359,8 @@ def test_selection_quality_precision_recall_f1():
 _SPENDERS = {   # selector → (unfitted instance, a method parameter to grid over)
     "PrivateKSubsetSelector": (lambda: PrivateKSubsetSelector(k=2, epsilon=0.5, classes=[0, 1]),
                                ("mechanism", ["subset", "noisy_scores"])),
-    "IterativeSelector": (lambda: IterativeSelector(k=2, epsilon=0.5, classes=[0, 1]), ("feature_score", ["count", "mi"])),
+    "IterativeSelector": (lambda: IterativeSelector(k=2, epsilon=0.5, classes=[0, 1], n_min=100),
+                          ("feature_score", ["count", "mi"])),
     "ScorePerturbationSelector": (lambda: ScorePerturbationSelector(k=2, epsilon=0.5, classes=[0, 1]),
                                   ("feature_score", ["TC", "DC"])),
     "ExponentialTopKSelector": (lambda: ExponentialTopKSelector(k=2, epsilon=0.5, classes=[0, 1]),

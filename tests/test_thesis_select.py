@@ -92,15 +92,46 @@ def test_selection_frequencies_match_exact_subset_probabilities():
     assert chisquare(f_obs, f_exp).pvalue > 1e-4
 
 
-def test_mi_score_sensitivity_and_leak_warning():
+def test_mi_score_sensitivity_comes_from_the_declared_n_min():
     X, y = _data(n=500)
     sel = PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=400, random_state=0, classes=CL).fit(X, y)
     assert sel.score_sensitivity_ == pytest.approx(mutual_information_sensitivity(400, base=2))
     assert sel.subset_sensitivity_ == pytest.approx(2 * sel.score_sensitivity_)
-    with pytest.warns(PrivacyLeakWarning):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", random_state=0, classes=CL).fit(X, y)
-    with pytest.raises(ValueError, match="n_min"):
-        PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=10_000, classes=CL).fit(X, y)
+    # n_min=2 is the bound that holds for every N: ΔI(2) = 1 bit, the whole range of binary MI
+    assert thesis.score_sensitivity("mi", n_min=2) == pytest.approx(1.0)
+    assert information_gain(X.to_numpy(), y, base=2).max() <= 1.0
+
+
+@pytest.mark.parametrize("Selector", [PrivateKSubsetSelector, IterativeSelector])
+def test_mi_without_n_min_is_refused_the_same_way_for_every_data_set(Selector):
+    """The refusal depends on the public parameters only: identical message for neighbours, no
+    number of records in it, nothing spent, no PrivacyLeakWarning (the private N is never used)."""
+    messages = []
+    for n in (300, 301):
+        X, y = _data(n=n)
+        acc = BudgetAccountant(5.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            with pytest.raises(ValueError, match="needs n_min") as err:
+                Selector(k=2, epsilon=1.0, feature_score="mi", classes=CL, accountant=acc).fit(X, y)
+        assert acc.ledger.empty
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "300" not in messages[0] and "301" not in messages[0]
+    for bad in (1, 2.5, True, "400"):
+        with pytest.raises(ValueError, match="n_min must be an integer ≥ 2"):
+            Selector(k=2, epsilon=1.0, feature_score="mi", n_min=bad, classes=CL).fit(X, y)
+    Selector(k=2, epsilon=1.0, feature_score="count", n_min=None, classes=CL, random_state=0).fit(X, y)
+
+
+def test_n_min_above_the_true_count_is_not_refused():
+    # a refusal when N < n_min would tell neighbours apart: the declared bound is used as stated
+    for n in (40, 41):
+        X, y = _data(n=n)
+        acc = BudgetAccountant(1.0)
+        sel = PrivateKSubsetSelector(k=2, epsilon=1.0, feature_score="mi", n_min=10_000, accountant=acc,
+                                     classes=CL, random_state=0).fit(X, y)
+        assert sel.score_sensitivity_ == pytest.approx(mutual_information_sensitivity(10_000, base=2))
+        assert sel.get_support().sum() == 2 and acc.spent == pytest.approx(1.0)
 
 
 def test_noisy_scores_mechanism_and_strong_signal():

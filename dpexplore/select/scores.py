@@ -3,12 +3,14 @@
 One implementation serves both papers that use them:
 Stoddard, Chen & Machanavajjhala (2014) §3.1–3.2: total count TC (eq. 2), difference count DC
 (eq. 3), purity index PI (eq. 4) and information gain IG (eqs. 5–6);
-the thesis (specs/feature-selection-nb-lr.md §4.4) uses PI as its count-based score q(X_j), and
-mutual information (= IG) with the sensitivity ΔI(N) of Zhang et al. (2014).
+the thesis on DP Naive Bayes / logistic regression uses PI as its count-based score q(X_j)
+(§3.5.4), and mutual information (= IG) with the sensitivity ΔI(N) of Zhang et al. (2014)
+(§3.5.2.2, eq. 3.20, Table 3.2).
 
 Under add/remove-one neighbours, TC/DC/PI scores move by at most 1 each (a record touches one of
 the four counts of a feature). How many scores move at once (the L1 sensitivity of the whole
-vector) depends on the score: see the private-roc spec §2 table.
+vector) depends on the score: Δ(Q) of Stoddard et al. §3.2 (s for TC and DC, every feature for
+PI and IG).
 
 Every score takes optional ``weights``: row i stands for ``weights[i]`` records (e.g. the occupied
 cells of a :class:`~dpexplore.counts.CountTable`, weights = counts, via
@@ -113,7 +115,9 @@ def mutual_information_sensitivity(n: int, base: float = 2) -> float:
     """ΔI(N) = (1/N)·log N + ((N−1)/N)·log(N/(N−1)) (thesis Table 3.2, Zhang et al. 2014).
 
     Sensitivity of the mutual information of a binary feature and a binary label on N records
-    under add/remove-one; e.g. ΔI(100) = 0.0808 bits. N must be public (or a noisy estimate).
+    under add/remove-one, N being the larger data set of the pair; e.g. ΔI(100) = 0.0808 bits.
+    N must be public: a declared lower bound on the number of records, since ΔI falls with N
+    (never the private count, which the sensitivity would then release).
     """
     n = float(n)
     if not np.isfinite(n) or n < 2:

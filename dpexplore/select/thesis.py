@@ -1,17 +1,17 @@
-"""Private feature selection from the thesis on DP Naive Bayes / logistic regression (seed 002).
+"""Private feature selection from the thesis on DP Naive Bayes / logistic regression (§3.5).
 
-Spec: specs/feature-selection-nb-lr.md §4. Features are binary (0/1), the label binary, and
-neighbours add or remove one record (§1).
+Features are binary (0/1), the label binary, and neighbours differ by one added or removed
+record (thesis Def. 2.1.1).
 
-* :class:`PrivateKSubsetSelector` — the thesis's Algorithm 5 ("privacy-efficient sampling"): one
-  exponential mechanism over all k-subsets with utility U(S) = Σ_{d∈S} q_d, whose sensitivity is
-  k·Δq (§4.5). The sampler is :func:`dpexplore.mechanisms.exponential_subset` (the corrected
-  recurrence); its exact inclusion probabilities come from
-  :func:`dpexplore.mechanisms.exponential_subset_inclusion`. Scores: the count score q (§4.4,
-  = Stoddard's purity index, Δq = 1) or mutual information in bits (§2.6, Δq = ΔI(N) of
-  Zhang et al. 2014). ``mechanism="noisy_scores"`` is the thesis's Algorithm 3 instead
-  (Laplace(D·Δq/ε) on every score, keep the top k, §4.2), for comparison.
-* :class:`IterativeSelector` — Algorithm 4 (§4.3) as printed, kept only as a labelled **non-DP**
+* :class:`PrivateKSubsetSelector` — the thesis's Algorithm 5 ("privacy-efficient sampling",
+  §3.5.5): one exponential mechanism over all k-subsets with utility U(S) = Σ_{d∈S} q_d, whose
+  sensitivity is k·Δq. The sampler is :func:`dpexplore.mechanisms.exponential_subset` (the
+  corrected recurrence); its exact inclusion probabilities come from
+  :func:`dpexplore.mechanisms.exponential_subset_inclusion`. Scores: the count score q (§3.5.4,
+  = Stoddard's purity index, Δq = 1) or mutual information in bits (Def. 2.6.1, Δq = ΔI(n_min),
+  eq. 3.20 and Table 3.2, from Zhang et al. 2014). ``mechanism="noisy_scores"`` is the thesis's
+  Algorithm 3 instead (Laplace(D·Δq/ε) on every score, keep the top k, §3.5.2.2), for comparison.
+* :class:`IterativeSelector` — Algorithm 4 (§3.5.3) as printed, kept only as a labelled **non-DP**
   example: its loop count and examination order depend on the exact scores.
   :func:`audit_iterative_vs_subset` exhibits two neighbouring data sets on which it leaks far
   more than its claimed ε while the k-subset sampler stays within ε.
@@ -30,7 +30,7 @@ from sklearn.base import clone
 
 from .._validation import RandomState, check_epsilon, check_random_state, is_zero_one
 from ..audit import privacy_loss
-from ..domain import PrivacyLeakWarning, declared_classes
+from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
@@ -84,7 +84,7 @@ def _binary_xy(X: Any, y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndar
 
 
 def thesis_scores(X: Any, y: Any, score: str = "count", *, classes: Any = None) -> np.ndarray:
-    """Per-feature quality: the count score q (§4.4, raw counts) or MI in bits (§2.6).
+    """Per-feature quality: the count score q (thesis §3.5.4, raw counts) or MI in bits (Def. 2.6.1).
 
     Exact scores of the data passed in — **NOT private** (teaching plots, tests). ``classes``:
     the declared labels, the last one positive (default: the larger of the two observed labels).
@@ -96,17 +96,35 @@ def thesis_scores(X: Any, y: Any, score: str = "count", *, classes: Any = None) 
     return information_gain(Xb, yb, base=2)
 
 
-def score_sensitivity(score: str, n_min: int | None = None) -> float:
-    """Δq of one score under add/remove-one: 1 for counts, ΔI(n_min) bits for MI (Table 3.2).
+_MI_NEEDS_N_MIN = (
+    "feature_score='mi' needs n_min, a public lower bound on the number of records: the MI "
+    "sensitivity ΔI(N) falls with N (thesis eq. 3.20, Table 3.2), and one read from the private N "
+    "would be released with the fit. Declare a bound you know without looking at the rows; with "
+    "none, n_min=2 gives ΔI(2) = 1 bit, which holds for every N")
 
-    ΔI(N) shrinks with N, so ``n_min`` must be a public *lower bound* on the number of records.
+
+def _check_n_min(n_min: Any) -> int:
+    """The declared lower bound on N for the MI sensitivity: an integer ≥ 2 (ΔI(1) is undefined)."""
+    if n_min is None:
+        raise ValueError(_MI_NEEDS_N_MIN)
+    if isinstance(n_min, bool) or not isinstance(n_min, numbers.Integral) or n_min < 2:
+        raise ValueError("n_min must be an integer ≥ 2 (a public lower bound on the number of "
+                         f"records), got {n_min!r}")
+    return int(n_min)
+
+
+def score_sensitivity(score: str, n_min: int | None = None) -> float:
+    """Δq of one score under add/remove-one: 1 for counts, ΔI(n_min) bits for MI (thesis
+    §3.5.2.2, eq. 3.20, Table 3.2).
+
+    ΔI(N) shrinks with N, so ``n_min`` must be a public *lower bound* on the number of records;
+    ``n_min=2`` gives ΔI(2) = 1 bit, the whole range of the MI of two binary variables, a bound
+    that holds for every N.
     """
     score = _check_score(score)
     if score == "count":
         return 1.0
-    if n_min is None:
-        raise ValueError("the 'mi' score needs n_min, a public lower bound on the number of records")
-    return mutual_information_sensitivity(_positive_int(n_min, "n_min"), base=2)
+    return mutual_information_sensitivity(_check_n_min(n_min), base=2)
 
 
 # =========================================================================== Algorithm 4 (NOT DP)
@@ -119,7 +137,8 @@ def _iterative_order(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray
 
 def iterative_select(scores: Any, k: int, *, epsilon: float, sensitivity: float,
                      random_state: RandomState = None, max_rounds: int = 10_000) -> tuple[np.ndarray, int]:
-    """Thesis Algorithm 4 as printed (NOT differentially private; spec §4.3, trap 9).
+    """Thesis Algorithm 4 as printed (§3.5.3; NOT differentially private: the loop length and
+    the examination order depend on the exact scores).
 
     ε' = ε/k; scores sorted and shifted so the (k+1)-th best is 0; features are examined in
     that order, cycling through the unselected ones, and each is kept with probability
@@ -220,10 +239,15 @@ class _ThesisSelector(SelectorBase):
 
     def _prepare(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, int, float]:
         """(0/1 matrix, 0/1 labels, row weights, score, k, ε): records are rows of weight 1;
-        ``fit(source)`` gives the occupied cells weighted by their counts (SelectorBase)."""
+        ``fit(source)`` gives the occupied cells weighted by their counts (SelectorBase).
+
+        The public parameters are checked before the data is read; nothing here depends on the
+        number of records (no refusal when it is below ``n_min``: see PrivateKSubsetSelector)."""
         epsilon = check_epsilon(self.epsilon)
         score = _check_score(self.feature_score, "feature_score")
         k = _positive_int(self.k, "k")
+        if score == "mi":
+            _check_n_min(self.n_min)
         source = self._source_data(X, y)
         if source is None:
             Xb, y = self._binary_X(X, y)     # y=None: scikit-learn's "requires y" error
@@ -231,21 +255,13 @@ class _ThesisSelector(SelectorBase):
             Xb, yb, w = source
         if k > Xb.shape[1]:
             raise ValueError(f"k = {k} exceeds the number of features (n_features = {Xb.shape[1]})")
-        n = Xb.shape[0] if source is None else int(w.sum())
-        if score == "mi" and self.n_min is not None and n < self.n_min:
-            raise ValueError(f"n_min={self.n_min} is larger than the number of records: the MI "
-                             "sensitivity would be understated; pass a true lower bound")
         if source is None:
             yb = self._binary_y(y, Xb.shape[0])
             w = np.ones(Xb.shape[0], dtype=np.int64)
         return Xb, yb, w, score, k, epsilon
 
-    def _sensitivity(self, score: str, n: int) -> float:
-        if score == "mi" and self.n_min is None:
-            warnings.warn("feature_score='mi' without n_min: the MI sensitivity ΔI(N) uses the private "
-                          "record count N - 1; pass a public lower bound n_min",
-                          PrivacyLeakWarning, stacklevel=4)
-            return mutual_information_sensitivity(max(n - 1, 2), base=2)
+    def _sensitivity(self, score: str) -> float:
+        """Δq from public values only: 1, or ΔI(n_min) (never from the private N)."""
         return score_sensitivity(score, self.n_min)
 
     @staticmethod
@@ -267,19 +283,27 @@ class _ThesisSelector(SelectorBase):
 
 
 class PrivateKSubsetSelector(_ThesisSelector):
-    """ε-DP choice of exactly k binary features (thesis Algorithm 5, spec §4.5).
+    """ε-DP choice of exactly k binary features (thesis Algorithm 5, §3.5.5).
 
     P(S) ∝ exp(ε·Σ_{d∈S} q_d / (2·k·Δq)) over all k-subsets, sampled exactly in O(kD).
-    ``feature_score="count"``: q = max(|N¹₁−N¹₀|, |N⁰₁−N⁰₀|), Δq = 1 (§4.4).
-    ``feature_score="mi"``: mutual information in bits, Δq = ΔI(n_min) (give a public lower
-    bound on N; without it the private N is used with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
-    ``mechanism="noisy_scores"``: Algorithm 3 (§4.2): q + Laplace(D·Δq/ε), top k.
+    ``feature_score="count"``: q = max(|N¹₁−N¹₀|, |N⁰₁−N⁰₀|), Δq = 1 (§3.5.4).
+    ``feature_score="mi"``: mutual information in bits, Δq = ΔI(n_min) (eq. 3.20, Table 3.2).
+    ``n_min`` is then required (ValueError before anything is spent, whatever the data): ΔI(N)
+    falls with N, so a sensitivity computed from the private N would be released, exactly, in
+    ``score_sensitivity_``. The guarantee assumes N ≥ n_min, as every declared bound is an
+    assumption about the data; it is not checked, because a refusal when N < n_min would itself
+    tell neighbours apart (with fewer records a score can move by ΔI(N) > ΔI(n_min)). Without a
+    bound to declare, ``n_min=2``: ΔI(2) = 1 bit is the whole range of the MI of two binary
+    variables, so it holds for every N. (A bound taken from a noisy count would hold only with
+    high probability, making the fit (ε, δ)-DP, not ε-DP.)
+    ``mechanism="noisy_scores"``: Algorithm 3 (§3.5.2.2): q + Laplace(D·Δq/ε), top k.
     ``classes``: the two public labels ``[negative, positive]`` (the scores compare the last
     declared class with the others); ``None`` reads them from y with a PrivacyLeakWarning.
     ``binarize``: None (X must be 0/1) or a public cut point (X > binarize becomes 1).
 
     Fitted: ``support_`` (the ε-DP release; plus ``noisy_scores_`` for Alg. 3),
-    ``score_sensitivity_``, ``subset_sensitivity_`` (subset mechanism), ``classes_``,
+    ``score_sensitivity_``, ``subset_sensitivity_`` (subset mechanism; both functions of the
+    public ``feature_score``, ``n_min``, ``k`` and number of features only), ``classes_``,
     ``ledger_``, ``accountant_``. Exact scores and exact selection probabilities are **not**
     kept: :meth:`true_scores`, :meth:`inclusion_probabilities` and :meth:`subset_probabilities`
     recompute them from data you pass (non-private teaching views).
@@ -303,13 +327,13 @@ class PrivateKSubsetSelector(_ThesisSelector):
         """Validate, score and calibrate: (q, k, ε, sensitivity of the released quantity, D).
 
         The one place fit and the teaching views take the mechanism's parameters from. Subset
-        mechanism: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (thesis §4.5).
-        Noisy scores: one record moves every score, L1 sensitivity D·Δq (Alg. 3, §4.2).
+        mechanism: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (thesis §3.5.5).
+        Noisy scores: one record moves every score, L1 sensitivity D·Δq (Alg. 3, §3.5.2.2).
         """
         if self.mechanism not in ("subset", "noisy_scores"):
             raise ValueError(f"mechanism must be 'subset' or 'noisy_scores', got {self.mechanism!r}")
         Xb, yb, w, score, k, epsilon = self._prepare(X, y)
-        dq = self._sensitivity(score, int(w.sum()))
+        dq = self._sensitivity(score)
         self.score_sensitivity_ = dq
         d = Xb.shape[1]
         sensitivity = k * dq if self.mechanism == "subset" else d * dq
@@ -366,12 +390,12 @@ class PrivateKSubsetSelector(_ThesisSelector):
 
 
 class IterativeSelector(_ThesisSelector):
-    """Thesis Algorithm 4 (§4.3): iterative binary exponential mechanism — **NOT differentially private**.
+    """Thesis Algorithm 4 (§3.5.3): iterative binary exponential mechanism — **NOT differentially private**.
 
     Kept as a cautionary example. It spends (records) the claimed ``epsilon`` in the accountant
     under a label saying so, and exposes ``n_steps_`` (Bernoulli steps actually run) and
     ``epsilon_composed_`` = n_steps·ε/k, what sequential composition charges for those steps
-    (the thesis's "(#iterations)·ε/T", §4.3): a step keeps a feature with probability
+    (the thesis's "(#iterations)·ε/T", §3.5.3): a step keeps a feature with probability
     sigmoid(x), x = ε'·I/(2Δq), and |d log sigmoid(±x)/dx| ≤ 1, so a step costs at most the
     change of x, ε'·(2Δq)/(2Δq) = ε' with the data-dependent shift (shifted scores have
     sensitivity 2Δq). Even that is no guarantee: the number of steps and the examination order
@@ -397,9 +421,9 @@ class IterativeSelector(_ThesisSelector):
     def fit(self, X: Any, y: Any = None) -> "IterativeSelector":
         """Run Algorithm 4 with ε' = ε/k per step (warns: not DP)."""
         Xb, yb, w, score, k, epsilon = self._prepare(X, y)
-        dq = self._sensitivity(score, int(w.sum()))
+        dq = self._sensitivity(score)
         warnings.warn("IterativeSelector (thesis Algorithm 4) is NOT differentially private: its "
-                      "loop length and examination order depend on the data (spec §4.3). Use "
+                      "loop length and examination order depend on the data (thesis §3.5.3). Use "
                       "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning, stacklevel=2)
         rng = self._start(epsilon)
         q = self._scores(Xb, yb, w, score)
