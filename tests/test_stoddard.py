@@ -315,10 +315,16 @@ def test_ig_uses_the_public_lower_bound():
     assert sel.noise_scale_ == pytest.approx(S * 30 / 1.0)
 
 
-def test_ig_refuses_an_n_min_above_the_data_size():
-    X, y = _sparse_data(n=50)
-    with pytest.raises(ValueError, match="n_min"):
-        ScorePerturbationSelector(k=3, feature_score="IG", n_min=100).fit(X, y)
+def test_ig_with_n_min_above_the_data_size_is_not_refused():
+    """A refusal when N < n_min would tell neighbours apart (N = n_min - 1 vs n_min): the declared
+    bound is used whatever the data hold, and both neighbours are released."""
+    X, y = _sparse_data(n=100)
+    for n in (99, 100):
+        sel = ScorePerturbationSelector(k=3, feature_score="IG", n_min=100, random_state=0)
+        sel.fit(X.iloc[:n], y.iloc[:n])
+        assert sel.get_support().sum() == 3
+    with pytest.raises(ValueError, match="needs n_min"):
+        ScorePerturbationSelector(k=3, feature_score="IG").fit(X, y)
 
 
 def test_feature_selection_explorer_compares_private_and_exact_selection():

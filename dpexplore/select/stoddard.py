@@ -422,11 +422,8 @@ class _BinarySelector(SelectorBase):
 
         How many rows were cut is a true count: it is not kept on the selector.
         """
-        n_min = getattr(self, "n_min", None)
-        if score == "IG" and n_min is not None and w.sum() < n_min:
-            # the IG sensitivity ΔI(n_min) only holds for at least n_min records
-            raise ValueError(f"n_min={n_min} is larger than the number of records: the IG "
-                             "sensitivity would be understated; pass a true lower bound")
+        # No refusal when the records are fewer than n_min: it would depend on the private rows.
+        # The IG sensitivity ΔI(n_min) assumes N ≥ n_min, a public promise of the caller.
         if self.max_ones is not None and score in ("TC", "DC") \
                 and Xb.sum(axis=1).max() > _positive_int(self.max_ones, "max_ones"):
             # §9.6: rows within the cap are left as they are (capping them draws nothing from rng)
