@@ -2,6 +2,12 @@
 
 Each check raises before any privacy budget is spent and names the offending argument, so the
 message tells the user what to fix. None of them mutates its input.
+
+A message about the private rows names the column and the rule it breaks, never a value, a line
+or a count of the table: a refusal message leaves the place where the data lives, and no ε pays
+for what it says. :func:`rule_message` words each rule once, for the pandas path and for every
+engine of :mod:`dpexplore.sources`; the offending values themselves are shown only by the
+non-private diagnosis :func:`dpexplore.tables.check_table`, on the data owner's machine.
 """
 from __future__ import annotations
 
@@ -12,6 +18,55 @@ import numpy as np
 import pandas as pd
 
 RandomState = int | np.random.Generator | None
+
+#: where an analyst sees the offending values and rows (on their own machine, not private)
+CHECK_TABLE_HINT = ("dpexplore.tables.check_table(table, schema) shows the offending rows on your own machine "
+                    "(a non-private diagnosis: do not share its output)")
+
+
+def _bound(x: Any) -> str:
+    x = float(x)
+    return str(int(x)) if x.is_integer() else f"{x:g}"
+
+
+def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any = None,
+                 classes: Any = None, engine: str = "the engine", table: str = "X") -> str:
+    """The one wording of each rule a private value can break: the column and the rule, never
+    the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
+
+    Rules: ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
+    ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
+    ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
+    ``"unreadable"`` (the ``engine`` cannot read a value as the column's type).
+    """
+    if rule == "missing":
+        if isinstance(column, (list, tuple)):
+            return (f"{table} has missing values (NaN) in column(s) {list(column)}: drop or impute them before "
+                    "a private release")
+        return f"column {column!r} has missing values (NaN): drop or impute them before a private release"
+    if rule == "missing_label":
+        return f"{column} has missing values (NaN): drop those rows first"
+    if rule == "category":
+        return (f"column {column!r} has value(s) outside its declared categories: declare them, or group them "
+                "into declared ones")
+    if rule == "non_numeric":
+        return f"column {column!r} is declared numeric but holds non-numeric values"
+    if rule == "infinite":
+        return f"column {column!r} has infinite values: clip them to the declared bounds or drop those rows"
+    if rule == "range":
+        return (f"column {column!r} has values outside its public range [{_bound(lower)}, {_bound(upper)}]; "
+                "clip them or widen the declared bounds")
+    if rule == "class":
+        who = f"the target {column!r}" if column not in (None, "y") else "y"
+        return (f"{who} has label(s) that are not among the declared classes {list(classes)}; "
+                "declare every class the target can take")
+    if rule == "unreadable":
+        where = f"column {column!r}" if column is not None else "a column of the table"
+        return (f"{where} holds a value that {engine} cannot read as the type it detected for the column (the "
+                "detection reads a sample of the rows; the engine's own message is withheld: it quotes private "
+                "rows). Read with sample_size=-1 (the whole file decides the type) or fix the file; "
+                + CHECK_TABLE_HINT)
+    raise ValueError(f"unknown rule {rule!r}")
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
@@ -67,10 +122,7 @@ def check_frame(X: Any, name: str = "X") -> pd.DataFrame:
         raise ValueError(f"{name} has no columns")
     missing = X.columns[X.isna().any(axis=0).to_numpy()]
     if len(missing):
-        raise ValueError(
-            f"{name} has missing values (NaN) in column(s) {list(missing)}: "
-            "drop or impute them before a private release"
-        )
+        raise ValueError(rule_message("missing", list(missing), table=name))
     return X
 
 
@@ -86,19 +138,18 @@ def check_target(y: Any, name: str = "y", min_classes: int = 2) -> pd.Series:
     if len(s) == 0:
         raise ValueError(f"{name} is empty: at least one row is needed")
     if s.isna().any():
-        raise ValueError(f"{name} has missing values (NaN): drop those rows first")
-    n_classes = s.nunique()
-    if n_classes < min_classes:
-        raise ValueError(
-            f"{name} has {n_classes} class(es); a classifier needs at least {min_classes}"
-        )
+        raise ValueError(rule_message("missing_label", name))
+    if s.nunique() < min_classes:
+        raise ValueError(f"{name} holds only one class (fewer than {min_classes} distinct classes); a classifier "
+                         f"needs at least {min_classes} (declare the classes to fit a table that holds fewer)")
     return s
 
 
 def check_same_length(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> None:
     """Raise if ``X`` and ``y`` do not have the same number of rows."""
-    if len(X) != len(y):
-        raise ValueError(f"{names[0]} has {len(X)} rows but {names[1]} has {len(y)}")
+    if len(X) != len(y):  # the counts are private: the message does not show them
+        raise ValueError(f"{names[0]} and {names[1]} have different numbers of rows: pass the labels of the "
+                         "same records")
 
 
 def is_zero_one(a: Any) -> bool:

@@ -25,7 +25,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
 
 from ._validation import RandomState, check_random_state
 
@@ -164,6 +163,8 @@ def privacy_loss(mechanism: Callable, data: Any, neighbour: Any, *, n_samples: i
 
 def _clopper_pearson(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact two-sided (1 - 2·alpha) binomial interval for k successes out of n."""
+    from scipy.stats import beta   # here, not at the top: a page that only imports the audit stays light
+
     k = np.asarray(k, dtype=float)
     with np.errstate(invalid="ignore"):  # the endpoints k = 0 and k = n are set exactly below
         lo = np.where(k > 0, beta.ppf(alpha, np.maximum(k, 1), n - k + 1), 0.0)

@@ -387,10 +387,9 @@ class CountTable:
 def _check_labels(y: Any, n_rows: int, schema: Schema) -> None:
     """The target checks of the pandas path (same messages), without its "≥ 2 classes occur"
     rule: which classes occur is private, and the table keeps the declared classes."""
-    from ._validation import check_target
+    from ._validation import check_target, rule_message
     s = check_target(y, "y", min_classes=1)
     if len(s) != n_rows:
-        raise ValueError(f"X has {n_rows} rows but y has {len(s)}")
-    unknown = set(s.astype(str)) - set(schema.classes)
-    if unknown:
-        raise ValueError(f"y has label(s) {sorted(unknown)[:5]} not among the schema's classes {schema.classes}")
+        raise ValueError("X and y have different numbers of rows: pass the labels of the same records")
+    if not s.astype(str).isin(schema.classes).all():
+        raise ValueError(rule_message("class", schema.target, classes=schema.classes))

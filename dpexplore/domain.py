@@ -21,7 +21,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_frame, check_target
+from ._validation import check_frame, check_same_length, check_target, rule_message
+from .mechanisms import check_lattice, lattice_resolution
 
 __all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
            "observed_attribute", "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
@@ -92,9 +93,7 @@ def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.n
         values = class_values(text, arr)
     codes = pd.Index(list(text), dtype=object).get_indexer(arr.astype(str).astype(object))
     if np.any(codes < 0):
-        unknown = sorted({str(v) for v in arr[codes < 0]})[:5]
-        raise ValueError(f"y has label(s) {unknown} that are not among the declared classes {list(text)}; "
-                         "declare every class the target can take")
+        raise ValueError(rule_message("class", "y", classes=list(text)))
     return values, codes.astype(np.int64)
 
 
@@ -216,7 +215,7 @@ class Taxonomy:
 
     # ------------------------------------------------------------------ generalisation
     def leaf_codes(self, values: Any) -> np.ndarray:
-        """Leaf index of each value; ValueError naming the values outside the domain."""
+        """Leaf index of each value; ValueError naming the column and the rule a value breaks."""
         if self.kind == "categorical":
             arr = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
             flat = arr.ravel()
@@ -225,22 +224,21 @@ class Taxonomy:
             bad = codes < 0
             if bad.any():  # leaves are strings: match other values (1, True, ...) by their text
                 if pd.isna(flat[bad]).any():
-                    raise ValueError(f"column {self.name!r} has missing values (NaN)")
+                    raise ValueError(rule_message("missing", self.name))
                 codes[bad] = index.get_indexer(flat[bad].astype(str))
                 bad = codes < 0
             if bad.any():
-                unknown = sorted({str(v) for v in flat[bad]})[:5]
-                raise ValueError(f"column {self.name!r} has value(s) outside its declared categories: {unknown}")
+                raise ValueError(rule_message("category", self.name))
             return codes.reshape(np.shape(arr))
         try:
             v = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"column {self.name!r} is numeric but holds non-numeric values") from None
+            raise ValueError(rule_message("non_numeric", self.name)) from None
         lo, hi = self.bounds
         if np.isnan(v).any():
-            raise ValueError(f"column {self.name!r} has missing values (NaN)")
+            raise ValueError(rule_message("missing", self.name))
         if np.any(v < lo) or np.any(v > hi):
-            raise ValueError(f"column {self.name!r} has values outside its public range [{_fmt(lo)}, {_fmt(hi)}]")
+            raise ValueError(rule_message("range", self.name, lower=lo, upper=hi))
         leaf_edges = self._edges[-1]
         return np.clip(np.searchsorted(leaf_edges, v, side="left") - 1, 0, len(leaf_edges) - 2).astype(np.int32)
 
@@ -388,16 +386,33 @@ class Taxonomy:
 
 # =========================================================================== Attribute
 class Attribute:
-    """One predictor and its public domain: a category list, or numeric bounds [lower, upper]."""
+    """One predictor and its public domain: a category list, or numeric bounds [lower, upper].
+
+    A numeric attribute also has a public ``resolution``: released values of it (split points,
+    medians) are points of the lattice ``lattice`` = (resolution, origin), origin + k·resolution
+    (DESIGN.md, Contracts). Declared, or by default 1 for integer attributes and the largest power
+    of two ≤ (upper − lower)/2**20 otherwise (:func:`dpexplore.mechanisms.lattice_resolution`):
+    a function of the declared bounds only.
+    """
 
     def __init__(self, name: str, kind: str, *, categories: Sequence | None = None,
                  lower: float | None = None, upper: float | None = None,
-                 taxonomy: Taxonomy | None = None, integer: bool = False):
+                 taxonomy: Taxonomy | None = None, integer: bool = False, resolution: float | None = None):
         self.name, self.kind = str(name), kind
         self.categories = None if categories is None else tuple(categories)
         self.lower = None if lower is None else float(lower)
         self.upper = None if upper is None else float(upper)
         self.taxonomy, self.integer = taxonomy, bool(integer)
+        self.resolution = (_numeric_resolution(self.name, self.lower, self.upper, self.integer, resolution)
+                           if kind == "numeric" and self.lower is not None and self.upper is not None else None)
+
+    @property
+    def lattice(self) -> tuple[float, float] | None:
+        """``(resolution, origin)`` of the public lattice origin + k·resolution of a numeric
+        attribute: origin = lower (rounded up to a whole number for integer attributes)."""
+        if self.resolution is None:
+            return None
+        return self.resolution, float(math.ceil(self.lower)) if self.integer else self.lower
 
     @classmethod
     def categorical(cls, name: str, categories: Sequence | None = None,
@@ -419,8 +434,9 @@ class Attribute:
 
     @classmethod
     def numeric(cls, name: str, lower: float, upper: float, taxonomy: Taxonomy | None = None,
-                integer: bool = False) -> "Attribute":
-        """A numeric attribute with public bounds; its taxonomy (if any) must cover them."""
+                integer: bool = False, resolution: float | None = None) -> "Attribute":
+        """A numeric attribute with public bounds; its taxonomy (if any) must cover them.
+        ``resolution``: the public spacing of its released values (see :class:`Attribute`)."""
         try:
             lower, upper = float(lower), float(upper)
         except (TypeError, ValueError):
@@ -433,31 +449,30 @@ class Attribute:
             lo, hi = taxonomy.bounds
             if lower < lo or upper > hi:
                 raise ValueError(f"attribute {name!r}: bounds [{lower}, {upper}] are outside its taxonomy [{lo}, {hi}]")
-        return cls(name, "numeric", lower=lower, upper=upper, taxonomy=taxonomy, integer=integer)
+        return cls(name, "numeric", lower=lower, upper=upper, taxonomy=taxonomy, integer=integer,
+                   resolution=resolution)
 
     def __repr__(self) -> str:
         dom = f"{len(self.categories)} categories" if self.kind == "categorical" else f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"
         return f"Attribute({self.name!r}, {self.kind}, {dom})"
 
     def validate(self, values: Any) -> None:
-        """Raise a ValueError naming this column if a value is missing or outside the domain."""
+        """Raise a ValueError naming this column and the rule if a value is missing or outside
+        the domain; the message never shows the value (:func:`~dpexplore._validation.rule_message`)."""
         s = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
         if s.isna().any():
-            raise ValueError(f"column {self.name!r} has missing values (NaN)")
+            raise ValueError(rule_message("missing", self.name))
         if self.kind == "categorical":
-            bad = ~s.astype(str).isin(self.categories)
-            if bad.any():
-                raise ValueError(f"column {self.name!r} has value(s) outside its declared categories: "
-                                 f"{sorted(set(s[bad].astype(str)))[:5]}")
+            if (~s.astype(str).isin(self.categories)).any():
+                raise ValueError(rule_message("category", self.name))
             return
         if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            raise ValueError(f"column {self.name!r} is declared numeric but holds non-numeric values")
+            raise ValueError(rule_message("non_numeric", self.name))
         v = s.to_numpy(dtype=float)
         if not np.all(np.isfinite(v)):
-            raise ValueError(f"column {self.name!r} has infinite values")
+            raise ValueError(rule_message("infinite", self.name))
         if np.any(v < self.lower) or np.any(v > self.upper):
-            raise ValueError(f"column {self.name!r} has values outside its public range "
-                             f"[{_fmt(self.lower)}, {_fmt(self.upper)}]; clip them or widen the declared bounds")
+            raise ValueError(rule_message("range", self.name, lower=self.lower, upper=self.upper))
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"name": self.name, "kind": self.kind}
@@ -465,6 +480,8 @@ class Attribute:
             d["categories"] = list(self.categories)
         else:
             d.update(lower=self.lower, upper=self.upper, integer=self.integer)
+            if self.resolution != _numeric_resolution(self.name, self.lower, self.upper, self.integer, None):
+                d["resolution"] = self.resolution
         if self.taxonomy is not None:
             d["taxonomy"] = self.taxonomy.to_spec()
         return d
@@ -474,7 +491,26 @@ class Attribute:
         tax = Taxonomy.from_spec(d["name"], d["taxonomy"]) if d.get("taxonomy") else None
         if d["kind"] == "categorical":
             return cls.categorical(d["name"], d.get("categories"), tax)
-        return cls.numeric(d["name"], d["lower"], d["upper"], tax, integer=d.get("integer", False))
+        return cls.numeric(d["name"], d["lower"], d["upper"], tax, integer=d.get("integer", False),
+                           resolution=d.get("resolution"))
+
+
+def _numeric_resolution(name: str, lower: float, upper: float, integer: bool, resolution: Any) -> float:
+    """The public resolution of a numeric attribute: the declared one, checked (a whole number
+    for integer attributes), or the default (1 for integers, else the lattice_resolution)."""
+    if resolution is None:
+        return 1.0 if integer else lattice_resolution(lower, upper)
+    try:
+        res, _ = check_lattice(resolution, math.ceil(lower) if integer else lower, lower=lower, upper=upper)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"attribute {name!r}: {exc}") from None
+    if integer and not res.is_integer():
+        raise ValueError(f"attribute {name!r}: an integer attribute needs a whole-number resolution, "
+                         f"got {resolution!r}")
+    if not integer and res > upper - lower:
+        raise ValueError(f"attribute {name!r}: resolution {resolution!r} is wider than its range "
+                         f"[{lower}, {upper}]")
+    return res
 
 
 def observed_attribute(name: Any, values: pd.Series, *, categorical: bool = False,
@@ -550,7 +586,8 @@ class Schema:
         return names
 
     def validate(self, X: pd.DataFrame, y: Any = None, *, name: str = "X") -> None:
-        """Check columns, missing values, domains and class labels; raise a clear error."""
+        """Check columns, missing values, domains and class labels; raise a clear error naming
+        the column and the rule, never a private value."""
         check_frame(X, name)
         extra = [c for c in X.columns if c not in self.attributes]
         if extra:
@@ -563,18 +600,16 @@ class Schema:
             self.attributes[col].validate(X[col])
         if y is not None:  # classes are declared: y may hold any of them, even a single one
             y = check_target(y, "y", min_classes=1)
-            if len(y) != len(X):
-                raise ValueError(f"{name} has {len(X)} rows but y has {len(y)}")
-            unknown = set(y.astype(str)) - set(self.classes)
-            if unknown:
-                raise ValueError(f"y has label(s) {sorted(unknown)[:5]} not among the schema's classes {self.classes}")
+            check_same_length(X, y, (name, "y"))
+            if not y.astype(str).isin(self.classes).all():
+                raise ValueError(rule_message("class", self.target, classes=self.classes))
 
     def encode_target(self, y: Any) -> np.ndarray:
         """Class index (position in ``classes``) of each label."""
         arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y).astype(str)
         codes = pd.Index(list(self.classes), dtype=object).get_indexer(arr)
         if np.any(codes < 0):
-            raise ValueError(f"y has label(s) {sorted(set(arr[codes < 0]))[:5]} not among {self.classes}")
+            raise ValueError(rule_message("class", self.target, classes=self.classes))
         return codes.astype(np.int64)
 
     def leaf_codes(self, X: pd.DataFrame, attributes: Sequence[str] | None = None) -> dict[str, np.ndarray]:

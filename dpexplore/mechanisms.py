@@ -20,9 +20,28 @@ exact discrete-Laplace sampling with integer arithmetic, used by the hardened sa
 Hardened noise
 --------------
 ``laplace(..., hardened=True)`` and ``geometric(..., hardened=True)`` (or every call inside a
-``with hardened_noise():`` block) use exact discrete noise on a power-of-two grid instead of the
-textbook floating-point sampler; see :func:`hardened_laplace_parameters` for the guarantee.
-The teaching plots keep the textbook sampler (its density is the one drawn next to it).
+``with hardened_noise():`` block) draw exact discrete noise instead of the textbook
+floating-point sampler. Precisely:
+
+* :func:`laplace` returns g·(k + K): g is a power of two fixed by ε, the sensitivity and a
+  PUBLIC size (``size=``: the declared number of entries, never the length of a data-dependent
+  part of them), or, for integer inputs (``integer=True``, counts), by ε and the sensitivity
+  alone; k is the entry rounded to the grid and K exact discrete-Laplace noise drawn with
+  integer arithmetic (Canonne, Kamath & Steinke 2020, Alg. 1-2). The float returned is a fixed
+  function of the exact integer k + K, so every released value lies on the public lattice gℤ
+  and the release is exactly ε'-DP with ε' ≤ ε (:func:`hardened_laplace_parameters`), for any
+  finite input: nothing can fail once the noise is drawn.
+* :func:`geometric` adds exact discrete-Laplace noise on the integers.
+* :func:`discrete_laplace_tail` draws that noise conditioned on a public lower bound, exactly:
+  the kept empty cells of a thresholded histogram, on the same lattice as the other cells.
+
+Not covered: the exponential mechanisms (selection probabilities computed in floating point)
+and the binomial and uniform draws a caller makes with float probabilities (e.g. how many empty
+cells survive a threshold). The textbook path adds ``Generator.laplace`` noise in floating
+point: the low bits of fl(c + L) depend on c (Mironov 2012), and a value built another way
+(a threshold plus an exponential draw) has a floating-point support of its own, which shows how
+it was built. The teaching plots keep the textbook sampler (its density is the one drawn next
+to it); releases that leave the analyst's hands are hardened (:func:`dpexplore.tables.release`).
 """
 from __future__ import annotations
 
@@ -39,11 +58,13 @@ from scipy.special import logsumexp
 from ._validation import RandomState, check_epsilon, check_positive, check_random_state
 
 __all__ = [
-    "laplace", "laplace_scale", "hardened_noise", "hardened_laplace_parameters", "discrete_laplace",
-    "discrete_laplace_pmf", "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
+    "laplace", "laplace_scale", "hardened_noise", "is_hardened", "hardened_laplace_parameters",
+    "discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_tail", "discrete_laplace_tail_probability",
+    "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
     "geometric", "geometric_pmf", "geometric_variance",
     "exponential", "exponential_log_weights", "exponential_probabilities",
     "exponential_interval", "exponential_interval_probabilities",
+    "lattice_resolution", "check_lattice", "lattice_value", "lattice_index", "snap_to_lattice",
     "exponential_subset", "exponential_subset_inclusion",
 ]
 
@@ -71,27 +92,37 @@ def laplace_scale(*, epsilon: float, sensitivity: float = 1.0) -> float:
 
 
 def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0,
-            random_state: RandomState = None, hardened: bool | None = None) -> Any:
+            random_state: RandomState = None, hardened: bool | None = None,
+            size: int | None = None, integer: bool = False) -> Any:
     """Add Laplace(Δ/ε) noise independently to each entry of ``value`` (Dwork–Roth Thm 3.6).
 
     ``sensitivity`` is the L1 sensitivity of the whole vector ``value``; each entry gets noise of
     that scale. Returns a float for scalar input, a float array otherwise.
 
-    ``hardened``: True → exact discrete noise on a power-of-two grid (immune to the Mironov 2012
-    floating-point attack; :func:`hardened_laplace_parameters` states the guarantee); False → the
-    textbook ``Generator.laplace`` draw; None (default) → hardened inside a
-    :func:`hardened_noise` block, textbook otherwise.
+    ``hardened``: True → exact discrete noise on a public power-of-two lattice (immune to the
+    Mironov 2012 floating-point attack; :func:`hardened_laplace_parameters` states the
+    guarantee); False → the textbook ``Generator.laplace`` draw; None (default) → hardened
+    inside a :func:`hardened_noise` block, textbook otherwise. The lattice depends on ε, Δ and
+    ``size``: the PUBLIC number of entries (default: the length of ``value``, right when that
+    length is public; pass the declared length when ``value`` is a data-dependent part of a
+    public vector). ``integer=True`` declares integer entries (counts): the lattice is then the
+    same for every size (rounding integers to it is exact) and ``size`` is not used.
     """
     b = laplace_scale(epsilon=epsilon, sensitivity=sensitivity)
     v = _as_float_array(value)
+    if not isinstance(integer, (bool, np.bool_)):
+        raise TypeError(f"integer must be True or False, got {integer!r}")
+    if integer and not np.all(v == np.rint(v)):
+        raise ValueError("value must hold integers (counts) when integer=True")
+    n = v.size if size is None else _check_size(size, "size")
+    if n < v.size:
+        raise ValueError(f"size (the public number of entries, {n}) is smaller than the {v.size} entries of value")
     rng = check_random_state(random_state)
     if _use_hardened(hardened):
-        grid, t, s, _ = hardened_laplace_parameters(epsilon=epsilon, sensitivity=sensitivity, size=v.size)
-        if v.size and np.max(np.abs(v)) / grid >= 2.0 ** 52:
-            raise ValueError("value is too large for the hardened sampler's grid (|value|/grid ≥ 2**52): "
-                             "rescale it or use a smaller size")
-        k = np.rint(v / grid).astype(np.int64) + discrete_laplace(t, s, size=v.shape, random_state=rng)
-        return _as_output(k.astype(float) * grid, value)
+        grid, t, s, _ = hardened_laplace_parameters(epsilon=epsilon, sensitivity=sensitivity, size=n,
+                                                    integer=bool(integer))
+        noise = discrete_laplace(t, s, size=v.shape, random_state=rng)
+        return _as_output(_on_lattice(v, noise, grid), value)
     return _as_output(v + rng.laplace(0.0, b, size=v.shape), value)
 
 
@@ -129,6 +160,11 @@ _HARDENED = contextvars.ContextVar("dpexplore_hardened_noise", default=False)
 _SCALE_DENOMINATOR = 1 << 10
 #: the grid is at most Δ / (2**_GRID_SHIFT · size): the rounding costs ≤ 2**-_GRID_SHIFT of ε
 _GRID_SHIFT = 10
+#: the exact sampler needs t < 2**50: every int64 product of CKS 2020, Alg. 1-2 is then exact
+_MAX_NUMERATOR = 1 << 50
+#: public clamp on |entry|/grid before rounding (1-Lipschitz: the sensitivity is unchanged); far
+#: beyond any real input, it keeps g·(k + K) finite for every finite entry
+_MAX_UNITS = 2.0 ** 1000
 
 
 @contextmanager
@@ -139,6 +175,14 @@ def hardened_noise(enabled: bool = True) -> Iterator[None]:
     Every publisher, model and selector that calls them is hardened without changes to its code:
     ``with hardened_noise(): est.fit(X, y)``. Blocks nest (``hardened_noise(False)`` switches
     back); the setting is per thread / asyncio task (a context variable).
+
+    What it covers: every Laplace and geometric release inside the block is exact. Its values
+    lie on a public lattice (fixed by ε, the sensitivity and public sizes, never by the data),
+    it is ε'-DP with ε' ≤ ε exactly, and it cannot fail once drawn; a thresholded histogram
+    draws its kept empty cells on the same lattice (:func:`discrete_laplace_tail`). Not covered:
+    the exponential mechanisms and the float-probability binomial or uniform draws of callers
+    (module docstring). Outside a block the textbook sampler's low bits depend on the data
+    (Mironov 2012).
     """
     token = _HARDENED.set(bool(enabled))
     try:
@@ -147,7 +191,9 @@ def hardened_noise(enabled: bool = True) -> Iterator[None]:
         _HARDENED.reset(token)
 
 
-def _use_hardened(hardened: bool | None) -> bool:
+def is_hardened(hardened: bool | None = None) -> bool:
+    """Whether a sampler called with ``hardened=`` this value draws exact noise: the value
+    itself, or (None) whether the call runs inside a :func:`hardened_noise` block."""
     if hardened is None:
         return _HARDENED.get()
     if not isinstance(hardened, (bool, np.bool_)):
@@ -155,34 +201,86 @@ def _use_hardened(hardened: bool | None) -> bool:
     return bool(hardened)
 
 
-def hardened_laplace_parameters(*, epsilon: float, sensitivity: float = 1.0, size: int = 1
-                                ) -> tuple[float, int, int, float]:
-    """Grid and exact noise scale of the hardened Laplace sampler: ``(g, t, s, ε_effective)``.
+_use_hardened = is_hardened  # the name the samplers of this module call it by
 
-    Each of the ``size`` entries is rounded to the nearest multiple of the grid g (a power of two,
-    the largest ≤ Δ / (1024·size)), and exact discrete-Laplace noise with P[k] ∝ exp(-|k|·s/t)
-    (t/s grid units, sampled with integer arithmetic: Canonne, Kamath & Steinke 2020, Alg. 2) is
-    added; the output is g·(round(v/g) + k), a float that is exactly a grid point.
 
-    Guarantee (the ε correction for rounding): rounding moves each entry by at most g/2, so two
-    inputs at L1 distance ≤ Δ round to grid points at L1 distance ≤ Δ + size·g (in grid units
-    (Δ + size·g)/g). The scale t/s = ⌈s·(Δ + size·g)/(ε·g)⌉/s is rounded *up* in exact rational
-    arithmetic, so the release is ε_effective-DP with ε_effective = (Δ + size·g)·s/(g·t) ≤ ε,
-    exactly: no floating-point operation touches the noise (the approach of the OpenDP library;
-    Mironov 2012 shows why the textbook float sampler is not ε-DP). The noise is at most
-    (1 + 2/1024) times the textbook scale Δ/ε.
+def _check_size(size: Any, name: str) -> int:
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {size!r}")
+    return int(size)
+
+
+def _exact_scale(units: Fraction, epsilon: float) -> tuple[int, int] | None:
+    """The noise scale units/ε (in grid units) rounded UP to t/s in exact arithmetic: s = 1024,
+    or, for scales beyond 2**40 grid units, the largest smaller power of two with t < 2**50 (1/s
+    is then a negligible share of the scale); None when even s = 1 gives t ≥ 2**50."""
+    s = _SCALE_DENOMINATOR
+    t = math.ceil(units * s / Fraction(epsilon))
+    while t >= _MAX_NUMERATOR and s > 1:
+        s //= 2
+        t = math.ceil(units * s / Fraction(epsilon))
+    return (int(t), s) if t < _MAX_NUMERATOR else None
+
+
+def hardened_laplace_parameters(*, epsilon: float, sensitivity: float = 1.0, size: int = 1,
+                                integer: bool = False) -> tuple[float, int, int, float]:
+    """Lattice and exact noise scale of the hardened Laplace sampler: ``(g, t, s, ε_effective)``.
+
+    Each entry is rounded to the nearest multiple of the grid g (a power of two) and exact
+    discrete-Laplace noise with P[k] ∝ exp(-|k|·s/t) (t/s grid units, sampled with integer
+    arithmetic: Canonne, Kamath & Steinke 2020, Alg. 2) is added; the output is g·(round(v/g) + k),
+    exactly a lattice point (beyond 2**53 grid units, the float nearest it: a fixed function of
+    the exact integer, i.e. post-processing).
+
+    ``size`` is the PUBLIC number of entries (a declared size, never a count read from the
+    data): g is the largest power of two ≤ Δ / (1024·size). Rounding moves each entry by at most
+    g/2, so two inputs at L1 distance ≤ Δ round to lattice points at L1 distance ≤ Δ' = Δ + size·g.
+    ``integer=True`` (integer entries, e.g. counts): g is the largest power of two ≤ min(1, Δ/1024),
+    integers are lattice points, rounding moves nothing, Δ' = Δ, and ``size`` is not used.
+
+    Guarantee: the scale t/s = ⌈s·Δ'/(ε·g)⌉/s is rounded *up* in exact rational arithmetic, so the
+    release is ε_effective-DP with ε_effective = Δ'·s/(g·t) ≤ ε, exactly: no floating-point
+    operation touches the noise (the approach of the OpenDP library; Mironov 2012 shows why the
+    textbook float sampler is not ε-DP). The noise is at most (1 + 2/1024) times the textbook
+    scale Δ/ε. For scales beyond 2**40 grid units (tiny ε) s shrinks and, if need be, g grows,
+    keeping t < 2**50; a ValueError (public inputs only) when no lattice can: size/ε ≥ 2**49,
+    or Δ/ε ≥ 2**50 with ``integer=True``.
     """
     eps = check_epsilon(epsilon)
     delta = check_positive(sensitivity, "sensitivity")
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
-        raise ValueError(f"size must be a non-negative integer, got {size!r}")
-    m = max(int(size), 1)
-    grid = 2.0 ** math.floor(math.log2(delta / (2 ** _GRID_SHIFT * m)))
-    eff_delta = Fraction(delta) + m * Fraction(grid)
-    s = _SCALE_DENOMINATOR
-    t = math.ceil(eff_delta * s / (Fraction(eps) * Fraction(grid)))
-    eps_eff = float(eff_delta * s / (Fraction(grid) * t))
-    return grid, int(t), s, eps_eff
+    m = max(_check_size(size, "size"), 1)
+    if not isinstance(integer, (bool, np.bool_)):
+        raise TypeError(f"integer must be True or False, got {integer!r}")
+    slack = 0 if integer else m                      # lattice units the rounding can add
+    grid = 2.0 ** math.floor(math.log2(delta / (2 ** _GRID_SHIFT * (1 if integer else m))))
+    grid = min(grid, 1.0) if integer else grid
+    feasible = integer or Fraction(m) / Fraction(eps) < _MAX_NUMERATOR // 2   # else t ≥ size/ε is too large
+    scale = _exact_scale(Fraction(delta) / Fraction(grid) + slack, eps) if feasible else None
+    while scale is None and feasible and not (integer and grid >= 1.0):
+        grid *= 2.0                                  # a coarser lattice (tiny ε only)
+        scale = _exact_scale(Fraction(delta) / Fraction(grid) + slack, eps)
+    if scale is None:
+        raise ValueError(f"epsilon = {eps!r} is too small for the hardened sampler at sensitivity {delta!r}"
+                         f"{'' if integer else f' and size {m}'}: its noise scale would exceed 2**50 lattice "
+                         "units; use a larger epsilon or the textbook sampler (hardened=False)")
+    t, s = scale
+    units = Fraction(delta) / Fraction(grid) + slack
+    return grid, t, s, float(units * s / t)
+
+
+def _on_lattice(v: np.ndarray, noise: np.ndarray, grid: float) -> np.ndarray:
+    """g·(k + K) with k = round(v/g): a fixed function of the exact integer k + K.
+
+    v/g is exact (g a power of two); k, clamped to the public ±2**1000, is an exact integer in
+    float; IEEE addition of the exact floats k and K is correctly rounded, so the sum depends on
+    k + K only (exact below 2**53); the rare |K| > 2**53 (inexact as floats) are added as Python
+    integers, rounded the same way. Scaling by g is exact."""
+    k = np.rint(np.clip(v / grid, -_MAX_UNITS, _MAX_UNITS))
+    out = (k + noise.astype(float)).reshape(-1)
+    flat_k, flat_noise = k.reshape(-1), noise.reshape(-1)
+    for i in np.flatnonzero(np.abs(flat_noise) > 2 ** 53):
+        out[i] = float(int(flat_k[i]) + int(flat_noise[i]))
+    return out.reshape(v.shape) * grid
 
 
 def _uniform_below(high: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -208,17 +306,37 @@ def _bernoulli_exp(num: np.ndarray, den: np.ndarray, rng: np.random.Generator) -
     return result
 
 
+def _check_scale(t: Any, s: Any) -> tuple[int, int]:
+    for name, v in (("t", t), ("s", s)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if t >= _MAX_NUMERATOR or s >= 2 ** 20:
+        raise ValueError("the noise scale t/s is too large for the exact sampler (t < 2**50, s < 2**20)")
+    return int(t), int(s)
+
+
+def _geometric_attempt(t: int, s: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One round of CKS 2020, Alg. 2 before the sign, for n draws: (Y, accepted). The accepted Y
+    are exact geometric draws, P[Y = y] ∝ exp(-y·s/t) on y ≥ 0."""
+    u = _uniform_below(np.full(n, t, dtype=np.int64), rng)
+    d = _bernoulli_exp(u, np.int64(t), rng)                     # accept U w.p. exp(-U/t)
+    v = np.zeros(n, dtype=np.int64)
+    going = np.ones(n, dtype=bool)
+    while going.any():                                          # V ~ Geometric(1 - 1/e)
+        idx = np.flatnonzero(going)
+        b = _bernoulli_exp(np.ones(idx.size, dtype=np.int64), np.int64(1), rng)
+        v[idx[b]] += 1
+        going[idx[~b]] = False
+    return (u + t * v) // s, d                                  # ⌊X/s⌋, X = U + t·V
+
+
 def discrete_laplace(t: int, s: int = 1, *, size: Any = None, random_state: RandomState = None) -> Any:
     """Exact samples with P[k] ∝ exp(-|k|·s/t) on the integers (scale t/s), CKS 2020, Alg. 2.
 
     Integer arithmetic and uniform integer draws only (no logarithms, no floats), so every
     probability is exactly the discrete-Laplace pmf (:func:`discrete_laplace_pmf`).
     """
-    for name, v in (("t", t), ("s", s)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if t >= 2 ** 50 or s >= 2 ** 20:
-        raise ValueError("the noise scale t/s is too large for the exact sampler (t < 2**50, s < 2**20)")
+    t, s = _check_scale(t, s)
     rng = check_random_state(random_state)
     shape = () if size is None else size
     n = int(np.prod(shape, dtype=np.int64))
@@ -226,16 +344,7 @@ def discrete_laplace(t: int, s: int = 1, *, size: Any = None, random_state: Rand
     todo = np.arange(n)
     while todo.size:
         m = todo.size
-        u = _uniform_below(np.full(m, t, dtype=np.int64), rng)
-        d = _bernoulli_exp(u, np.int64(t), rng)                     # accept U w.p. exp(-U/t)
-        v = np.zeros(m, dtype=np.int64)
-        going = np.ones(m, dtype=bool)
-        while going.any():                                          # V ~ Geometric(1 - 1/e)
-            idx = np.flatnonzero(going)
-            b = _bernoulli_exp(np.ones(idx.size, dtype=np.int64), np.int64(1), rng)
-            v[idx[b]] += 1
-            going[idx[~b]] = False
-        y = (u + t * v) // s                                        # ⌊X/s⌋, X = U + t·V
+        y, d = _geometric_attempt(t, s, m, rng)
         sign = rng.integers(0, 2, size=m, dtype=np.int64)
         ok = d & ~((sign == 1) & (y == 0))                          # reject "-0"
         out[todo[ok]] = np.where(sign[ok] == 1, -y[ok], y[ok])
@@ -250,6 +359,44 @@ def discrete_laplace_pmf(k: Any, t: int, s: int = 1) -> Any:
     kk = np.asarray(k, dtype=float)
     pmf = np.where(kk == np.round(kk), one_minus / (1 + alpha) * np.exp(-rate * np.abs(kk)), 0.0)
     return _as_output(pmf, k)
+
+
+def discrete_laplace_tail(lower: int, t: int, s: int = 1, *, size: Any = None,
+                          random_state: RandomState = None) -> Any:
+    """Exact samples of the discrete Laplace K of :func:`discrete_laplace` conditioned on
+    K ≥ ``lower`` (an integer ≥ 0).
+
+    On k ≥ 0 the pmf is ∝ exp(-k·s/t), so the conditioned law is lower + Y with Y geometric,
+    P[Y = y] ∝ exp(-y·s/t): CKS 2020, Alg. 2 without the sign, integer arithmetic only. Its
+    probability P[K ≥ lower] is :func:`discrete_laplace_tail_probability`.
+    """
+    t, s = _check_scale(t, s)
+    if isinstance(lower, bool) or not isinstance(lower, numbers.Integral) or not 0 <= lower < 2 ** 62:
+        raise ValueError(f"lower must be an integer in [0, 2**62), got {lower!r}")
+    rng = check_random_state(random_state)
+    shape = () if size is None else size
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.zeros(n, dtype=np.int64)
+    todo = np.arange(n)
+    while todo.size:
+        y, ok = _geometric_attempt(t, s, todo.size, rng)
+        out[todo[ok]] = y[ok]
+        todo = todo[~ok]
+    out += int(lower)
+    return int(out[0]) if size is None else out.reshape(shape)
+
+
+def discrete_laplace_tail_probability(lower: Any, t: int, s: int = 1) -> Any:
+    """P[K ≥ lower] for the discrete Laplace K of :func:`discrete_laplace` (``lower`` integers):
+    α^lower/(1+α) for lower ≥ 0 and 1 - α^(1-lower)/(1+α) below, with α = exp(-s/t)."""
+    t, s = _check_scale(t, s)
+    rate = s / t
+    k = np.asarray(lower, dtype=float)
+    one_plus_alpha = 1.0 + np.exp(-rate)
+    with np.errstate(over="ignore"):
+        p = np.where(k >= 0, np.exp(-rate * np.abs(k)) / one_plus_alpha,
+                     1.0 - np.exp(-rate * (1.0 - k)) / one_plus_alpha)
+    return _as_output(p, lower)
 
 
 # --------------------------------------------------------------------------- geometric
@@ -278,8 +425,9 @@ def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
     The discrete analogue of Laplace: outputs stay integers, so a noisy count is still a count
     (Ghosh et al. 2009). Sampled as the difference of two iid geometric variables.
     ``hardened`` (True, or None inside :func:`hardened_noise`): exact integer-arithmetic
-    sampling (:func:`discrete_laplace`) with the scale Δ/ε rounded up to a multiple of 1/1024,
-    so the release is exactly ε'-DP for some ε' ≤ ε (at most 0.1 % more noise for ε ≤ 1).
+    sampling (:func:`discrete_laplace`) with the scale Δ/ε rounded up to a multiple of 1/1024
+    (of a coarser 1/s beyond 2**40), so the release is exactly ε'-DP for some ε' ≤ ε (at most
+    0.1 % more noise for ε ≤ 1); a ValueError (public inputs only) when Δ/ε ≥ 2**50.
     """
     rate = _geometric_rate(epsilon, sensitivity)
     v = np.asarray(value)
@@ -290,9 +438,11 @@ def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
             raise ValueError("value must hold finite integers (counts) for the geometric mechanism")
     rng = check_random_state(random_state)
     if _use_hardened(hardened):
-        s = _SCALE_DENOMINATOR
-        t = math.ceil(Fraction(_check_integer_sensitivity(sensitivity)) * s / Fraction(check_epsilon(epsilon)))
-        noise = discrete_laplace(int(t), s, size=v.shape, random_state=rng)
+        scale = _exact_scale(Fraction(_check_integer_sensitivity(sensitivity)), check_epsilon(epsilon))
+        if scale is None:
+            raise ValueError(f"epsilon = {epsilon!r} is too small for the hardened geometric sampler "
+                             "(Δ/ε ≥ 2**50): use a larger epsilon or the textbook sampler (hardened=False)")
+        noise = discrete_laplace(*scale, size=v.shape, random_state=rng)
         return _as_output(v.astype(np.int64) + noise, value)
     p = float(-np.expm1(-rate))  # success probability 1 - α, without cancellation for small ε
     noise = rng.geometric(p, size=v.shape).astype(np.int64) - rng.geometric(p, size=v.shape)
@@ -356,50 +506,71 @@ def exponential(utilities: Any, *, epsilon: float, sensitivity: float,
     return (index, probs) if return_probabilities else index
 
 
-def _interval_log_weights(edges: Any, utilities: Any, epsilon: float, sensitivity: float):
+def _interval_log_weights(edges: Any, utilities: Any, epsilon: float, sensitivity: float,
+                          resolution: float | None, origin: float):
+    """(first lattice index of each edge, lattice points per interval, log-weights, resolution,
+    origin) of :func:`exponential_interval`."""
     e = np.asarray(edges, dtype=float)
     u = _check_utilities(utilities)
     if e.ndim != 1 or e.size != u.size + 1:
         raise ValueError("edges must have exactly one more entry than utilities")
     if not np.all(np.isfinite(e)):
         raise ValueError("edges must be finite")
-    lengths = np.diff(e)
-    if np.any(lengths < 0):
+    if np.any(np.diff(e) < 0):
         raise ValueError("edges must be sorted in increasing order")
-    if not np.any(lengths > 0):
+    if not e[-1] > e[0]:
         raise ValueError("the intervals have zero total length")
-    if not np.any((lengths > 0) & (u > -np.inf)):
-        raise ValueError("no interval has both a positive length and a finite utility: nothing can be drawn")
+    if resolution is None:
+        resolution = lattice_resolution(e[0], e[-1])
+    resolution, origin = check_lattice(resolution, origin, lower=e[0], upper=e[-1])
+    first = lattice_index(e, resolution=resolution, origin=origin)
+    counts = np.diff(first)
+    if not np.any((counts > 0) & (u > -np.inf)):
+        raise ValueError("no interval holds both a lattice point and a finite utility: nothing can be drawn")
     with np.errstate(divide="ignore"):
-        logw = np.log(lengths) + exponential_log_weights(u, epsilon=epsilon, sensitivity=sensitivity)
-    return e, logw
+        logw = np.log(counts.astype(float)) + exponential_log_weights(u, epsilon=epsilon, sensitivity=sensitivity)
+    return first, counts, logw, resolution, origin
 
 
-def exponential_interval_probabilities(edges: Any, utilities: Any, *, epsilon: float,
-                                       sensitivity: float) -> np.ndarray:
-    """Probability of each interval [edges[i], edges[i+1]) under the continuous EM.
+def exponential_interval_probabilities(edges: Any, utilities: Any, *, epsilon: float, sensitivity: float,
+                                       resolution: float | None = None, origin: float = 0.0) -> np.ndarray:
+    """Probability of each interval [edges[i], edges[i+1]) under :func:`exponential_interval`.
 
-    P[i] ∝ (edges[i+1] - edges[i]) · exp(ε·u_i/(2Δu)): the exponential mechanism with the length
-    (Lebesgue measure) as base measure, DiffMulti Eq. 12.
+    P[i] ∝ N_i · exp(ε·u_i/(2Δu)) with N_i the number of points of the public lattice
+    origin + k·resolution in the interval: DiffMulti Eq. 12 with the counting measure of the
+    lattice as base measure (intervals without a lattice point get 0). On a fine lattice N_i is
+    the length over the resolution, up to one point.
     """
-    _, logw = _interval_log_weights(edges, utilities, epsilon, sensitivity)
+    _, _, logw, _, _ = _interval_log_weights(edges, utilities, epsilon, sensitivity, resolution, origin)
     return np.exp(logw - logsumexp(logw))
 
 
 def exponential_interval(edges: Any, utilities: Any, *, epsilon: float, sensitivity: float,
-                         random_state: RandomState = None,
-                         return_probabilities: bool = False) -> Any:
-    """Draw a point from the continuous exponential mechanism over a piecewise-constant utility.
+                         resolution: float | None = None, origin: float = 0.0,
+                         random_state: RandomState = None, return_probabilities: bool = False) -> Any:
+    """Draw a point of a public lattice by the exponential mechanism over a piecewise-constant utility.
 
-    The utility is constant on each [edges[i], edges[i+1]); an interval is chosen with probability
-    ∝ length · exp(ε·u/(2Δu)) and a point is drawn uniformly inside it (DiffMulti §4.3, Eq. 12).
-    The edges may depend on the data: the base measure (length) does not, so the draw is ε-DP.
+    The utility is u_i on [edges[i], edges[i+1]). The candidates are the points of the public
+    lattice origin + k·resolution (:func:`lattice_value`) between edges[0] and edges[-1]; each
+    has the utility of the interval holding it. An interval is chosen with probability
+    ∝ N_i · exp(ε·u_i/(2Δu)) (:func:`exponential_interval_probabilities`) and one of its N_i
+    lattice points uniformly, which is exactly the finite exponential mechanism over the lattice
+    (McSherry & Talwar 2007; DiffMulti §4.3, Eq. 11–12 with the counting measure as base
+    measure): ε-DP when every point's utility has sensitivity Δu. The inner edges may be data
+    values: they only decide which lattice point gets which utility. The output is always a
+    lattice point, never a + (b − a)·U with data ends, whose floating-point support depends on
+    a and b (Mironov 2012). ``resolution=None``: :func:`lattice_resolution` of
+    [edges[0], edges[-1]], which must then be public.
+
+    The point inside the interval is uniform over its N_i lattice points (:func:`_uniform_index`).
     """
-    e, logw = _interval_log_weights(edges, utilities, epsilon, sensitivity)
+    first, counts, logw, resolution, origin = _interval_log_weights(edges, utilities, epsilon, sensitivity,
+                                                                    resolution, origin)
     probs = np.exp(logw - logsumexp(logw))
     rng = check_random_state(random_state)
     i = int(rng.choice(probs.size, p=probs))
-    point = float(rng.uniform(e[i], e[i + 1]))
+    j = _uniform_index(int(counts[i]), rng)
+    point = float(lattice_value(int(first[i]) + j, resolution=resolution, origin=origin))
     return (point, probs) if return_probabilities else point
 
 
@@ -462,3 +633,84 @@ def exponential_subset_inclusion(scores: Any, k: int, *, epsilon: float,
     for t in range(k):
         log_without = np.logaddexp(log_without, F[t, :D] + B[k - 1 - t, 1:D + 1])
     return np.exp(w + log_without - F[k, D])
+
+
+# --------------------------------------------------------------------------- public lattices
+#: a default lattice cuts its public range into at least 2**LATTICE_BITS steps
+LATTICE_BITS = 20
+#: the most lattice steps one range may hold: indices stay exact integers in float64
+MAX_LATTICE_STEPS = 2 ** 52
+#: up to this many points, a uniform point is ⌊U·N⌋ with a 53-bit uniform U (within a factor
+#: 1 + 2**-20 of uniform); beyond it, an exact integer draw
+_FLOOR_DRAW_LIMIT = 2 ** 32
+
+
+def _uniform_index(n: int, rng: np.random.Generator) -> int:
+    """A uniform index in [0, n). For n ≤ 2**32 it is ⌊U·n⌋ with one 53-bit uniform U, the draw
+    the former a + (b − a)·U sampler made, so seeded releases on integer attributes are unchanged
+    (each index gets 2**53/n values of U, ± 2: within a factor 1 + 2**-20 of uniform, below the
+    floating-point precision of the interval choice); beyond, an exact ``Generator.integers``."""
+    if n <= _FLOOR_DRAW_LIMIT:
+        return min(int(rng.random() * n), n - 1)
+    return int(rng.integers(0, n))
+
+
+def lattice_resolution(lower: float, upper: float) -> float:
+    """Default spacing of the public lattice on [lower, upper]: the largest power of two
+    ≤ (upper − lower) / 2**20, so at least a million steps. A function of the public bounds only
+    (DESIGN.md, Contracts: every released real number lies on a public grid)."""
+    lo, hi = float(lower), float(upper)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi and math.isfinite(hi - lo)):
+        raise ValueError(f"a lattice needs finite public bounds lower < upper, got [{lower!r}, {upper!r}]")
+    return 2.0 ** math.floor(math.log2((hi - lo) / 2 ** LATTICE_BITS))
+
+
+def check_lattice(resolution: Any, origin: Any = 0.0, *, lower: float, upper: float) -> tuple[float, float]:
+    """``(resolution, origin)`` of a public lattice origin + k·resolution for values in
+    [lower, upper], checked: a positive finite resolution, a finite origin, at most
+    :data:`MAX_LATTICE_STEPS` steps across the range, and steps of at least 4 floating-point
+    spacings of the values (so lattice points are distinct floats and :func:`lattice_index` is
+    exact). The errors name the rule and the public numbers only."""
+    for name, v in (("resolution", resolution), ("origin", origin)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    res, org = float(resolution), float(origin)
+    if not (math.isfinite(res) and res > 0):
+        raise ValueError(f"resolution must be a finite number > 0, got {resolution!r}")
+    if not math.isfinite(org):
+        raise ValueError(f"origin must be finite, got {origin!r}")
+    lo, hi = float(lower), float(upper)
+    if (hi - lo) / res > MAX_LATTICE_STEPS:
+        raise ValueError(f"resolution {res!r} is too fine for the range [{lo!r}, {hi!r}]: a lattice holds at "
+                         f"most 2**52 steps across it; declare a coarser resolution")
+    span = max(abs(lo), abs(hi), abs(org))
+    if res < 4 * float(np.spacing(span)):
+        raise ValueError(f"resolution {res!r} is below 4 floating-point steps of values as large as {span!r}: "
+                         "its lattice points would not be distinct numbers; declare a coarser resolution")
+    return res, org
+
+
+def lattice_value(index: Any, *, resolution: float, origin: float = 0.0) -> Any:
+    """The lattice points origin + index·resolution (the one formula every release evaluates, so
+    a released value is a fixed function of its integer index, whatever the data)."""
+    k = np.asarray(index, dtype=float)
+    return _as_output(origin + k * resolution, index)
+
+
+def lattice_index(values: Any, *, resolution: float, origin: float = 0.0) -> np.ndarray:
+    """Index of the first lattice point at or above each value: the smallest k with
+    ``lattice_value(k) >= value`` (int64; exact against the lattice points themselves)."""
+    v = np.asarray(values, dtype=float)
+    k = np.ceil((v - origin) / resolution)
+    for _ in range(2):   # the float quotient can be one off: settle it on the lattice points
+        k = np.where(origin + (k - 1) * resolution >= v, k - 1, k)
+        k = np.where(origin + k * resolution < v, k + 1, k)
+    return k.astype(np.int64)
+
+
+def snap_to_lattice(values: Any, *, resolution: float, origin: float = 0.0) -> Any:
+    """The lattice point nearest each value (post-processing: any fixed function of a DP value is
+    DP). Indices are clamped to ±2**62, so any finite or infinite input gives a finite point."""
+    v = np.asarray(values, dtype=float)
+    k = np.rint(np.clip((v - origin) / resolution, -2.0 ** 62, 2.0 ** 62))
+    return _as_output(np.asarray(lattice_value(k, resolution=resolution, origin=origin)), values)

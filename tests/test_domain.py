@@ -189,7 +189,7 @@ def test_generalisation_errors_and_non_string_categories():
     assert list(tax.generalize(pd.Series([3, 1]), 1)) == ["high", "low"]
     with pytest.raises(ValueError, match="'grade'.*missing"):
         tax.leaf_codes(["1", None])
-    with pytest.raises(ValueError, match="'grade'.*outside.*'4'"):
+    with pytest.raises(ValueError, match="'grade'.*outside its declared categories"):
         tax.leaf_codes(["1", "4"])
     with pytest.raises(ValueError, match="depth"):
         tax.generalize(["1"], 3)
@@ -227,3 +227,26 @@ def test_validation_does_not_mutate_and_from_frame_leaves_the_frame_alone():
         schema.subset(["age", "zip"])
     with pytest.raises(ValueError, match="outside"):
         schema.validate(X.assign(sex=["F", "X"]))
+
+
+def test_validation_messages_name_the_column_and_rule_never_the_value():
+    """A refusal leaves the place where the data lives: no private value in any message."""
+    from dpexplore.domain import declared_classes
+    secret = "SECRET-4711"
+    schema = Schema([Attribute.categorical("city", ["a", "b"]),
+                     Attribute.numeric("age", 17, 90, Taxonomy.equal_width("age", 17, 90, (2,)))], "label", ["n", "p"])
+    X = pd.DataFrame({"city": ["a", secret], "age": [20, 30]})
+    calls = {
+        "city.*outside its declared categories": lambda: schema.validate(X, ["n", "p"]),
+        "age.*outside its public range \\[17, 90\\]": lambda: schema.validate(X.assign(city="a", age=[20, 4711]),
+                                                                               ["n", "p"]),
+        "target 'label'.*not among the declared classes": lambda: schema.validate(X.assign(city="a"), ["n", secret]),
+        "not among the declared classes \\['n', 'p'\\]": lambda: schema.encode_target(["n", secret]),
+        "y has label\\(s\\) that are not among": lambda: declared_classes(["n", secret], ["n", "p"], "m"),
+        "'city' has value\\(s\\) outside": lambda: schema["city"].taxonomy.leaf_codes([secret]),
+        "different numbers of rows": lambda: schema.validate(X.assign(city="a"), ["n", "p", "n"]),
+    }
+    for rule, call in calls.items():
+        with pytest.raises(ValueError, match=rule) as err:
+            call()
+        assert secret not in str(err.value) and "4711" not in str(err.value), str(err.value)

@@ -416,3 +416,90 @@ def test_hardened_laplace_audit_within_epsilon_and_flags_understated_sensitivity
     assert ok.epsilon_lower <= 1.0 and ok.epsilon_hat > 0.6
     bad = privacy_loss(mech(1 / 3), 0, 1, n_samples=40_000, batched=True, bins=edges, random_state=1)
     assert bad.epsilon_lower > 1.0
+
+
+# ----------------------------------------------------------------------------- hardened lattice, for any input
+def test_hardened_laplace_never_fails_after_the_draw():
+    """A 10**6-entry count vector with a largest count of 2**22 = 4,194,304 (|value|/grid = 2**52
+    on the size-10**6 lattice g = 2**-30) used to raise after the spend; now it is released, on
+    the lattice, with Laplace-sized errors, and so is a count of 2**40."""
+    counts = np.zeros(10 ** 6)
+    counts[[0, 1, 2]] = [4_194_303, 4_194_304, 2.0 ** 40]
+    g = m.hardened_laplace_parameters(epsilon=1.0, size=counts.size)[0]
+    assert g == 2.0 ** -30 and counts[1] / g == 2.0 ** 52
+    out = m.laplace(counts, epsilon=1.0, random_state=5, hardened=True)
+    assert np.all(out / g == np.round(out / g))
+    assert np.all(np.abs(out[:3] - counts[:3]) < 40) and abs(out[3:].std() - np.sqrt(2)) < 0.01
+    # integer inputs: a lattice that does not shrink with the size (g = 2**-10 at Δ = 1)
+    out_int = m.laplace(counts, epsilon=1.0, random_state=5, hardened=True, integer=True)
+    assert np.all(out_int / 2.0 ** -10 == np.round(out_int / 2.0 ** -10))
+    assert np.all(np.abs(out_int[:3] - counts[:3]) < 40)
+
+
+def test_hardened_output_is_a_function_of_the_exact_lattice_integer():
+    """Beyond 2**53 grid units the float returned is the float nearest g·(k + K), computed from
+    the exact integer k + K (post-processing), for any finite input: no overflow, no error."""
+    v = np.array([2.0 ** 70 + 2.0 ** 20, -3.0 ** 40, 1e300, 12.5])
+    g, t, s, _ = m.hardened_laplace_parameters(epsilon=0.5, size=v.size)
+    noise = m.discrete_laplace(t, s, size=v.shape, random_state=9)
+    out = m.laplace(v, epsilon=0.5, random_state=9, hardened=True)
+    k = [min(int(x / g), 2 ** 1000) for x in v]                    # v/g is exact; the public clamp
+    expected = [float(ki + int(ni)) * g for ki, ni in zip(k, noise)]
+    assert list(out) == expected and np.all(np.isfinite(out))
+
+
+def test_integer_lattice_and_public_size():
+    g1, t1, s1, e1 = m.hardened_laplace_parameters(epsilon=0.5, sensitivity=2.0, integer=True)
+    assert g1 == 2.0 ** -9 and e1 <= 0.5 and e1 > 0.5 * (1 - 1e-6)   # no rounding term: ε almost exact
+    assert m.hardened_laplace_parameters(epsilon=0.5, sensitivity=2.0, size=10 ** 15, integer=True)[0] == g1
+    with pytest.raises(ValueError, match="integers"):
+        m.laplace([1.0, 2.5], epsilon=1.0, hardened=True, integer=True)
+    # size: the public length the lattice is built for, at least the length of value
+    g = m.hardened_laplace_parameters(epsilon=1.0, size=5000)[0]
+    x = m.laplace(np.array([0.3, 7.0]), epsilon=1.0, size=5000, random_state=2, hardened=True)
+    assert np.all(x / g == np.round(x / g)) and g < m.hardened_laplace_parameters(epsilon=1.0, size=2)[0]
+    with pytest.raises(ValueError, match="smaller than the 3 entries"):
+        m.laplace(np.zeros(3), epsilon=1.0, size=2, hardened=True)
+    with pytest.raises(ValueError, match="size"):
+        m.laplace(np.zeros(3), epsilon=1.0, size=-1, hardened=True)
+
+
+@pytest.mark.parametrize("integer", [False, True])
+def test_tiny_epsilon_keeps_the_exact_sampler_in_range(integer):
+    """Where t/s would pass 2**40 grid units the denominator s shrinks and then the grid grows,
+    so t < 2**50 and ε_effective ≤ ε still hold; beyond what any lattice can do: a refusal that
+    depends on public inputs only."""
+    for eps in (1e-6, 1e-9, 1e-11):
+        g, t, s, eff = m.hardened_laplace_parameters(epsilon=eps, size=1000, integer=integer)
+        assert t < 2 ** 50 and eff <= eps and eff > 0.99 * eps
+        fine = m.hardened_laplace_parameters(epsilon=1.0, size=1000, integer=integer)[0]
+        if eps == 1e-11:     # 2**20/ε grid units: s shrinks (integers); g grows too (size 1000)
+            assert s < 1024 and (g == fine) == integer
+        x = m.laplace(np.arange(1000.0), epsilon=eps, size=1000, random_state=1, hardened=True, integer=integer)
+        assert np.all(x / g == np.round(x / g))
+    with pytest.raises(ValueError, match="too small for the hardened sampler"):
+        m.hardened_laplace_parameters(epsilon=1e-16 if integer else 1e-12, size=1000, integer=integer)
+    assert abs(m.geometric(0, epsilon=1e-13, random_state=1, hardened=True)) < 1e15
+    with pytest.raises(ValueError, match="too small"):
+        m.geometric(0, epsilon=1e-16, hardened=True)
+
+
+@pytest.mark.parametrize("lower,t,s", [(0, 3 * 1024, 1024), (5, 1025, 1024), (40, 7, 3)])
+def test_discrete_laplace_tail_is_the_conditioned_law(lower, t, s):
+    k = m.discrete_laplace_tail(lower, t, s, size=60_000, random_state=4)
+    assert k.dtype == np.int64 and k.min() >= lower
+    support = np.arange(lower, lower + int(np.ceil(8 * t / s)) + 1)
+    pmf = m.discrete_laplace_pmf(support, t, s) / m.discrete_laplace_tail_probability(lower, t, s)
+    observed = np.array([(k == v).sum() for v in support] + [(k > support[-1]).sum()])
+    expected = np.append(pmf, max(1 - pmf.sum(), 0.0)) * k.size
+    keep = expected > 5
+    obs = np.append(observed[keep], observed[~keep].sum())
+    exp = np.append(expected[keep], max(expected[~keep].sum(), 1e-9))
+    assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-3
+    # P[K ≥ lower] against the pmf summed, for lower on both sides of 0
+    for low in (-6, -1, 0, 1, 9):
+        grid = np.arange(low, low + 200 * t // s + 50)
+        assert m.discrete_laplace_tail_probability(low, t, s) == pytest.approx(
+            m.discrete_laplace_pmf(grid, t, s).sum(), rel=1e-9, abs=1e-12)
+    with pytest.raises(ValueError, match="lower"):
+        m.discrete_laplace_tail(-1, t, s)

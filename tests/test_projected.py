@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 from sklearn.base import clone
 
+from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
 from dpexplore.datasets import load_iris, make_synthetic
@@ -200,15 +201,17 @@ def _simulate(builder, reps, m, counts, eps, tau, delta, seed):
     return inclusion / reps, np.array(sizes), np.array(masses), np.array(empty_values)
 
 
-@pytest.mark.parametrize("small_complement", [False, True])
-def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement):
+@pytest.mark.parametrize("small_complement,hardened", [(False, False), (True, False), (False, True)])
+def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement, hardened):
     if small_complement:   # exercise the rejection sampler used for huge domains
         monkeypatch.setattr(ph, "_DENSE_COMPLEMENT", 0)
     counts = np.array([0, 0, 5, 1, 0, 0, 12, 0, 2, 0, 0, 0], dtype=float)
-    m, eps, delta, reps = counts.size, 1.0, 2.0, 6000
+    m, eps, delta = counts.size, 1.0, 2.0
+    reps = 2500 if hardened else 6000          # the exact sampler is slower (integer loops)
     tau = ph.threshold(30, eps)
-    inc_d, size_d, mass_d, emp_d = _simulate("dense", reps, m, counts, eps, tau, delta, 10)
-    inc_s, size_s, mass_s, emp_s = _simulate("sparse", reps, m, counts, eps, tau, delta, 11)
+    with mechanisms.hardened_noise(hardened):
+        inc_d, size_d, mass_d, emp_d = _simulate("dense", reps, m, counts, eps, tau, delta, 10)
+        inc_s, size_s, mass_s, emp_s = _simulate("sparse", reps, m, counts, eps, tau, delta, 11)
     exact = ph.survival_probability(counts, 30, eps, 0.5, delta)
     for inc in (inc_d, inc_s):       # per-cell inclusion rates vs eq. (5), 4 sigma
         assert np.all(np.abs(inc - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-12)
@@ -217,11 +220,52 @@ def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement):
     table = table[:, table.sum(axis=0) > 0]
     assert stats.chi2_contingency(table).pvalue > 1e-4
     assert stats.ks_2samp(mass_d, mass_s).pvalue > 1e-4
-    # kept empty cells: τ + Exponential(Δ/ε) in both constructions
-    for values in (emp_d, emp_s):
-        assert stats.kstest(values - tau, "expon", args=(0, delta / eps)).pvalue > 1e-4
+    assert stats.ks_2samp(emp_d, emp_s).pvalue > 1e-4
+    if hardened:   # kept empty cells: g·K, K | K ≥ k₀ (a shifted geometric), on the dense lattice
+        g, t, s, _ = mechanisms.hardened_laplace_parameters(epsilon=eps, sensitivity=delta, integer=True)
+        k0 = int(np.floor(tau / g)) + 1
+        alpha = np.exp(-s / t)
+        for values in (emp_d, emp_s):
+            k = values / g
+            assert np.all(k == np.round(k)) and k.min() >= k0
+            mean, sd = alpha / (1 - alpha), np.sqrt(alpha) / (1 - alpha)
+            assert abs((k - k0).mean() - mean) < 4 * sd / np.sqrt(k.size)
+    else:          # kept empty cells: τ + Exponential(Δ/ε) in both constructions
+        for values in (emp_d, emp_s):
+            assert stats.kstest(values - tau, "expon", args=(0, delta / eps)).pvalue > 1e-4
     assert ph.expected_support(counts, m, 30, eps, 0.5, delta) == pytest.approx(exact.sum())
     assert abs(size_s.mean() - exact.sum()) < 4 * size_s.std() / np.sqrt(reps)
+
+
+@pytest.mark.parametrize("occupied", [1, 7, 300])
+def test_hardened_sparse_lattice_is_public(occupied):
+    """Every released value, occupied or empty, lies on ONE lattice fixed by ε and Δ: the same
+    for 1, 7 or 300 occupied cells, and used in full (some values are odd multiples of it)."""
+    m, eps, delta = 4000, 0.8, 1.0
+    g = mechanisms.hardened_laplace_parameters(epsilon=eps, sensitivity=delta, integer=True)[0]
+    assert g == mechanisms.hardened_laplace_parameters(epsilon=eps, sensitivity=delta, size=10 ** 12,
+                                                       integer=True)[0]
+    codes = np.arange(occupied) * 13
+    with mechanisms.hardened_noise():
+        kept, values, empty = ph.perturb_sparse(codes, np.full(occupied, 40), m, epsilon=eps, tau=0.5,
+                                                sensitivity=delta, random_state=occupied)
+    assert empty.sum() > 100 and (~empty).sum() == occupied        # ½e^{-0.4}·(m - n') empty ones kept
+    k = values / g
+    assert np.all(k == np.round(k))
+    for part in (k[empty], k[~empty]):
+        assert np.any(part % 2 == 1) or part.size < 3
+    textbook_kept, textbook_values, textbook_empty = ph.perturb_sparse(
+        codes, np.full(occupied, 40), m, epsilon=eps, tau=0.5, sensitivity=delta, random_state=occupied,
+        hardened=False)
+    assert not np.all(textbook_values[textbook_empty] / g == np.round(textbook_values[textbook_empty] / g))
+
+
+def test_perturb_checks_counts_are_integers():
+    for bad in ([1.5, 2.0], [-1, 2], [np.nan, 1]):
+        with pytest.raises(ValueError, match="non-negative integers"):
+            ph.perturb_sparse([0, 1], bad, 10, epsilon=1.0, tau=1.0)
+        with pytest.raises(ValueError, match="non-negative integers"):
+            ph.perturb_dense(bad, epsilon=1.0, tau=1.0)
 
 
 def test_sparse_large_domain_is_cheap_and_valid():
@@ -525,6 +569,27 @@ def test_tiny_epsilon_sizes_are_clamped_by_public_limits(iris):
     assert 2 <= model.n_hat_ <= MAX_RECORDS
     assert len(model.synthetic(random_state=0)) <= 300
     assert model.epsilon_spent_ == pytest.approx(1e-9)
+
+
+def test_hardened_release_lies_on_the_public_lattice_and_never_fails_after_spending(iris):
+    """Under hardened noise every released count (kept empty cells included) is a multiple of the
+    lattice fixed by ε_h and Δ alone; tiny ε works (the exact sampler coarsens its scale), and
+    an ε too small for any lattice is refused before anything is spent."""
+    X, y, schema = iris
+    with warnings.catch_warnings(), mechanisms.hardened_noise():
+        warnings.simplefilter("ignore", EmptySyntheticWarning)
+        model = ProjectedHistogram(1.0, k=3, A=0.1, n_bins=6, random_state=3).fit(X, y, schema)
+        g = mechanisms.hardened_laplace_parameters(epsilon=model.epsilon_split_["histogram"], sensitivity=1.0,
+                                                   integer=True)[0]
+        values = model.histogram_["noisy_count"].to_numpy()
+        assert np.array_equal(values, model.counts_.values) and values.size > 100   # empty ones too
+        assert np.all(values / g == np.round(values / g))
+        tiny = ProjectedHistogram(1e-9, random_state=0).fit(X, y, schema)
+        assert tiny.epsilon_spent_ == pytest.approx(1e-9)
+        acc = BudgetAccountant(1.0)
+        with pytest.raises(ValueError, match="too small for the hardened sampler"):
+            ProjectedHistogram(1e-17, random_state=0, accountant=acc).fit(X, y, schema)
+        assert acc.spent == 0
 
 
 def test_pickle_carries_no_nonprivate_diagnostics(iris):

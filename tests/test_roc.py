@@ -190,6 +190,29 @@ def test_recursive_medians_shape_and_accuracy():
     assert np.sort(x)[49] < th[0] < np.sort(x)[51]
 
 
+def test_released_medians_lie_on_the_public_threshold_lattice():
+    """Both medians release points of k·THRESHOLD_RESOLUTION (a fallback: the midpoint of released
+    bounds), never a score plus a float, whose low bits would show the score."""
+    from dpexplore.evaluate.roc import THRESHOLD_RESOLUTION
+
+    assert THRESHOLD_RESOLUTION == 2.0 ** -20
+    p = np.random.default_rng(8).beta(2, 5, size=500)
+    for median in ("smooth", "exponential"):
+        th, fell_back = recursive_median_thresholds(p, epsilon=2.0, depth=3, median=median, random_state=3,
+                                                    return_fallbacks=True)
+        assert (~fell_back).sum() >= 4
+        units = th[~fell_back] / THRESHOLD_RESOLUTION
+        np.testing.assert_array_equal(units, np.round(units))
+    # released bounds one lattice step apart hold no lattice point strictly inside: the EM median
+    # gives up (the caller falls back to the midpoint) without drawing from the generator
+    from dpexplore.evaluate import roc
+
+    rng = np.random.default_rng(0)
+    left = 0.25
+    assert roc._exponential_median(np.array([0.25000001]), left, left + THRESHOLD_RESOLUTION, 1.0, rng) is None
+    assert rng.random() == np.random.default_rng(0).random()
+
+
 def test_smooth_median_passes_a_privacy_audit_that_catches_under_noising():
     # a bimodal partition where one added record moves the median from 0.7 to 0.3
     base = np.array([0.3] * 50 + [0.7] * 51)

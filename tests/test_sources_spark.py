@@ -15,6 +15,8 @@ from dpexplore.counts import CountTable
 from dpexplore.sources import _spark_engine
 from test_counts import make_frame, make_schema, reference
 from test_sources import BAD_INPUTS
+from test_audit_refusals import (NUM_SCHEMA, OUT_OF_DOMAIN, SECRET, _chain, assert_names_rule_not_values,
+                                secret_frame)
 
 pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
                                 reason="Spark needs Java and none was found (JAVA_HOME or java on PATH); "
@@ -86,6 +88,33 @@ def test_missing_column_and_wrong_type(spark, frame, schema):
         sources.spark(to_spark(spark, frame.drop(columns="label")), schema)
     with pytest.raises(TypeError, match="spark.createDataFrame"):
         sources.spark(frame, schema)
+
+
+@pytest.mark.parametrize("case", list(OUT_OF_DOMAIN))
+def test_spark_out_of_domain_messages_name_column_and_rule_not_values(spark, case):
+    plant, column, rule = OUT_OF_DOMAIN[case]
+    with pytest.raises(ValueError) as err:
+        sources.spark(to_spark(spark, plant(secret_frame())), NUM_SCHEMA).count_table()
+    assert_names_rule_not_values(err.value, column, rule, "4711")
+
+
+def test_spark_read_errors_quote_no_private_record(spark, tmp_path):
+    """Spark's own errors on the rows quote them (a cast under ANSI mode, a malformed CSV record
+    in FAILFAST mode): the source replaces them, ``from None``."""
+    from pyspark.sql import functions as F
+    frame = secret_frame().astype({"age": str})
+    frame.loc[7, "age"] = SECRET
+    cast = to_spark(spark, frame).withColumn("age", F.col("age").cast("int"))
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    failfast = spark.read.csv(str(tmp_path / "t.csv"), header=True, mode="FAILFAST",
+                              schema="age INT, city STRING, label STRING")
+    for df in (cast, failfast):
+        src = sources.spark(df, NUM_SCHEMA)
+        with pytest.raises(ValueError) as err:
+            src.count_table()
+        text = _chain(err.value)
+        assert SECRET not in text and "check_table" in text and "Spark" in text, text
+        assert err.value.__cause__ is None and err.value.__suppress_context__
 
 
 def test_missing_java_is_a_clear_error(monkeypatch):

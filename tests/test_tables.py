@@ -112,9 +112,13 @@ def test_numeric_column_with_stray_strings(messy):
     row = draft.set_index("column").loc["weight_kg"]
     assert row.kind == "numeric" and not row.integer               # not categorical in text order
     assert any("'weight_kg' is numeric except" in n and "'?'" in n and "'unknown'" in n for n in notes)
-    with pytest.raises(InputError, match=r"'weight_kg' is declared numeric but has non-numeric values '\?', "
-                                         r"'unknown'.*missing='drop-rows'"):
+    with pytest.raises(InputError, match=r"'weight_kg' is declared numeric but has non-numeric values: "
+                                         r".*missing='drop-rows'.*check_table") as err:
         tables.build_schema(sub, declared(sub))
+    assert "'?'" not in str(err.value) and "unknown" not in str(err.value)   # the values are private
+    shown = tables.check_table(sub, declared(sub), errors="report")           # ... shown here, not private
+    hit = shown[shown["column"] == "weight_kg"].iloc[0]
+    assert "'?'" in hit["examples"] and "'unknown'" in hit["examples"] and "non-numeric" in hit["rule"]
     schema, enc, _ = tables.build_schema(sub, declared(sub), missing="drop-rows")
     assert schema["weight_kg"].kind == "numeric" and enc["weight_kg"].dtype == float
     assert len(enc) < len(sub)
@@ -289,7 +293,8 @@ def test_messages_show_values_not_numpy_reprs(messy):
             call()
         messages.append(str(err.value))
     assert all("np." not in m and "int64" not in m for m in messages)
-    assert "(0)" in messages[0] and "values '1' that are not" in messages[2]
+    assert "(0)" in messages[0] and "NOT PRIVATE" in messages[0]      # check_table shows values...
+    assert "values that are not among its declared classes" in messages[2] and "'1'" not in messages[2]
 
 
 # ----------------------------------------------------------------------------- 14. export
@@ -298,7 +303,9 @@ def test_export_writes_files_and_links_them(messy, tmp_path):
     res = tables.release(enc, schema, "DiffGen", 1.0, random_state=0, progress=False, leaks=leaks)
     paths = tables.export_release(res, tmp_path / "out")
     assert {p.name for p in paths.values()} == {"diffgen_eps_1_synthetic.csv", "diffgen_eps_1_ledger.csv",
-                                                 "diffgen_eps_1_schema.json", "diffgen_eps_1_summary.md"}
+                                                 "diffgen_eps_1_schema.json", "diffgen_eps_1_summary.md",
+                                                 "diffgen_eps_1_utility_not_private.md"}
+    assert "NOT PRIVATE" in paths["utility"].read_text() and "## Utility" not in paths["summary"].read_text()
     back = Schema.from_dict(json.loads(paths["schema"].read_text()))
     assert back.predictors == schema.predictors and back.classes == schema.classes
     assert len(pd.read_csv(paths["synthetic"])) == len(res.synthetic)
@@ -315,7 +322,8 @@ def test_app_links_files_instead_of_base64(messy, tmp_path):
     assert app.release() is not None
     assert "base64" not in app.downloads.value and len(app.downloads.value) < 2_000
     hrefs = re.findall(r'href="([^"]+)"', app.downloads.value)
-    assert len(hrefs) == 4 and all(h.startswith("releases/") and (tmp_path / h).is_file() for h in hrefs)
+    assert len(hrefs) == 5 and all(h.startswith("releases/") and (tmp_path / h).is_file() for h in hrefs)
+    assert sum("not_private" in h for h in hrefs) == 1             # the utility file says what it is
 
 
 # ----------------------------------------------------------------------------- 15. grid occupancy
@@ -354,3 +362,18 @@ def test_app_groups_a_column_by_a_typed_taxonomy(messy, tmp_path):
     res = app.release()
     assert res is not None and res.schema["diag_code"].categories == ("low", "other")
     assert set(res.synthetic["diag_code"]) <= {"low", "other"} and "diag_code" not in app.leak_rows()
+
+
+def test_values_in_no_group_are_named_by_check_table_only(messy):
+    """build_schema refuses a value in no group naming the column; the non-private check_table
+    with the same draft shows which values and rows."""
+    sub = tables.select_columns(messy, ["diag_code", "gender", "readmitted"])
+    draft = tables.declare(declared(sub), "diag_code", groups="low: D00*, D01*")
+    codes = sorted(set(sub["diag_code"]) - {c for c in sub["diag_code"] if c.startswith(("D00", "D01"))})
+    with pytest.raises(InputError, match="'diag_code' has values in no group.*check_table") as err:
+        tables.build_schema(sub, draft)
+    assert not any(c in str(err.value) for c in codes)
+    report = tables.check_table(sub, draft, errors="report")
+    hit = report[report["column"] == "diag_code"].iloc[0]
+    assert "no group" in hit["rule"] and repr(codes[0]) in hit["examples"]
+    assert str(sub.index[~sub["diag_code"].str.startswith(("D00", "D01"))][0]) in hit["rows"]

@@ -20,8 +20,9 @@ def test_frame_and_target_checks():
         check_frame([[1]])
     with pytest.raises(ValueError, match=r"\['b'\]"):
         check_frame(pd.DataFrame({"a": [1, 2], "b": [1, None]}))
-    with pytest.raises(ValueError, match="1 class"):
+    with pytest.raises(ValueError, match="fewer than 2 distinct classes") as err:
         check_target(["x", "x"])
+    assert "'x'" not in str(err.value)
     with pytest.raises(ValueError, match="missing"):
         check_target(pd.Series(["x", None]))
 
@@ -54,8 +55,9 @@ def test_numpy_scalars_and_weights():
     for bad in ([], [1, 0], [1, np.nan], [[1, 2]]):
         with pytest.raises(ValueError, match="split"):
             check_fraction_weights(bad)
-    with pytest.raises(ValueError, match="X has 2 rows but y has 3"):
+    with pytest.raises(ValueError, match="X and y have different numbers of rows") as err:
         check_same_length([1, 2], [1, 2, 3])
+    assert not any(d in str(err.value) for d in "23")     # the row counts are private
 
 
 def test_frame_and_target_edge_cases():
@@ -70,3 +72,32 @@ def test_frame_and_target_edge_cases():
     assert list(check_target(pd.DataFrame({"a": ["x", "y"]}))) == ["x", "y"]
     X = pd.DataFrame({"a": [1, 2]})
     assert check_frame(X) is X  # returned unchanged, not copied or modified
+
+
+# --------------------------------------------------------------------------- one wording per rule
+from dpexplore._validation import CHECK_TABLE_HINT, rule_message  # noqa: E402
+
+
+@pytest.mark.parametrize("rule, kw, says", [
+    ("missing", {}, r"column 'age' has missing values \(NaN\)"),
+    ("category", {}, r"column 'age' has value\(s\) outside its declared categories"),
+    ("non_numeric", {}, r"column 'age' is declared numeric but holds non-numeric values"),
+    ("infinite", {}, r"column 'age' has infinite values"),
+    ("range", {"lower": 17, "upper": 90.5}, r"column 'age' has values outside its public range \[17, 90.5\]; clip"),
+    ("class", {"classes": ["no", "yes"]}, r"the target 'age' has label\(s\) that are not among the declared "
+                                          r"classes \['no', 'yes'\]"),
+    ("unreadable", {"engine": "DuckDB"}, r"column 'age' holds a value that DuckDB cannot read"),
+])
+def test_rule_message_names_the_column_and_the_rule(rule, kw, says):
+    import re
+    assert re.search(says, rule_message(rule, "age", **kw))
+
+
+def test_rule_message_forms_and_unknown_rule():
+    assert rule_message("missing", ["a", "b"]).startswith("X has missing values (NaN) in column(s) ['a', 'b']")
+    assert rule_message("missing_label", "y") == "y has missing values (NaN): drop those rows first"
+    assert rule_message("class", "y", classes=["0", "1"]).startswith("y has label(s)")
+    unreadable = rule_message("unreadable", None, engine="Spark")
+    assert unreadable.startswith("a column of the table holds a value that Spark") and CHECK_TABLE_HINT in unreadable
+    with pytest.raises(ValueError, match="unknown rule"):
+        rule_message("typo", "age")

@@ -36,15 +36,20 @@ import pandas as pd
 from .._validation import RandomState, check_epsilon, check_random_state
 from ..budget import BudgetAccountant
 from ..domain import declared_classes
-from ..mechanisms import exponential_interval, laplace
+from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
 
 __all__ = [
     "private_roc_curve", "private_auc", "laplace_roc_curve", "roc_curve_exact", "curve_auc",
     "area_between_curves", "auc_error",
-    "fixed_space_thresholds", "recursive_median_thresholds", "median_smooth_sensitivity",
+    "fixed_space_thresholds", "recursive_median_thresholds", "median_smooth_sensitivity", "THRESHOLD_RESOLUTION",
     "haar_forward", "haar_inverse", "haar_weights", "privelet_sensitivity", "privelet",
     "isotonic_increasing", "DegenerateCurveWarning",
 ]
+
+
+#: spacing of the public lattice k·2**-20 on which the private medians lie, on the [0, 1] scale of
+#: the public ``score_range`` (DESIGN.md, Contracts: every released real number on a public grid)
+THRESHOLD_RESOLUTION = lattice_resolution(0.0, 1.0)
 
 
 class DegenerateCurveWarning(UserWarning):
@@ -282,19 +287,29 @@ def median_smooth_sensitivity(values: Any, *, beta: float, left: float, right: f
 
 
 def _exponential_median(part: np.ndarray, left: float, right: float, epsilon: float,
-                        rng: np.random.Generator) -> float:
-    """EM median on (left, right) (spec §4.4 alternative): a point x drawn with density
-    ∝ exp(ε·u(x)/2), u(x) = −|#{p < x} − #{p > x}| (sensitivity 1 under add/remove).
+                        rng: np.random.Generator) -> float | None:
+    """EM median on (left, right): a point x of the public lattice k·:data:`THRESHOLD_RESOLUTION`
+    strictly inside (left, right), drawn with P[x] ∝ exp(ε·u(x)/2), u(x) = −|#{p ≤ x} − #{p > x}|
+    (each record moves u by at most 1 under add/remove: sensitivity 1).
 
-    u is constant between consecutive sorted scores, so the continuous EM with length as the
-    base measure (DiffMulti Eq. 12) samples it exactly; an empty partition gives a uniform point.
+    u is constant on [x_i, x_{i+1}) between consecutive sorted scores, so
+    :func:`~dpexplore.mechanisms.exponential_interval` samples it exactly with the counting
+    measure of the lattice as base measure (McSherry & Talwar 2007; DiffMulti Eq. 12); an empty
+    partition gives a uniform lattice point. The median is a lattice point, never a score plus a
+    float (whose floating-point support shows the scores, Mironov 2012). None when (left, right),
+    released bounds, holds no lattice point (the caller falls back to the midpoint, spending
+    nothing more).
     """
+    start = float(np.nextafter(left, np.inf))          # lattice points strictly above left
+    first, end = lattice_index([start, right], resolution=THRESHOLD_RESOLUTION)
+    if end <= first:
+        return None
     inside = part[(part > left) & (part < right)]
-    edges = np.concatenate([[left], inside, [right]])
+    edges = np.concatenate([[start], inside, [right]])
     below = np.arange(edges.size - 1) + np.count_nonzero(part <= left)
-    utilities = -np.abs(2.0 * below - part.size)   # #{p < x} = below, #{p > x} = n − below
+    utilities = -np.abs(2.0 * below - part.size)   # #{p ≤ x} = below, #{p > x} = n − below
     return exponential_interval(edges, utilities, epsilon=epsilon, sensitivity=1.0,
-                                random_state=rng)
+                                resolution=THRESHOLD_RESOLUTION, random_state=rng)
 
 
 def recursive_median_thresholds(scores01: Any, *, epsilon: float, depth: int,
@@ -305,11 +320,17 @@ def recursive_median_thresholds(scores01: Any, *, epsilon: float, depth: int,
     Each of the k levels spends ε' = ε/k on disjoint partitions (parallel composition); a
     partition's median gets Cauchy noise of scale 8·S/ε' with S the β = ε'/2 smooth sensitivity
     (NRS Lemma 2.7 with γ = 2). The paper prints ε1 instead of ε' in the noise (§9.4): that would
-    under-noise by a factor k. A noisy median outside (left, right) falls back to the midpoint
-    (post-processing, §9.16); scores equal to a threshold are dropped from both children.
+    under-noise by a factor k. The noisy median is released snapped to the public lattice
+    k·:data:`THRESHOLD_RESOLUTION` (DP-safe reading): NRS's guarantee is for the real number
+    m + (8S/ε')·Z, and snapping it is post-processing, while the float m + noise would carry the
+    low bits of the data-dependent m and S (Mironov 2012); the float sum differs from the exact one
+    by at most 2**-51 inside (0, 1), so it snaps differently only within that distance of a cell
+    boundary. A noisy median outside (left, right) falls back to the midpoint (post-processing,
+    §9.16); scores equal to a threshold are dropped from both children.
     ``median="exponential"`` replaces the smooth-sensitivity median by the exponential-mechanism
-    median (spec §4.4), exact under add/remove and far less noisy when ε'·n is small: the smooth
-    bound is at least e^{−β·n/2}·(right − left), so with ε1 = 0.2, k = 10 and n ≈ 600 almost every
+    median on the same lattice (:func:`_exponential_median`), exact under add/remove and far less
+    noisy when ε'·n is small: the smooth bound is at least e^{−β·n/2}·(right − left), so with
+    ε1 = 0.2, k = 10 and n ≈ 600 almost every
     noisy median falls back to the midpoint and the thresholds become a dyadic grid.
     ``return_fallbacks=True`` also returns a boolean mask (aligned with the sorted thresholds)
     of the noisy medians that fell outside their interval and were replaced by the midpoint.
@@ -333,10 +354,11 @@ def recursive_median_thresholds(scores01: Any, *, epsilon: float, depth: int,
             if median == "smooth":
                 m = float(_order_stat(part, np.array([(n + 1) // 2]), left, right)[0])
                 s = median_smooth_sensitivity(part, beta=beta, left=left, right=right)
-                noisy = m + 8.0 * s / eps_level * float(rng.standard_cauchy())
+                noisy = float(snap_to_lattice(m + 8.0 * s / eps_level * float(rng.standard_cauchy()),
+                                              resolution=THRESHOLD_RESOLUTION))
             else:
                 noisy = _exponential_median(part, left, right, eps_level, rng)
-            outside = not left < noisy < right
+            outside = noisy is None or not left < noisy < right
             if outside:
                 noisy = (left + right) / 2.0
             found.append(noisy)

@@ -13,7 +13,9 @@ specs/feature-selection-nb-lr.md §5 and traps 11–13). Conventions (spec §5.1
   and is regularised too.
 
 Output perturbation (Alg. 1, spec §5.2): the minimiser has L2 sensitivity 2/λ; release
-θ* + b with density ∝ exp(−(λε/2)·‖b‖), i.e. ‖b‖ ~ Gamma(D, 2/(λε)), uniform direction.
+θ* + b with density ∝ exp(−(λε/2)·‖b‖), i.e. ‖b‖ ~ Gamma(D, 2/(λε)), uniform direction. The
+release is a point of a public lattice gℤ^D (:func:`output_perturbation_lattice`), never the float
+θ* + b, whose low bits depend on the data-dependent θ* (Mironov 2012).
 
 Objective perturbation (Alg. 2, spec §5.3), in thesis units:
 ε' = ε − log(1 + 2c/λ + c²/λ²); if ε' > 0 then Δ = 0, else NΔ = c/(e^{ε/4} − 1) − λ and ε' = ε/2;
@@ -38,11 +40,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_positive, check_random_state
+from ..mechanisms import LATTICE_BITS, snap_to_lattice
 from ..domain import PrivacyLeakWarning
 from ..budget import RecordsSpends
 from .naive_bayes import _check_bounds_pair, _class_list, _DPTags, _fit_input, _resolve_bounds
 
 __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
+           "output_perturbation_lattice",
            "objective_perturbation_parameters", "objective_branch_boundary",
            "PrivateLogisticRegression"]
 
@@ -73,6 +77,25 @@ def l1_noise(dim: int, scale: float, *, size: int | None = None, random_state: R
 def output_perturbation_scale(epsilon: float, lam: float) -> float:
     """Gamma scale 2/(λε) of the output-perturbation noise norm (sensitivity 2/λ, thesis units)."""
     return 2.0 / (check_positive(lam, "lam") * check_epsilon(epsilon))
+
+
+def output_perturbation_lattice(epsilon: float, lam: float, dim: int) -> tuple[float, float]:
+    """Lattice spacing g and noise scale σ of output perturbation released on a public lattice.
+
+    θ* is rounded to gℤ^D (g the largest power of two ≤ Δ/(2**20·√D), Δ = 2/λ: public), which
+    moves it by at most g√D/2 in L2, so neighbours' rounded minimisers lie within Δ + g√D; the
+    noise b (density ∝ exp(−‖b‖/σ), σ = (Δ + g√D)/ε, at most 1 + 2**-20 times the textbook
+    2/(λε)) is rounded to gℤ^D as well, and g·(round(θ*/g) + round(b/g)) is released. The rounded
+    noise has P[n] = ∫ over the cell of n of the density, and the density's ratio under a shift
+    by d is at most exp(g‖d‖/σ) at every point, so the release is ε-DP (Chaudhuri et al. 2011,
+    Alg. 1; thesis §4.3, Alg. 6 and Thm 4.3.1; with the rounding's ε correction as in the
+    hardened Laplace sampler, :func:`dpexplore.mechanisms.hardened_laplace_parameters`); every
+    released coefficient is a multiple of g, whatever the data.
+    """
+    delta = 2.0 / check_positive(lam, "lam")
+    root = math.sqrt(int(dim))
+    grid = 2.0 ** math.floor(math.log2(delta / (2 ** LATTICE_BITS * root)))
+    return grid, (delta + grid * root) / check_epsilon(epsilon)
 
 
 def objective_branch_boundary(epsilon: float, c: float = LOGISTIC_C) -> float:
@@ -112,7 +135,9 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
     Binary only (use scikit-learn's OneVsRestClassifier for more classes, with a budget per
     class); ``decision_function`` and ``predict_proba`` follow scikit-learn's binary shapes.
     Fitted: ``classes_``, ``coef_`` (1×D) and ``intercept_`` in the scaled feature space
-    (these are the ε-DP release), ``lambda_``, ``noise_scale_``, ``sensitivity_`` (output) or
+    (these are the ε-DP release; output perturbation: multiples of ``grid_``, see
+    :func:`output_perturbation_lattice`), ``lambda_``, ``noise_scale_``, ``sensitivity_`` and
+    ``grid_`` (output) or
     ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``. Nothing computed
     from the data alone is kept: the noise vector's norm (which with θ reveals the exact
     minimiser's gradient) and the optimiser's iteration count are not stored (issue 11, item 7).
@@ -208,9 +233,12 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
             eps = self._spend(epsilon, f"logistic regression: output perturbation (λ={lam:g})")
             theta = self._minimise(Z, s, lam, np.zeros(D))
             self.sensitivity_ = 2.0 / lam                       # Chaudhuri et al. Cor. 8 (thesis Thm 4.3.1)
-            self.noise_scale_ = output_perturbation_scale(eps, lam)
+            self.grid_, self.noise_scale_ = output_perturbation_lattice(eps, lam, D)
             noise = l2_noise(D, self.noise_scale_, random_state=rng)
-            theta = theta + noise
+            # θ* and b each rounded to the public lattice gℤ^D: the sum of two multiples of the
+            # power of two g is exact, so the release is a lattice point fixed by integers
+            theta = (snap_to_lattice(theta, resolution=self.grid_)
+                     + snap_to_lattice(noise, resolution=self.grid_))
         else:
             eps = self._spend(epsilon, f"logistic regression: objective perturbation (λ={lam:g})")
             par = objective_perturbation_parameters(eps, lam)

@@ -136,13 +136,13 @@ class DiffGen(_RegionRelease):
         def new_split(j: int, k: int, label: str) -> None:
             a = schema.numeric[j]
             lo, hi = self._cut_num[j][k]
-            if not splittable(lo, hi, schema[a].integer, self.min_width * width[a]):
+            if not splittable(lo, hi, schema[a].integer, self.min_width * width[a], schema[a].lattice):
                 return
             inside = self._num_pos(data, j) == k
-            splits[(j, k)] = private_split_point(
+            splits[(j, k)] = private_split_point(   # a point of the attribute's public lattice
                 data.Xn[inside, j], yk[inside], K, lo, hi, integer=schema[a].integer, score=self.utility,
                 epsilon=acc.spend(e1, label), sensitivity=sens, domain_width=width[a], random_state=rng,
-                weights=data.weights(inside))
+                weights=data.weights(inside), lattice=schema[a].lattice)
 
         for j, a in enumerate(num):                               # line 4: initial split points
             new_split(j, 0, f"split point {a}")

@@ -88,13 +88,42 @@ def _top(a: float, b: float, integer: bool) -> float:
     return b - 1.0 if integer else b
 
 
-def splittable(a: float, b: float, integer: bool, min_width: float) -> bool:
-    """Data-independent leaf rule for numeric regions (spec §7 VALID, §19.1).
+def splittable(a: float, b: float, integer: bool, min_width: float,
+               lattice: tuple[float, float] | None = None) -> bool:
+    """Data-independent leaf rule for numeric regions (VALID, Def. 4.1).
 
     Integer: at least two integers in the region. Continuous: wider than ``min_width`` (a public
-    granularity). Never "all records share one value": that would read the data.
+    granularity). Both: at least one split point of the public ``lattice`` (see
+    :func:`private_split_point`) inside the region. Never "all records share one value": that
+    would read the data.
     """
-    return (b - a >= 2) if integer else (b - a > min_width)
+    if not ((b - a >= 2) if integer else (b - a > min_width)):
+        return False
+    resolution, origin = _split_lattice(a, b, integer, lattice)
+    if (b - 1.0 if integer else b) - a > resolution * (1 + 2.0 ** -8):
+        return True       # wider than one step: lattice points are spaced within 2**-9 of it
+    ends = mechanisms.lattice_index(_split_pieces(np.array([a, b], dtype=float), b, integer),
+                                    resolution=resolution, origin=origin)
+    return bool(ends[1] > ends[0])
+
+
+def _split_lattice(a: float, b: float, integer: bool, lattice: tuple[float, float] | None) -> tuple[float, float]:
+    """(resolution, origin) of the split points: the caller's public lattice (an attribute's
+    declared one), else the integers (integer regions) or the default lattice of [a, b]."""
+    if lattice is not None:
+        return lattice
+    return (1.0, 0.0) if integer else (mechanisms.lattice_resolution(a, b), float(a))
+
+
+def _split_pieces(edges: np.ndarray, b: float, integer: bool) -> np.ndarray:
+    """Piece k of the split points holds the s with edges[k] < s ≤ edges[k+1] (x < s goes left,
+    so exactly the records ≤ edges[k] go left), up to the largest split point: b − 1 in an
+    integer region, the float below b in a continuous one. As half-open [p_k, p_{k+1}) of floats
+    (p = the next float up), the form :func:`dpexplore.mechanisms.exponential_interval` takes."""
+    top = b - 1.0 if integer else float(np.nextafter(b, -np.inf))
+    ends = np.minimum(np.asarray(edges, dtype=float), top)
+    ends[-1] = top
+    return np.nextafter(ends, np.inf)
 
 
 def split_utilities(values: np.ndarray, y: np.ndarray, n_classes: int, a: float, b: float, *,
@@ -163,60 +192,72 @@ def _sample_truncated_exp(B: float, length: float, rng: np.random.Generator) -> 
     return float(min(max(t, 0.0), np.nextafter(length, 0.0)))
 
 
-def _ncp_split_point(edges, left, total, a, b, *, integer, epsilon, sensitivity, domain_width, rng):
-    """Exact continuous EM for NCP, whose utility is linear (not constant) inside each piece.
+def _ncp_split_point(pieces, left, total, a, b, *, integer, epsilon, sensitivity, domain_width, lattice, rng):
+    """Exact EM for NCP over the lattice of split points; its utility is linear (not constant)
+    inside each piece.
 
     u(s) = −(|L|·width(left) + |R|·width(right)) / W. The paper scores each piece at its midpoint
     and splits there (§3.2); that utility does not have sensitivity 1 (moving a record moves the
-    midpoints), so dpexplore integrates exp(ε'u(s)/2Δ) exactly over each piece instead (integer
-    regions: the geometric sum), picks a piece by its mass and draws s from the truncated
-    exponential inside it. This *is* the continuous EM of Eq. 11, hence ε'-DP.
+    midpoints), so dpexplore weighs every lattice point s of a piece by exp(ε'u(s)/2Δ) exactly: a
+    geometric series, summed in closed form (Σ_{j<N} e^{cj} = ∫_0^N e^{ct}dt / ∫_0^1 e^{ct}dt),
+    picks a piece by its mass and a point inside it from the truncated geometric distribution
+    (the floor of a truncated exponential). This is the EM of Eq. 11 over the public lattice
+    (counting measure), hence ε'-DP; the split is a lattice point, never a data value plus a float.
     """
+    resolution, origin = lattice
+    first = mechanisms.lattice_index(pieces, resolution=resolution, origin=origin)
+    counts = np.diff(first)
+    s0 = np.asarray(mechanisms.lattice_value(first[:-1], resolution=resolution, origin=origin))  # first point
     nl = left.sum(axis=1)
     nr = total.sum() - nl
     kappa = epsilon / (2.0 * sensitivity)
-    B = -kappa * (nl - nr) / domain_width                      # slope of the log-density in s
-    shift = 1.0 if integer else 0.0                            # integer piece k starts at edges[k] + 1
-    s0 = edges[:-1] + shift
+    step = -kappa * (nl - nr) / domain_width * resolution      # change of the log-weight per lattice step
+    shift = 1.0 if integer else 0.0                            # integer widths: [a, s − 1] and [s, b − 1]
     right_end = (b - 1.0) if integer else b
     u0 = -(nl * (s0 - shift - a) + nr * (right_end - s0)) / domain_width
-    lengths = np.diff(edges)
-    logmass = kappa * u0 + _log_integral_exp(B, lengths)
-    if integer:  # Σ_{j<N} e^{Bj} = ∫_0^N e^{Bt}dt / ∫_0^1 e^{Bt}dt
-        logmass = logmass - _log_integral_exp(B, np.ones_like(lengths))
+    logmass = kappa * u0 + _log_integral_exp(step, counts) - _log_integral_exp(step, np.ones_like(counts))
     probs = np.exp(logmass - logsumexp(logmass))
     k = int(rng.choice(probs.size, p=probs))
-    t = _sample_truncated_exp(float(B[k]), float(lengths[k]), rng)
-    return float(s0[k] + (np.floor(t) if integer else t)), probs
+    j = int(np.floor(_sample_truncated_exp(float(step[k]), float(counts[k]), rng)))
+    return float(mechanisms.lattice_value(int(first[k]) + j, resolution=resolution, origin=origin)), probs
 
 
 def private_split_point(values: np.ndarray, y: np.ndarray, n_classes: int, a: float, b: float, *,
                         integer: bool, score: str, epsilon: float, sensitivity: float,
                         domain_width: float, random_state: Any = None,
-                        return_probabilities: bool = False, weights: np.ndarray | None = None):
-    """Private split point s of the region [a, b) by the continuous exponential mechanism (§4.3).
+                        return_probabilities: bool = False, weights: np.ndarray | None = None,
+                        lattice: tuple[float, float] | None = None):
+    """Private split point s of the region [a, b) by the exponential mechanism (§4.3, Eq. 11–12).
 
-    Max/DM: the utility is constant on each piece between distinct data values, so
+    The candidates are the points of a PUBLIC lattice (resolution, origin) inside the region:
+    ``lattice`` (DiffMulti and DiffGen pass the attribute's declared one,
+    :attr:`dpexplore.domain.Attribute.lattice`), else the integers for an integer region and the
+    default lattice of [a, b] (:func:`dpexplore.mechanisms.lattice_resolution`) for a continuous
+    one. Split points lie in {a + 1, …, b − 1} (integer regions) or strictly between a and b.
+    Max/DM: the utility is constant between consecutive distinct data values, so
     :func:`dpexplore.mechanisms.exponential_interval` picks a piece with probability
-    ∝ length · exp(ε·u/(2Δu)) (Eq. 12; the length is the base measure and does not depend on the
-    data, Thm 4.3) and s uniformly in it. Integer regions count split points: piece k holds
-    {edges[k]+1, …, edges[k+1]}. NCP: see :func:`_ncp_split_point`. The caller spends ε.
-    Records with x < s go to the left child [a, s), the others to [s, b). ``weights``: one count
-    per value (weighted records); default 1.
+    ∝ (lattice points in it) · exp(ε·u/(2Δu)) and a lattice point uniformly in it: Eq. 12 with the
+    counting measure of the lattice as base measure, which does not depend on the data
+    (Thm 4.3). The paper draws s from the Lebesgue measure, a + (b − a)·U with data values a, b,
+    whose floating-point support shows the data ends (Mironov 2012): the DP-safe reading is the
+    lattice. Piece k holds the split points edges[k] < s ≤ edges[k+1]. NCP: see
+    :func:`_ncp_split_point`. The caller spends ε. Records with x < s go to the left child
+    [a, s), the others to [s, b). ``weights``: one count per value (weighted records); default 1.
     """
     rng = check_random_state(random_state)
     edges, left, total = split_utilities(values, y, n_classes, a, b, integer=integer, weights=weights)
+    resolution, origin = _split_lattice(a, b, integer, lattice)
+    pieces = _split_pieces(edges, b, integer)
     if score == "ncp":
-        s, probs = _ncp_split_point(edges, left, total, a, b, integer=integer, epsilon=epsilon,
-                                    sensitivity=sensitivity, domain_width=domain_width, rng=rng)
+        s, probs = _ncp_split_point(pieces, left, total, a, b, integer=integer, epsilon=epsilon,
+                                    sensitivity=sensitivity, domain_width=domain_width,
+                                    lattice=(resolution, origin), rng=rng)
     else:
         util = _piece_utilities(left, total, score)
-        point, probs = mechanisms.exponential_interval(edges, util, epsilon=epsilon,
-                                                       sensitivity=sensitivity, random_state=rng,
-                                                       return_probabilities=True)
-        s = np.floor(point) + 1.0 if integer else point
-    s = float(min(max(s, a + 1.0), b - 1.0)) if integer else float(min(max(s, a), b))
-    return (s, probs) if return_probabilities else s
+        s, probs = mechanisms.exponential_interval(pieces, util, epsilon=epsilon, sensitivity=sensitivity,
+                                                   resolution=resolution, origin=origin, random_state=rng,
+                                                   return_probabilities=True)
+    return (float(s), probs) if return_probabilities else float(s)
 
 
 # =========================================================================== budget division (§4.2)
@@ -732,8 +773,11 @@ class DiffMulti(_RegionRelease):
 
     DP-safe readings (documented deviations): the "|P_c| = 0 ⇒ h' = 0" rule of Eq. 10 uses the
     noisy, clamped sizes (never the true count); ΔDM uses ``n_max`` instead of the private |D|;
-    NCP split points use the exact continuous EM instead of the midpoint rule; validity of a
-    split never depends on the data (empty children are created and published); a partition at
+    NCP split points use the exact EM instead of the midpoint rule; split points are points of
+    the attribute's public lattice (:attr:`~dpexplore.domain.Attribute.lattice`, its declared
+    resolution), drawn with the counting measure of that lattice as Eq. 12's base measure,
+    never a + (b − a)·U between data values (:func:`private_split_point`); validity of a split
+    never depends on the data (empty children are created and published); a partition at
     depth |g| does not split (the paper writes "≤ |g|").
 
     Attributes (after fit): ``partitions_``, ``noisy_counts_``, ``tree_`` (one row per node, DP
@@ -829,6 +873,7 @@ class DiffMulti(_RegionRelease):
         self._nav = {a: _CatNav(schema[a].taxonomy) for a in cat}
         self._navs = [self._nav[a] for a in cat]
         self._integer = [schema[a].integer for a in num]
+        self._lattice = [schema[a].lattice for a in num]          # public grid of the split points
         self._min_w = [self.min_width * (schema[a].upper - schema[a].lower) for a in num]
         self.max_depth_ = g
         self.epsilon_prime_ = eps / (2.0 * (len(num) + 3 * max(g, 1)))        # Line 4
@@ -883,7 +928,7 @@ class DiffMulti(_RegionRelease):
         """Specializable values of P (data-independent: taxonomy, public bounds, DP split points)."""
         out = [("cat", j) for j, (d, n) in enumerate(P.cat) if not self._navs[j].is_leaf(d, n)]
         for j, (lo, hi) in enumerate(P.num):
-            if splittable(lo, hi, self._integer[j], self._min_w[j]):
+            if splittable(lo, hi, self._integer[j], self._min_w[j], self._lattice[j]):
                 out.append(("num", j))
         return out
 
@@ -905,7 +950,7 @@ class DiffMulti(_RegionRelease):
                 P.splits[j] = private_split_point(
                     self._data.Xn[P.idx, j], yP, K, lo, hi, integer=schema[a].integer, score=self.utility,
                     epsilon=acc.spend(e1, f"split point {a}"), sensitivity=self._sens,
-                    domain_width=self._width[a], random_state=rng, weights=wP)
+                    domain_width=self._width[a], random_state=rng, weights=wP, lattice=self._lattice[j])
         # Line 10: score every candidate as if P were split on it.
         routes, scores = [], []
         for kind, j in cands:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
@@ -330,14 +331,28 @@ def expected_support(true_counts: Any, n_cells: int, n: float, epsilon: float, A
                  + empty * survival_probability(0.0, n, epsilon, A, sensitivity))
 
 
+def _check_counts(counts: Any) -> np.ndarray:
+    """Cell counts as a flat float array of non-negative integers (a new array)."""
+    c = np.asarray(counts, dtype=float).ravel()
+    if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c != np.rint(c)):
+        raise ValueError("counts must hold non-negative integers (cell counts)")
+    return c
+
+
 def perturb_dense(counts: Any, *, epsilon: float, tau: float, sensitivity: float = 2.0,
-                  random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray]:
-    """PH over an explicit array of every cell: ĥ = h + Laplace(Δ/ε), keep ĥ > τ (strict).
+                  random_state: RandomState = None, hardened: bool | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """PH (Vinterbo 2012, eqs. 3-4) over an explicit array of every cell: ĥ = h + Laplace(Δ/ε),
+    keep ĥ > τ (strict).
 
     Returns (codes of the kept cells, their noisy values). The reference for :func:`perturb_sparse`.
+    ``hardened`` (True, or None inside :func:`dpexplore.mechanisms.hardened_noise`): every value
+    lies on the integer-count lattice of :func:`dpexplore.mechanisms.hardened_laplace_parameters`
+    (``integer=True``), fixed by ε and Δ alone.
     """
-    counts = np.asarray(counts, dtype=float).ravel()
-    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state)
+    counts = _check_counts(counts)
+    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state,
+                               hardened=hardened, integer=True)
     keep = np.flatnonzero(noisy > tau)
     return keep.astype(np.int64), noisy[keep]
 
@@ -363,17 +378,29 @@ def _sample_empty(m: int, occupied: np.ndarray, count: int, rng: np.random.Gener
 
 
 def perturb_sparse(codes: Any, counts: Any, n_cells: int, *, epsilon: float, tau: float,
-                   sensitivity: float = 2.0, random_state: RandomState = None
+                   sensitivity: float = 2.0, random_state: RandomState = None, hardened: bool | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """PH_SPARSE (spec §2.4): the same distribution as :func:`perturb_dense` without enumerating V.
+    """The sparse construction of Vinterbo 2012, §2.1 ("Efficient Construction and Representation"):
+    the same distribution as :func:`perturb_dense` without enumerating V.
 
     Non-empty cells get Laplace noise and the strict threshold; the number of empty cells that
     survive is q̂ ~ Binomial(m - n', P(L > τ)), their positions are uniform without replacement
-    among the empty cells, and their values τ + Exponential(Δ/ε) (Laplace conditioned on > τ ≥ 0,
-    by memorylessness). Returns (kept codes sorted, values, True where the cell was empty).
+    among the empty cells, and their values are L conditioned on L > τ ≥ 0. Returns (kept codes
+    sorted, values, True where the cell was empty).
+
+    ``hardened`` (True, or None inside :func:`dpexplore.mechanisms.hardened_noise`): the noise is
+    exact discrete Laplace on the lattice gℤ that the dense release uses, g fixed by ε and Δ
+    alone (integer counts: :func:`dpexplore.mechanisms.hardened_laplace_parameters` with
+    ``integer=True``), never by the number n' of occupied cells. An empty cell is kept when
+    g·K > τ, i.e. K ≥ k₀ = ⌊τ/g⌋ + 1, with probability P[K ≥ k₀]; its value is g·K drawn exactly
+    from K | K ≥ k₀ (:func:`dpexplore.mechanisms.discrete_laplace_tail`): the dense release's law,
+    on its lattice. The binomial count uses that probability in floating point (relative error
+    ~2**-52, no change of support). Textbook noise: the kept empty values are τ + Exponential(Δ/ε)
+    (Laplace conditioned on > τ ≥ 0, by memorylessness), whose floating-point support differs
+    from that of h + Laplace: only hardened noise hides which kept cells were empty.
     """
     codes = np.asarray(codes, dtype=np.int64).ravel()
-    counts = np.asarray(counts, dtype=float).ravel()
+    counts = _check_counts(counts)
     if codes.size != counts.size:
         raise ValueError("codes and counts must have the same length")
     m = int(n_cells)
@@ -381,14 +408,28 @@ def perturb_sparse(codes: Any, counts: Any, n_cells: int, *, epsilon: float, tau
         raise ValueError("codes must be distinct cell indices in [0, n_cells)")
     if tau < 0:
         raise ValueError("tau must be >= 0 for the conditioned-tail sampler")
+    exact = mechanisms.is_hardened(hardened)
     rng = check_random_state(random_state)
-    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=rng)
+    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=rng,
+                               hardened=exact, integer=True)
     keep = noisy > tau
-    p0 = float(mechanisms.laplace_tail(tau, epsilon=epsilon, sensitivity=sensitivity))
+    if exact:   # the dense release's lattice and tail: g·K > τ ⟺ K ≥ k₀ (exact rational arithmetic)
+        grid, t, s, _ = mechanisms.hardened_laplace_parameters(epsilon=epsilon, sensitivity=sensitivity,
+                                                               integer=True)
+        k0 = math.floor(Fraction(tau) / Fraction(grid)) + 1
+        p0 = float(mechanisms.discrete_laplace_tail_probability(k0, t, s))
+    else:
+        p0 = float(mechanisms.laplace_tail(tau, epsilon=epsilon, sensitivity=sensitivity))
     n_empty = m - codes.size
     q_hat = int(rng.binomial(n_empty, p0)) if n_empty > 0 else 0
     spurious = _sample_empty(m, np.sort(codes), q_hat, rng)
-    spurious_values = tau + rng.exponential(sensitivity / epsilon, size=q_hat)
+    if exact and q_hat:   # (q̂ = 0 whenever k₀ is huge: P[K ≥ k₀] underflows to 0)
+        spurious_values = grid * mechanisms.discrete_laplace_tail(k0, t, s, size=q_hat,
+                                                                  random_state=rng).astype(float)
+    elif exact:
+        spurious_values = np.zeros(0)
+    else:
+        spurious_values = tau + rng.exponential(sensitivity / epsilon, size=q_hat)
     all_codes = np.concatenate([codes[keep], spurious])
     values = np.concatenate([noisy[keep], spurious_values])
     empty = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(q_hat, dtype=bool)])
@@ -682,6 +723,13 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
             y_codes = schema.encode_target(y).astype(np.int64)
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
             _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
+        if mechanisms.is_hardened():   # the exact sampler's public limits: ε_n, and ε_h ≥ γ_min·(ε - ε_n)
+            eps_n_min = self.count_share * eps if self.neighbours == "add/remove" else 0.0
+            if eps_n_min > 0:
+                mechanisms.hardened_laplace_parameters(epsilon=eps_n_min)
+            gamma_min = float(self.gamma) if self.gamma is not None else 0.01   # eq. 11 is clipped to ≥ 0.01
+            mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min), sensitivity=delta,
+                                                   integer=True)
         self._open_ledger(acc)
         # schema order, y's dtype (not y's values); from a source: the schema's strings
         self.classes_ = (np.asarray(schema.classes, dtype=object) if source is not None

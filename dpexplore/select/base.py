@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import is_zero_one
+from .._validation import check_same_length, is_zero_one
 from ..budget import RecordsSpends
 from ..domain import declared_classes
 
@@ -83,8 +83,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         if y is None:
             raise ValueError(f"{type(self).__name__} needs the labels y for this score")
         ya = column_or_1d(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y, warn=True)
-        if ya.size != n:
-            raise ValueError(f"X has {n} rows but y has {ya.size}")
+        check_same_length(range(n), ya)
         if pd.isna(ya).any():
             raise ValueError("y has missing values (NaN): drop those rows first")
         if self.classes is None:      # declared classes: unknown labels are refused below

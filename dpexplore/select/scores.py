@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import is_zero_one
+from .._validation import check_same_length, is_zero_one
 
 __all__ = ["binary_class_counts", "total_count", "difference_count", "purity_index",
            "information_gain", "mutual_information_sensitivity"]
@@ -42,8 +42,7 @@ def _binary_matrix(X: Any, name: str = "X") -> np.ndarray:
 
 def _binary_labels(y: Any, n: int) -> np.ndarray:
     a = np.asarray(y).ravel()
-    if a.size != n:
-        raise ValueError(f"y has {a.size} labels but X has {n} rows")
+    check_same_length(range(n), a)
     if not is_zero_one(a):
         raise ValueError("y must be binary 0/1 labels for these scores")
     return a.astype(np.int64)

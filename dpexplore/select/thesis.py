@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._validation import RandomState, check_epsilon, check_random_state, is_zero_one
+from .._validation import RandomState, check_epsilon, check_random_state, check_same_length, is_zero_one
 from ..audit import privacy_loss
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
@@ -70,8 +70,7 @@ def _binary_xy(X: Any, y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndar
     if y is None:
         raise ValueError("the feature scores need the labels y")
     ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y).ravel()
-    if ya.size != a.shape[0]:
-        raise ValueError(f"X has {a.shape[0]} rows but y has {ya.size}")
+    check_same_length(a, ya)
     if pd.isna(ya).any():
         raise ValueError("y has missing values (NaN): drop those rows first")
     if classes is not None:

@@ -5,19 +5,26 @@ rule of the schema (missing, outside the declared categories, non-numeric, infin
 public range, unknown class); :func:`raise_first_problem` then raises the error that
 ``Schema.validate(X, y)`` would raise on the same table, with the same message. Nothing is
 counted or released before that.
+
+Messages leave the place where the data lives: they name the column and the rule
+(:func:`dpexplore._validation.rule_message`, one wording for every engine), never a value, a line
+or a count. An engine's own error raised while it reads the private rows (a CSV line DuckDB
+cannot convert, a Spark cast) quotes them, so it is replaced by :func:`engine_error`, chained
+``from None``.
 """
 from __future__ import annotations
 
 import abc
 import copy
-
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import pandas as pd
 
+from .._validation import CHECK_TABLE_HINT, rule_message
 from ..counts import CountTable, _check_schema
-from ..domain import Schema, _fmt
+from ..domain import Schema
 
 DEFAULT_BATCH_ROWS = 100_000
 
@@ -34,36 +41,47 @@ class Problems:
     unknown: dict[str, int] = field(default_factory=dict)       # categories; the target: classes
 
 
-def raise_first_problem(problems: Problems, schema: Schema,
-                        examples: Callable[[str], list[str]]) -> None:
-    """Raise what ``Schema.validate(X, y)`` raises first, word for word.
-
-    ``examples(column)`` returns the offending values' text (categories or class labels),
-    sorted, at most five.
-    """
+def raise_first_problem(problems: Problems, schema: Schema) -> None:
+    """Raise what ``Schema.validate(X, y)`` raises first, word for word: the column and the
+    rule (:func:`~dpexplore._validation.rule_message`), never a value."""
     if problems.n_rows == 0:
         raise ValueError("X is empty: at least one row is needed")
     nan_cols = [n for n in schema.predictors if problems.missing.get(n, 0)]
     if nan_cols:
-        raise ValueError(f"X has missing values (NaN) in column(s) {nan_cols}: "
-                         "drop or impute them before a private release")
+        raise ValueError(rule_message("missing", nan_cols))
     for name, attr in schema.attributes.items():
         if attr.kind == "categorical":
             if problems.unknown.get(name, 0):
-                raise ValueError(f"column {name!r} has value(s) outside its declared categories: "
-                                 f"{examples(name)}")
+                raise ValueError(rule_message("category", name))
             continue
         if name in problems.non_numeric:
-            raise ValueError(f"column {name!r} is declared numeric but holds non-numeric values")
+            raise ValueError(rule_message("non_numeric", name))
         if problems.infinite.get(name, 0):
-            raise ValueError(f"column {name!r} has infinite values")
+            raise ValueError(rule_message("infinite", name))
         if problems.out_of_range.get(name, 0):
-            raise ValueError(f"column {name!r} has values outside its public range "
-                             f"[{_fmt(attr.lower)}, {_fmt(attr.upper)}]; clip them or widen the declared bounds")
+            raise ValueError(rule_message("range", name, lower=attr.lower, upper=attr.upper))
     if problems.missing.get(schema.target, 0):
-        raise ValueError("y has missing values (NaN): drop those rows first")
+        raise ValueError(rule_message("missing_label", "y"))
     if problems.unknown.get(schema.target, 0):
-        raise ValueError(f"y has label(s) {examples(schema.target)} not among the schema's classes {schema.classes}")
+        raise ValueError(rule_message("class", schema.target, classes=schema.classes))
+
+
+def engine_error(error: BaseException, prefix: str, schema: Schema, *, engine: str,
+                 unreadable: bool = False, column_pattern: str | None = None) -> ValueError:
+    """The error to raise, ``from None``, when ``engine`` fails while reading the private rows:
+    ``prefix`` (what failed) and the column and the rule, never the engine's own text (it may
+    quote a private line, its number or a value).
+
+    ``unreadable``: the failure is a value the engine could not convert to its column's type;
+    ``column_pattern`` (a regular expression with one group) finds the column in the engine's
+    text, and only one of the schema's columns (public names) is ever repeated.
+    """
+    if not unreadable:
+        return ValueError(f"{prefix} ({type(error).__name__}; the engine's message is withheld because it may "
+                          f"quote private rows). {CHECK_TABLE_HINT}")
+    columns = schema.predictors + [schema.target]
+    found = [m for m in re.findall(column_pattern, str(error)) if m in columns] if column_pattern else []
+    return ValueError(f"{prefix}: " + rule_message("unreadable", found[0] if found else None, engine=engine))
 
 
 def check_columns(columns: list[str], schema: Schema, what: str) -> None:

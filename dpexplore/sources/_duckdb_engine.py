@@ -4,6 +4,10 @@ Out of core: the data is never loaded into Python. One aggregate query checks th
 the schema; one ``GROUP BY`` computes the leaf code of every predictor (a balanced ``CASE`` tree
 over the numeric leaf edges, ``list_position`` in the declared leaves for categories) and the
 class code, and returns only the occupied cells.
+
+DuckDB's errors about a file, the catalog or the SQL text are passed on; an error raised while it
+reads the rows (a value it cannot convert, a malformed CSV line) quotes the line and its number,
+so it is replaced by one naming the column and the rule (:func:`~._base.engine_error`).
 """
 from __future__ import annotations
 
@@ -17,14 +21,27 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ..counts import CountTable
+from ..counts import CountTable, _check_schema
 from ..domain import Schema
-from ._base import Problems, Source, bucket_tree, check_columns, numeric_edges, raise_first_problem
+from ._base import (Problems, Source, bucket_tree, check_columns, engine_error, numeric_edges,
+                    raise_first_problem)
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
 _FLOATING = ("FLOAT", "DOUBLE", "REAL")
 _counter = itertools.count()
+#: errors about a file, the catalog or the SQL text: their messages quote no row
+_ROWLESS_ERRORS = (duckdb.IOException, duckdb.CatalogException, duckdb.ParserException, duckdb.BinderException)
+
+
+def _failure(error: "duckdb.Error", schema: Schema, prefix: str) -> ValueError:
+    """The ValueError to raise ``from None`` for a DuckDB error: its text when it quotes no row,
+    else the column and the rule only."""
+    if isinstance(error, _ROWLESS_ERRORS):
+        return ValueError(f"{prefix}: {error}")
+    return engine_error(error, prefix, schema, engine="DuckDB",
+                        unreadable=isinstance(error, duckdb.ConversionException),
+                        column_pattern=r'converting column "([^"]+)"')
 
 
 def ident(name: str) -> str:
@@ -75,7 +92,7 @@ class DuckDBSource(Source):
         try:
             columns, types = list(relation.columns), list(relation.types)
         except duckdb.Error as e:
-            raise ValueError(f"DuckDB could not read {what}: {e}") from e
+            raise _failure(e, self.schema, f"DuckDB could not read {what}") from None
         check_columns(columns, self.schema, what)
         self._types = {c: _base_type(t) for c, t in zip(columns, types)}
 
@@ -84,7 +101,7 @@ class DuckDBSource(Source):
         try:
             return self._rel.query("src", sql).fetchnumpy()
         except duckdb.Error as e:
-            raise ValueError(f"DuckDB failed on {self._what}: {e}") from e
+            raise _failure(e, self.schema, f"DuckDB failed on {self._what}") from None
 
     def _text(self, col: str) -> str:
         """The value as the pandas path matches it: its text (bools as True/False)."""
@@ -142,15 +159,7 @@ class DuckDBSource(Source):
         problems.non_numeric = {n for n, a in schema.attributes.items() if a.kind == "numeric" and not self._is_numeric(n)}
         for (kind, col), count in zip(keys[1:], values[1:]):
             getattr(problems, kind)[col] = count
-
-        def examples(col: str) -> list[str]:
-            allowed = schema.classes if col == schema.target else schema[col].categories
-            t = self._text(col)
-            got = self._run(f"SELECT DISTINCT {t} AS v FROM src WHERE NOT ({self._in_list(col, allowed)}) "
-                            "ORDER BY v LIMIT 5")
-            return sorted(str(x) for x in got["v"].tolist())
-
-        raise_first_problem(problems, schema, examples)
+        raise_first_problem(problems, schema)
 
     def _build(self) -> CountTable:
         self._validate()
@@ -166,6 +175,12 @@ class DuckDBSource(Source):
 
     # ------------------------------------------------------------------ streaming
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
+        try:
+            yield from self._batches(batch_rows)
+        except duckdb.Error as e:
+            raise _failure(e, self.schema, f"DuckDB failed on {self._what}") from None
+
+    def _batches(self, batch_rows: int) -> Iterator[pd.DataFrame]:
         cols = ", ".join(ident(c) for c in self.columns)
         if self._from is None or self._con is None:  # a relation: DuckDB hands rows in batches
             rows = self._rel.query("src", f"SELECT {cols} FROM src").iter_rows()
@@ -193,6 +208,7 @@ def _connection(connection: Any) -> "duckdb.DuckDBPyConnection":
 
 
 def from_files(kind: str, path_or_glob: Any, schema: Schema, connection: Any = None, **options: Any) -> DuckDBSource:
+    schema = _check_schema(schema)
     paths = _paths(path_or_glob, kind)
     con = _connection(connection)
     reader = {"csv": "read_csv", "parquet": "read_parquet"}[kind]
@@ -201,8 +217,8 @@ def from_files(kind: str, path_or_glob: Any, schema: Schema, connection: Any = N
     what = f"{kind} {paths[0] if len(paths) == 1 else paths}"
     try:
         rel = con.sql(f"SELECT * FROM {from_clause}")
-    except duckdb.Error as e:
-        raise ValueError(f"DuckDB could not read {what}: {e}") from e
+    except duckdb.Error as e:  # the CSV sniffer reads rows: its errors may quote them
+        raise _failure(e, schema, f"DuckDB could not read {what}") from None
     return DuckDBSource(rel, schema, what=what, connection=con, from_clause=from_clause)
 
 
@@ -217,6 +233,7 @@ def _sql_value(v: Any) -> str:
 
 
 def from_relation(relation_or_sql: Any, schema: Schema, connection: Any = None) -> DuckDBSource:
+    schema = _check_schema(schema)
     if isinstance(relation_or_sql, duckdb.DuckDBPyRelation):
         return DuckDBSource(relation_or_sql, schema, what="the DuckDB relation", connection=connection)
     if isinstance(relation_or_sql, pd.DataFrame):
@@ -231,7 +248,7 @@ def from_relation(relation_or_sql: Any, schema: Schema, connection: Any = None) 
         try:
             rel = con.sql(relation_or_sql)
         except duckdb.Error as e:
-            raise ValueError(f"DuckDB could not run the query: {e}") from e
+            raise _failure(e, schema, "DuckDB could not run the query") from None
         if rel is None:
             raise ValueError("relation_or_sql must be a query that returns rows (a SELECT), not a statement")
         return DuckDBSource(rel, schema, what="the query", connection=con, from_clause=f"({relation_or_sql}) AS src")

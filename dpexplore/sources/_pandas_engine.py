@@ -28,13 +28,12 @@ class PandasSource(Source):
 
     def _validate(self) -> None:
         X, y = self._xy()
-        self.schema.validate(X, None)
-        from ..counts import _check_labels
-        _check_labels(y, len(X), self.schema)
+        self.schema.validate(X, y)   # the fit path's checks and messages (column and rule, no value)
 
     def _build(self) -> CountTable:
+        self._validate()
         X, y = self._xy()
-        return CountTable.from_frame(X, y, self.schema)
+        return CountTable.from_codes(self.schema, self.schema.leaf_codes(X), self.schema.encode_target(y))
 
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
         cols = self.columns

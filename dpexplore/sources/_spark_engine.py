@@ -3,6 +3,10 @@
 Leaf codes are Column expressions built from the public schema (a balanced ``when`` tree over
 the numeric leaf edges, ``array_position`` in the declared leaves for categories); only the
 occupied cells come back to the driver.
+
+Spark's errors while it reads the rows (a cast under ANSI mode, a malformed CSV record in
+FAILFAST mode) quote the private value or record: they are replaced by one naming the column and
+the rule (:func:`~._base.engine_error`); analysis errors (about columns and types) are passed on.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ import pandas as pd
 
 from ..counts import CountTable
 from ..domain import Schema
-from ._base import Problems, Source, bucket_tree, check_columns, numeric_edges, raise_first_problem
+from ._base import (Problems, Source, bucket_tree, check_columns, engine_error, numeric_edges,
+                    raise_first_problem)
 
 INSTALL_HINT = "install it with: pip install 'dpexplore[spark]'"
 JAVA_HINT = ("Spark needs Java: install OpenJDK 17 (e.g. apt-get install openjdk-17-jre-headless) "
@@ -201,7 +206,20 @@ class SparkSource(Source):
 
     def _run(self, action):
         _check_alive(self._df)
-        return action()
+        try:
+            return action()
+        except Exception as e:  # noqa: BLE001 - py4j and pyspark errors alike
+            raise self._failure(e) from None
+
+    def _failure(self, error: Exception) -> Exception:
+        """Spark's error as it is when it concerns the query's columns and types, else without
+        its text (it may quote a private value or record)."""
+        from pyspark.errors import AnalysisException
+        if isinstance(error, AnalysisException):
+            return error
+        cast = "CAST_INVALID_INPUT" in str(error) or "NumberFormatException" in type(error).__name__
+        return engine_error(error, "Spark failed on the Spark DataFrame", self.schema, engine="Spark",
+                            unreadable=cast, column_pattern=r"CAST\(`?([^`\s)]+)`? AS")
 
     # ------------------------------------------------------------------ checks
     def _validate(self) -> None:
@@ -229,15 +247,7 @@ class SparkSource(Source):
         problems.non_numeric = {n for n, a in schema.attributes.items() if a.kind == "numeric" and not self._is_numeric(n)}
         for (kind, col), count in zip(keys[1:], values[1:]):
             getattr(problems, kind)[col] = count
-
-        def examples(col: str) -> list[str]:
-            allowed = list(schema.classes if col == schema.target else schema[col].categories)
-            t = self._text(col)
-            rows = self._run(lambda: self._df.where(t.isNotNull() & ~t.isin(allowed)).select(t.alias("v"))
-                             .distinct().orderBy("v").limit(5).collect())
-            return sorted(str(r["v"]) for r in rows)
-
-        raise_first_problem(problems, schema, examples)
+        raise_first_problem(problems, schema)
 
     def _build(self) -> CountTable:
         self._validate()
@@ -257,7 +267,10 @@ class SparkSource(Source):
         cols = self.columns
         it = self._run(lambda: self._df.select(*[f"`{c}`" for c in cols]).toLocalIterator())
         batch = []
-        for row in it:
+        while True:
+            row = self._run(lambda: next(it, None))   # rows are read (and may fail) here
+            if row is None:
+                break
             batch.append(tuple(row))
             if len(batch) == batch_rows:
                 yield pd.DataFrame(batch, columns=cols)

@@ -11,17 +11,25 @@
 One module per job: :mod:`.read` (CSV, CSV.gz, Parquet; columns), :mod:`.draft` (the public
 schema), :mod:`.release` (the release and how each column was produced), :mod:`.export` (summary
 and files). :class:`dpexplore.widgets.your_data.YourDataApp` is a thin widget over these.
+
+What is private and what is not: :func:`build_schema` and :func:`release` never refuse a table
+for its number of rows or classes, and their messages name a column and a rule, never a value;
+the shareable summary holds released values only. :func:`draft_schema` (domains read from the
+data, flagged), :func:`check_table` (offending values and rows) and the utility file written by
+:func:`export_release` are NOT private: for the data owner, on their own machine.
 """
-from ._common import (EPSILON_RANGE, HIGH_CARDINALITY, HighCardinalityWarning, InputError, check_epsilon_range,
-                      show)
-from .draft import DRAFT_COLUMNS, build_schema, check_table, declare, draft_schema, parse_cuts, parse_groups
-from .export import export_release, ledger_table, summary_markdown, synthetic_csv
+from ._common import (EPSILON_RANGE, FEW_RECORDS, HIGH_CARDINALITY, FewRecordsWarning, HighCardinalityWarning,
+                      InputError, check_epsilon_range, show)
+from .draft import (CHECK_COLUMNS, DRAFT_COLUMNS, build_schema, check_table, declare, draft_schema, parse_cuts,
+                    parse_groups)
+from .export import UTILITY_DECIMALS, export_release, ledger_table, summary_markdown, synthetic_csv, utility_markdown
 from .read import read_table, select_columns
-from .release import (DEFAULT_MARGINAL_SHARE, MAX_SYNTHETIC_ROWS, METHODS, MIN_ROWS, ReleaseResult, column_sources,
+from .release import (DEFAULT_MARGINAL_SHARE, MAX_SYNTHETIC_ROWS, METHODS, ReleaseResult, column_sources,
                       grid_occupancy, release)
 
-__all__ = ["InputError", "HighCardinalityWarning", "EPSILON_RANGE", "HIGH_CARDINALITY", "check_epsilon_range", "show",
-           "read_table", "select_columns", "DRAFT_COLUMNS", "check_table", "draft_schema", "declare",
-           "build_schema", "parse_cuts", "parse_groups", "METHODS", "MIN_ROWS", "MAX_SYNTHETIC_ROWS",
-           "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "column_sources", "grid_occupancy",
-           "ledger_table", "summary_markdown", "synthetic_csv", "export_release"]
+__all__ = ["InputError", "HighCardinalityWarning", "FewRecordsWarning", "EPSILON_RANGE", "HIGH_CARDINALITY",
+           "FEW_RECORDS", "check_epsilon_range", "show", "read_table", "select_columns", "DRAFT_COLUMNS",
+           "CHECK_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups",
+           "METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "column_sources",
+           "grid_occupancy", "ledger_table", "summary_markdown", "utility_markdown", "UTILITY_DECIMALS",
+           "synthetic_csv", "export_release"]

@@ -21,7 +21,9 @@ import pandas as pd
 
 from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy, equal_cuts,
                       long_tail_cuts, observed_attribute)
+from .._validation import CHECK_TABLE_HINT, rule_message
 from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
+from .read import read_table
 
 __all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups"]
 
@@ -47,18 +49,156 @@ def _check_target(frame: pd.DataFrame, target: Any) -> None:
         raise InputError("the table needs at least one predictor besides the target")
 
 
-def check_table(frame: pd.DataFrame, target: str) -> None:
-    """Refuse a table dpexplore cannot release from as it stands: an unknown or one-class target,
-    missing values in any of its columns (select the columns you need first: columns you leave
-    out may hold anything)."""
-    _check_target(frame, target)
-    missing = frame.isna().sum()
-    missing = missing[missing > 0]
-    if len(missing):
-        where = ", ".join(f"{c!r} ({n} row{'s' if n > 1 else ''})" for c, n in list(missing.items())[:5])
-        more = f" and {len(missing) - 5} more columns" if len(missing) > 5 else ""
-        raise InputError(f"missing values in {where}{more}: drop those columns (drop=[...] or kind 'drop'), "
-                         "or drop those rows with missing='drop-rows' (a per-record rule, no ε)")
+#: the columns of check_table's report
+CHECK_COLUMNS = ["column", "rule", "rows", "examples"]
+
+
+def check_table(frame_or_path: Any, schema: Any, *, errors: str = "raise") -> pd.DataFrame:
+    """**NOT PRIVATE**: diagnose your table on your own machine, offending values and rows shown.
+
+    What it returns or raises copies private values and row labels: read it yourself, where the
+    data lives; never share it or put it next to a release. The private path (:func:`build_schema`,
+    :func:`~dpexplore.tables.release`, :mod:`dpexplore.sources`) refuses the same problems naming
+    only the column and the rule, and points here.
+
+    ``frame_or_path``: a DataFrame, or a file :func:`~dpexplore.tables.read_table` reads (CSV,
+    CSV.gz, Parquet). ``schema``: a :class:`~dpexplore.domain.Schema` (every declared column
+    against its domain, as a release checks it), a draft (from :func:`draft_schema` /
+    :func:`declare`: bounds, categories or groups, classes), or the target column's name before a
+    schema exists (the target exists and holds two classes; no column has missing values: select
+    the columns you need first). ``errors="raise"`` (default) raises :class:`InputError` listing
+    the problems; ``"report"`` returns them. Returns a DataFrame with one row per (column, rule):
+    ``rows`` (index labels; for a file, 0 is the first row under the header) and ``examples``
+    (offending values), empty when the table passes.
+    """
+    if errors not in ("raise", "report"):
+        raise InputError(f"errors must be 'raise' or 'report', got {show(errors)}")
+    frame = frame_or_path if isinstance(frame_or_path, pd.DataFrame) else read_table(frame_or_path)
+    if isinstance(schema, Schema):
+        report = _check_rules(frame, _schema_rules(schema))
+    elif isinstance(schema, pd.DataFrame):
+        report = _check_rules(frame, _draft_rules(schema))
+    elif isinstance(schema, str):
+        report = _check_target_column(frame, schema)
+    else:
+        raise InputError(f"schema must be a Schema, a draft table or the target column's name, "
+                         f"got {type(schema).__name__}")
+    report = pd.DataFrame(report, columns=CHECK_COLUMNS)
+    if errors == "raise" and len(report):
+        problems = " | ".join(_problem_text(p) for p in report.itertuples(index=False))
+        raise InputError(f"NOT PRIVATE diagnosis of your table (it shows private values: do not share it): "
+                         f"{problems}")
+    return report
+
+
+def _schema_rules(schema: Schema) -> list[tuple[str, str, dict]]:
+    """(column, kind, domain) of every declared column and the target."""
+    rules = []
+    for name, a in schema.attributes.items():
+        rules.append((name, a.kind, {"lower": a.lower, "upper": a.upper} if a.kind == "numeric"
+                      else {"categories": list(a.categories)}))
+    rules.append((schema.target, "target", {"classes": list(schema.classes)}))
+    return rules
+
+
+def _draft_rules(draft: pd.DataFrame) -> list[tuple[str, str, dict]]:
+    """The same rules read from a draft's typed values (groups: a value must match one)."""
+    if not set(DRAFT_COLUMNS) <= set(draft.columns):
+        raise InputError(f"the schema table needs the columns {DRAFT_COLUMNS}: start from draft_schema")
+    rules = []
+    for r in draft.to_dict("records"):
+        name, kind = r["column"], r["kind"]
+        if kind == "numeric":
+            try:
+                rules.append((name, kind, {"lower": float(r["lower"]), "upper": float(r["upper"])}))
+            except (TypeError, ValueError):
+                raise InputError(f"column {name!r}: give numbers for the lower and upper bounds") from None
+        elif kind in ("categorical", "target"):
+            groups = r.get("groups", "")
+            if kind == "categorical" and not _blank(groups):
+                rules.append((name, kind, {"groups": parse_groups(name, groups)}))
+            else:
+                cats = [c.strip() for c in str("" if _blank(r["categories"]) else r["categories"]).split(",")
+                        if c.strip()]
+                rules.append((name, kind, {"classes" if kind == "target" else "categories": cats}))
+    return rules
+
+
+def _check_rules(frame: pd.DataFrame, rules: list[tuple[str, str, dict]]) -> list[dict]:
+    """One problem per (column, rule) broken, the rule worded as the private path words it."""
+    out = []
+
+    def found(column: str, text: str, bad: pd.Series, values: pd.Series) -> None:
+        out.append({"column": column, "rule": text, "rows": show_list(list(frame.index[bad.to_numpy()]), 8),
+                    "examples": show_list(sorted(pd.unique(values[bad]), key=str), 8)})
+
+    def add(column: str, rule: str, bad: pd.Series, values: pd.Series, **domain: Any) -> None:
+        if bad.any():
+            found(column, rule_message(rule, f"the target {column!r}" if rule == "missing_label" else column,
+                                       **domain), bad, values)
+
+    for name, kind, domain in rules:
+        if name not in frame.columns:
+            out.append({"column": name, "rows": "", "examples": "",
+                        "rule": f"{name!r} is not a column of the table: it has {show_list(list(frame.columns), 8)}"})
+            continue
+        s = frame[name]
+        na = s.isna()
+        add(name, "missing_label" if kind == "target" else "missing", na, s)
+        present = ~na
+        if kind == "numeric":
+            if pd.api.types.is_bool_dtype(s):
+                add(name, "non_numeric", present, s)
+                continue
+            v = pd.to_numeric(s if pd.api.types.is_numeric_dtype(s) else s.astype(str).str.strip(),
+                              errors="coerce").astype(float)
+            add(name, "non_numeric", present & v.isna(), s)
+            add(name, "infinite", np.isinf(v), s)
+            add(name, "range", np.isfinite(v) & ((v < domain["lower"]) | (v > domain["upper"])), s, **domain)
+            continue
+        text = s.astype(str).str.strip()
+        if "groups" in domain:
+            patterns = [p for _, ps in domain["groups"] for p in ps]
+            in_group = text.map(lambda t: any(fnmatch.fnmatchcase(t, p) for p in patterns))
+            if (present & ~in_group).any():
+                found(name, f"column {name!r} has values in no group: add them, or end with a catch-all group "
+                            "'other: *'", present & ~in_group, s)
+        elif kind == "target":
+            add(name, "class", present & ~text.isin(domain["classes"]), s, classes=domain["classes"])
+        else:
+            add(name, "category", present & ~text.isin(domain["categories"]), s)
+    return out
+
+
+def _check_target_column(frame: pd.DataFrame, target: str) -> list[dict]:
+    """Before a schema exists: a target that exists and holds two classes, no missing values."""
+    if frame.empty:
+        return [{"column": "", "rule": "the table is empty: load a table with rows first", "rows": "",
+                 "examples": ""}]
+    if target not in frame.columns:
+        return [{"column": target, "rows": "", "examples": "",
+                 "rule": f"target {show(target)} is not a column: choose one of {show_list(list(frame.columns), 8)}"}]
+    out = []
+    for name in frame.columns:
+        na = frame[name].isna()
+        if na.any():
+            out.append({"column": name, "rows": show_list(list(frame.index[na.to_numpy()]), 8), "examples": "",
+                        "rule": f"missing values in {name!r} ({int(na.sum())} row{'s' if na.sum() > 1 else ''}): "
+                                "drop those columns (drop=[...] or kind 'drop'), or drop those rows with "
+                                "missing='drop-rows' (a per-record rule, no ε)"})
+    present = frame[target].dropna()
+    if present.nunique() < 2:
+        single = show_list(sorted(pd.unique(present), key=str))
+        out.append({"column": target, "rows": "", "examples": "",
+                    "rule": f"the target {show(target)} has a single class ({single}): there is nothing to "
+                            "classify. Choose another target column"})
+    return out
+
+
+def _problem_text(problem: Any) -> str:
+    """The rule, then the offending values and rows (this text is not private)."""
+    extra = [f"{label} {text}" for label, text in (("values", problem.examples), ("rows", problem.rows)) if text]
+    return problem.rule + (f" ({'; '.join(extra)})" if extra else "")
 
 
 # --------------------------------------------------------------------------- draft
@@ -228,7 +368,8 @@ def parse_groups(name: str, text: Any) -> list[tuple[str, list[str]]]:
 
 
 def _apply_groups(name: str, values: pd.Series, pairs: list[tuple[str, list[str]]]) -> pd.Series:
-    """Each value → the first group one of whose values or patterns (fnmatch) matches it."""
+    """Each value → the first group one of whose values or patterns (fnmatch) matches it; a value
+    in no group is refused naming the column, not the value (:func:`check_table` shows it)."""
     uniq = pd.unique(values)
     mapping = {}
     for v in uniq:
@@ -236,10 +377,9 @@ def _apply_groups(name: str, values: pd.Series, pairs: list[tuple[str, list[str]
             if any(fnmatch.fnmatchcase(v, p) for p in pats):
                 mapping[v] = g
                 break
-    unmatched = [v for v in uniq if v not in mapping]
-    if unmatched:
-        raise InputError(f"column {name!r}: values {show_list(sorted(unmatched))} are in no group: add them, "
-                         "or end with a catch-all group 'other: *'")
+    if any(v not in mapping for v in uniq):
+        raise InputError(f"column {name!r} has values in no group: add them, or end with a catch-all group "
+                         f"'other: *'; {CHECK_TABLE_HINT.replace('schema', 'draft')}")
     return values.map(mapping)
 
 
@@ -257,7 +397,11 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     column — in a column that is kept: a rule applied to each record on its own, so it costs no
     ε; the default refuses them with a message. Returns (schema, encoded copy, leak notes: one
     per kept row still ``from_data``; a :class:`PrivacyLeakWarning` lists them). Every check
-    raises :class:`InputError` naming the column and what to do; the inputs are not modified.
+    raises :class:`InputError` naming the column and the rule, never a value or a count of the
+    private rows (:func:`check_table` shows those, on your own machine); the inputs are not
+    modified. Nothing here refuses a table for its number of rows or of classes, before or after
+    dropping rows: those would tell neighbouring tables apart (:func:`~dpexplore.tables.release`
+    answers them with noise).
     """
     if missing not in MISSING_RULES:
         raise InputError(f"missing must be one of {MISSING_RULES}, got {show(missing)}")
@@ -277,6 +421,7 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             raise InputError(f"column {show(row['column'])}: kind must be numeric, categorical, target or drop, "
                              f"got {show(row['kind'])}")
     kept = [r for r in rows if r["kind"] != "drop"]
+    hint = CHECK_TABLE_HINT.replace("schema", "draft")
     if not any(r["kind"] != "target" for r in kept):
         raise InputError("keep at least one predictor (all columns are dropped)")
     # 1. missing values and text in numeric columns, in the kept columns only
@@ -288,23 +433,18 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         na = s.isna()
         if r["kind"] == "numeric":
             num = pd.to_numeric(s.astype(str).str.strip() if s.dtype == object else s, errors="coerce")
-            text = s[num.isna() & ~na]
-            if len(text) and missing == "error":
-                raise InputError(f"column {name!r} is declared numeric but has non-numeric values "
-                                 f"{show_list(sorted(set(map(str, text))))} in {len(text)} row(s): read them "
+            if (num.isna() & ~na).any() and missing == "error":
+                raise InputError(f"column {name!r} is declared numeric but has non-numeric values: read them "
                                  "as missing with missing='drop-rows' (drops those rows, no ε), declare the "
-                                 "column categorical, or drop it")
+                                 f"column categorical, or drop it; {hint}")
             numeric[name] = num
             na = num.isna()
         if na.any() and missing == "error":
-            raise InputError(f"missing values in {name!r} ({int(na.sum())} rows): drop the column (kind 'drop'), "
-                             "or drop those rows with missing='drop-rows' (a per-record rule, no ε)")
+            raise InputError(f"missing values in {name!r}: drop the column (kind 'drop'), or drop those rows "
+                             f"with missing='drop-rows' (a per-record rule, no ε); {hint}")
         bad |= na
     keep_rows = ~bad
-    out = frame.loc[keep_rows, [r["column"] for r in kept]].copy()
-    if len(out) == 0:
-        raise InputError("every row has a missing value in a kept column: drop the columns that are mostly missing")
-    _check_target(out, target)
+    out = frame.loc[keep_rows, [r["column"] for r in kept]].copy()  # may hold no row, or one class
     # 2. domains
     attrs, leaks, classes = [], [], None
     for r in kept:
@@ -352,10 +492,9 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             raise InputError(f"target {name!r}: declare at least two classes (comma-separated)")
         if not cats:
             raise InputError(f"column {name!r}: declare its categories (comma-separated), or type groups")
-        unknown = sorted(set(text) - set(cats))
-        if unknown:
-            raise InputError(f"column {name!r} has values {show_list(unknown)} that are not among its declared "
-                             f"{word}: add them to the list{'' if kind == 'target' else ' or group them'}")
+        if not text.isin(cats).all():
+            raise InputError(f"column {name!r} has values that are not among its declared {word}: add them to "
+                             f"the list{'' if kind == 'target' else ' or group them'}; {hint}")
         if kind == "target":
             classes = cats
         else:

@@ -1,4 +1,9 @@
-"""The one-page summary of a release and its export to files (not megabytes inside the HTML)."""
+"""The one-page summary of a release and its export to files (not megabytes inside the HTML).
+
+The summary is the file meant to be shared: it holds released values and public facts only. The
+utility measured on the held-out rows is not private; it goes to its own file, labelled so in
+its name and its text, rounded (:data:`UTILITY_DECIMALS`).
+"""
 from __future__ import annotations
 
 import json
@@ -10,7 +15,15 @@ import pandas as pd
 
 from .release import ReleaseResult
 
-__all__ = ["ledger_table", "summary_markdown", "synthetic_csv", "export_release"]
+__all__ = ["UTILITY_DECIMALS", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
+           "export_release"]
+
+#: decimals of the non-private test errors written to a file. An error is k/n for an unknown
+#: held-out size n; for every n > 100 some k/n lies within 1/(2n) < 0.005 of any two-decimal
+#: figure, so the rounded figures are consistent with every held-out size above 100 and give back
+#: no exact count (the exact errors 0.1321 and 0.6226 did: 7/53 and 33/53). The rounding is the
+#: same for every table: a rule that depended on the test set's size would itself read it.
+UTILITY_DECIMALS = 2
 
 _SOURCE_TEXT = {"modelled": "modelled by the method (carries the relation to the target)",
                 "marginal": "drawn from a DP one-way marginal (its own distribution, no relation to the others)",
@@ -54,8 +67,9 @@ def _domain(a) -> str:
 
 
 def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
-    """One page: what was released, how each synthetic column was produced, the ε ledger, the
-    grid occupancy, the utility (not private) and the privacy caveats."""
+    """One page to share: what was released, how each synthetic column was produced, the ε
+    ledger, the grid occupancy and the privacy caveats — released values and public facts only.
+    The non-private utility is not in it (:func:`utility_markdown`)."""
     s = result.schema
     src = result.sources
     n_modelled = int((src["produced by"] == "modelled").sum() - 1) if len(src) else len(s.predictors)
@@ -85,8 +99,8 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
                      "table helps" if o["records per cell"] < 5 else ""), ""]
     parts += ["## Budget ledger", "", _md_table(ledger_table(result.ledger)), ""]
     if len(result.utility):
-        parts += ["## Utility (test error on the held-out rows; not private: for the data owner only, "
-                  "do not publish this section)", "", _md_table(result.utility), ""]
+        parts += ["The test error on the held-out rows is not in this summary: it is not private "
+                  "(it is written to its own file, for the data owner only).", ""]
     rows = [{"column": n, "kind": s[n].kind, "domain": _domain(s[n])} for n in s.predictors]
     parts += ["## Public schema", "", _md_table(pd.DataFrame(rows)), "",
               "Numeric values outside their declared bounds were clipped to them before the release "
@@ -101,9 +115,29 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     return "\n".join(parts) + "\n"
 
 
+def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
+    """The NOT PRIVATE page for the data owner: the test errors of the release's classifier and
+    of the references on the held-out rows, rounded to :data:`UTILITY_DECIMALS` decimals. Empty
+    text when the release was not evaluated."""
+    if not len(result.utility):
+        return ""
+    table = result.utility.assign(error=[f"{e:.{UTILITY_DECIMALS}f}" if np.isfinite(e) else ""
+                                         for e in result.utility["error"].astype(float)])
+    return "\n".join([
+        f"# NOT PRIVATE — {title}: utility of the {result.method} release (ε = {result.epsilon:.3g})", "",
+        "**For the data owner only: do not publish or share this file.** These errors were measured on "
+        "the held-out rows of the private table, outside the release's ε.", "",
+        _md_table(table), "",
+        f"Errors are rounded to {UTILITY_DECIMALS} decimals, so that they give back no exact count of "
+        "held-out rows. The majority class and the non-private logistic regression are references: the "
+        "error a release should beat, and the error no private release can beat here.", ""])
+
+
 def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | None = None) -> dict[str, Path]:
     """Write the release next to the notebook (``folder``): the synthetic table (CSV), the ledger
-    (CSV), the public schema (JSON) and the summary (Markdown). Returns {kind: path}."""
+    (CSV), the public schema (JSON) and the summary (Markdown) — the files to share — and, when
+    the release was evaluated, the NOT PRIVATE utility (``<stem>_utility_not_private.md``, for
+    the data owner only). Returns {kind: path}."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if stem is None:
@@ -114,4 +148,7 @@ def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | 
     result.ledger.to_csv(paths["ledger"], index=False)
     paths["schema"].write_text(json.dumps(result.schema.to_dict(), indent=1), encoding="utf-8")
     paths["summary"].write_text(summary_markdown(result), encoding="utf-8")
+    if len(result.utility):
+        paths["utility"] = folder / f"{stem}_utility_not_private.md"
+        paths["utility"].write_text(utility_markdown(result), encoding="utf-8")
     return paths

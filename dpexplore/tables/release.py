@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import inspect
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
-from ._common import InputError, check_epsilon_range, show
+from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
 
-__all__ = ["METHODS", "MIN_ROWS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
+__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
            "column_sources", "grid_occupancy"]
 
-#: fewest rows a release accepts: with each row held out with probability ≤ 0.5, the training
-#: part is empty with probability ≤ 0.5**MIN_ROWS (< 1e-9), the only post-split refusal
-MIN_ROWS = 30
 #: public cap on the synthetic table's rows (issue 12 item 9: a size that follows from ε or a
 #: noisy count is capped before anything is spent)
 MAX_SYNTHETIC_ROWS = 200_000
@@ -67,8 +66,10 @@ class ReleaseResult:
     """What one release produced: the synthetic table (every declared column, in schema order,
     target in the type it came in), the ledger, how each column was produced and the utility.
 
-    ``utility`` is a non-private evaluation for the data owner; no exact row count is kept
-    (``test_fraction`` is the public probability with which each row was held out).
+    ``utility`` is a NON-PRIVATE evaluation for the data owner (exact test errors on the held-out
+    rows): :func:`~dpexplore.tables.export_release` writes it to its own file, labelled so, rounded,
+    never into the shareable summary. No exact row count is kept (``test_fraction`` is the public
+    probability with which each row was held out).
     """
 
     method: str
@@ -154,6 +155,12 @@ def _as_declared(synthetic: pd.DataFrame, schema: Schema, like: Any) -> pd.DataF
     return out.reset_index(drop=True)
 
 
+def _no_training_record(test_size: float) -> str:
+    return ("the training part holds no record (each row is held out with probability "
+            f"{float(test_size):g}; an empty table has none) and the publishing methods need at least one: "
+            "nothing was spent. Use test_size=0 for a small table")
+
+
 def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = None,
             accountant: BudgetAccountant | None = None, hardened: bool = True,
@@ -176,6 +183,16 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     it). ``hardened``: exact discrete noise for every draw. ``random_state``: never publish two
     releases made with the same int seed. Every check runs before anything is spent; bad input
     raises :class:`InputError` (or ``BudgetExceededError``).
+
+    **No refusal reads the private rows.** A tiny table, or a target holding only one of the
+    declared classes, is released like any other: the noise is the answer. A
+    :class:`FewRecordsWarning` is raised from the release's synthetic row count (a released
+    value), never from the table's. Refused are only: a value outside the declared domain
+    (missing, unknown category or class, outside the bounds; the message names the column and
+    the rule, never the value: :func:`~dpexplore.tables.check_table` shows them on your own
+    machine), and a training part with no record, which every publishing method needs: that
+    happens with probability test_size^n for n records (an additive δ ≤ test_size^n beyond ε;
+    certain for an empty table; with ``test_size=0``, only an empty table).
     """
     from tqdm.auto import tqdm
 
@@ -206,20 +223,17 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
     if missing:
         raise InputError(f"the table lacks the schema's column(s) {missing}: encode it with build_schema first")
-    if len(frame) < MIN_ROWS:
-        raise InputError(f"the table has too few rows for a release (at least {MIN_ROWS} are needed): "
-                         "add rows, or publish nothing")
-    if frame[schema.target].nunique() < 2:
-        raise InputError(f"the target {schema.target!r} has a single class: nothing to classify. "
-                         "Choose another target column")
+    # no refusal from the number of rows or of classes: either would tell neighbours apart
     like = frame[schema.target]
     data = frame.copy()
     data[schema.target] = like.astype(str)  # int, bool and text targets give the same release
+    if len(data) == 0:  # the publishing methods need a record: the empty training part, for certain
+        raise InputError(_no_training_record(test_size))
     try:
         schema.validate(data[schema.predictors], data[schema.target])
-    except ValueError as exc:
+    except ValueError as exc:  # the column and the rule, never the value
         raise InputError(f"{exc}. Encode the table with build_schema (it clips numbers to the declared "
-                         "bounds) or widen the schema's domain") from None
+                         f"bounds) or widen the schema's domain; {CHECK_TABLE_HINT}") from None
     if accountant is not None:
         if not isinstance(accountant, BudgetAccountant):
             raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
@@ -232,9 +246,8 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     try:
         bar.set_postfix_str("split")
         X_tr, X_te, y_tr, y_te = bernoulli_split(data, schema, float(test_size), random_state=rng)
-        if len(X_tr) == 0:  # probability test_size**n ≤ 0.5**MIN_ROWS: an additive δ
-            raise InputError("every row was drawn into the held-out part (an event of probability "
-                             f"{float(test_size)}^n): release again, or use test_size=0")
+        if len(X_tr) == 0:  # probability test_size**n for n records: an additive δ (see the docstring)
+            raise InputError(_no_training_record(test_size))
         fit_seed, synthetic_seed = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
         factory = METHODS[method]
         extra = {"marginal_share": float(marginal_share), "max_rows": int(max_rows)}
@@ -255,6 +268,10 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             bar.set_postfix_str("synthetic table")
             raw = est.synthetic(random_state=synthetic_seed, **syn_kwargs)
         synthetic = _as_declared(raw, schema, like)
+        if len(synthetic) < FEW_RECORDS:  # the released size, never the table's
+            warnings.warn(f"the release holds {len(synthetic)} synthetic rows: with so few records most of "
+                          "what it shows is noise. Collect more rows, or publish nothing", FewRecordsWarning,
+                          stacklevel=2)
         bar.update(1)
         bar.set_postfix_str("evaluation")
         rows = [{"model": f"{method} (ε = {epsilon:.3g})", "private": True,

@@ -18,13 +18,14 @@ import numpy as np
 import pandas as pd
 
 from ..budget import BudgetAccountant, BudgetExceededError
-from ..tables import (DEFAULT_MARGINAL_SHARE, DRAFT_COLUMNS, EPSILON_RANGE, METHODS, MIN_ROWS, HighCardinalityWarning,
-                      InputError, ReleaseResult, build_schema, check_table, draft_schema, export_release,
-                      ledger_table, read_table, release, select_columns, summary_markdown, synthetic_csv)
+from ..tables import (DEFAULT_MARGINAL_SHARE, DRAFT_COLUMNS, EPSILON_RANGE, METHODS, FewRecordsWarning,
+                      HighCardinalityWarning, InputError, ReleaseResult, build_schema, check_table, draft_schema,
+                      export_release, ledger_table, read_table, release, select_columns, summary_markdown,
+                      synthetic_csv, utility_markdown)
 
-__all__ = ["InputError", "read_table", "check_table", "draft_schema", "build_schema", "METHODS", "MIN_ROWS",
-           "release", "ReleaseResult", "ledger_table", "summary_markdown", "synthetic_csv", "DRAFT_COLUMNS",
-           "BudgetExceededError", "YourDataApp"]
+__all__ = ["InputError", "read_table", "check_table", "draft_schema", "build_schema", "METHODS",
+           "release", "ReleaseResult", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
+           "DRAFT_COLUMNS", "BudgetExceededError", "YourDataApp"]
 
 _ROW = "column · kind · lower · upper · integer · cut points · categories (or groups 'A: a, b; other: *') · public?"
 
@@ -52,7 +53,8 @@ class YourDataApp:
     ("long-tail", "equal", "equal:8" or numbers), categorical ones a list or typed groups. 4. The
     method, ε (typed; outside 0.01–10 is an error, never a clamp), the share of ε for the
     unmodelled columns' marginals, Release: a progress bar, then the summary and links to the
-    files written in ``export_dir`` (next to the notebook by default).
+    files written in ``export_dir`` (next to the notebook by default). Below the shareable summary,
+    the held-out utility is shown apart, labelled NOT PRIVATE (for the data owner only).
 
     ``random_state`` (default None: fresh OS entropy) seeds one Generator for the whole session;
     never fix a seed for data you publish (two releases with shared noise give back the true
@@ -225,13 +227,19 @@ class YourDataApp:
         children = [W.HTML(f"<small>{_ROW}</small>")]
         for r in draft.to_dict("records"):
             kinds = ["target"] if r["kind"] == "target" else ["numeric", "categorical", "drop"]
-            kind = W.Dropdown(options=kinds, value=r["kind"], layout=W.Layout(width="8.5em"))
-            lower = W.Text(placeholder=_num(r["lower"]), layout=W.Layout(width="5.5em"))
-            upper = W.Text(placeholder=_num(r["upper"]), layout=W.Layout(width="5.5em"))
-            integer = W.Checkbox(value=bool(r["integer"]), indent=False, layout=W.Layout(width="2.5em"))
-            cuts = W.Text(placeholder=_placeholder(r["cuts"]), layout=W.Layout(width="8em"))
-            cats = W.Text(placeholder=_placeholder(r["categories"]), layout=W.Layout(width="20em"))
-            public = W.Checkbox(value=not r["from_data"], indent=False, layout=W.Layout(width="2.5em"))
+            # no descriptions in this table (its header names the columns): the tooltips are the
+            # controls' accessible names (ipywidgets sets them as the inputs' title)
+            name = str(r["column"])
+            kind = W.Dropdown(options=kinds, value=r["kind"], layout=W.Layout(width="8.5em"), tooltip=f"{name}: kind")
+            lower = W.Text(placeholder=_num(r["lower"]), layout=W.Layout(width="5.5em"), tooltip=f"{name}: lower bound")
+            upper = W.Text(placeholder=_num(r["upper"]), layout=W.Layout(width="5.5em"), tooltip=f"{name}: upper bound")
+            integer = W.Checkbox(value=bool(r["integer"]), indent=False, layout=W.Layout(width="2.5em"),
+                                 tooltip=f"{name}: integer values")
+            cuts = W.Text(placeholder=_placeholder(r["cuts"]), layout=W.Layout(width="8em"), tooltip=f"{name}: cut points")
+            cats = W.Text(placeholder=_placeholder(r["categories"]), layout=W.Layout(width="20em"),
+                          tooltip=f"{name}: categories")
+            public = W.Checkbox(value=not r["from_data"], indent=False, layout=W.Layout(width="2.5em"),
+                                tooltip=f"{name}: bounds and categories are public (declared)")
             flag = W.HTML(layout=W.Layout(width="8em"))
             row = {"kind": kind, "lower": lower, "upper": upper, "integer": integer, "cuts": cuts,
                    "categories": cats, "public": public, "flag": flag, "draft": r}
@@ -295,10 +303,12 @@ class YourDataApp:
                 schema, encoded, leaks = build_schema(
                     self.frame, self.draft(), missing="drop-rows" if self.drop_missing.value else "error")
             hints = [str(w.message) for w in caught if issubclass(w.category, HighCardinalityWarning)]
-            with self.progress:
+            with self.progress, warnings.catch_warnings(record=True) as small:  # shown below
+                warnings.simplefilter("always")
                 result = release(encoded, schema, self.method.value, self.epsilon.value, leaks=leaks,
                                  random_state=self._rng, accountant=self.accountant,
                                  marginal_share=self.marginal_share.value, progress=True)
+            hints += [str(w.message) for w in small if issubclass(w.category, FewRecordsWarning)]
         except (InputError, BudgetExceededError) as exc:
             self._error(str(exc))
             return None
@@ -314,6 +324,8 @@ class YourDataApp:
             from IPython.display import Markdown, display
 
             display(Markdown(summary_markdown(result)))
+            if len(result.utility):
+                display(Markdown(utility_markdown(result)))
         if self.export_dir is not None:
             self.files = export_release(result, self.export_dir)
             self.downloads.value = " ".join(
