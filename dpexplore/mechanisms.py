@@ -35,8 +35,11 @@ floating-point sampler. Precisely:
 * :func:`discrete_laplace_tail` draws that noise conditioned on a public lower bound, exactly:
   the kept empty cells of a thresholded histogram, on the same lattice as the other cells.
 
-Not covered: the exponential mechanisms (selection probabilities computed in floating point)
-and the binomial and uniform draws a caller makes with float probabilities (e.g. how many empty
+Hardened or not, the exponential mechanism over intervals (:func:`exponential_interval`) returns
+a point of a public lattice (the attribute's declared resolution), never a + (b − a)·U with data
+values a, b; continuous medians and logistic-regression output perturbation are snapped to
+public grids likewise. Not covered: the exponential mechanisms' selection probabilities
+(computed in floating point) and the binomial and uniform draws a caller makes with float probabilities (e.g. how many empty
 cells survive a threshold). The textbook path adds ``Generator.laplace`` noise in floating
 point: the low bits of fl(c + L) depend on c (Mironov 2012), and a value built another way
 (a threshold plus an exponential draw) has a floating-point support of its own, which shows how

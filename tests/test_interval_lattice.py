@@ -191,6 +191,18 @@ def test_output_perturbation_releases_lattice_points_with_the_rounding_paid_for(
     assert other.grid_ == grid                                  # the lattice does not follow the data
 
 
+def test_objective_perturbation_releases_points_of_its_public_grid():
+    from dpexplore.models.logistic import OBJECTIVE_GRID
+
+    X, y, bounds = make_gaussian_toy(200, 3, random_state=0)
+    for data in ((X, y), (X[1:], y[1:])):               # the grid does not follow the data
+        model = PrivateLogisticRegression(0.5, method="objective", lam=0.5, bounds=bounds, classes=[0, 1],
+                                          random_state=1).fit(*data)
+        units = model.theta_ / OBJECTIVE_GRID
+        np.testing.assert_array_equal(units, np.round(units))
+        assert np.any(model.theta_ != 0)
+
+
 def test_declared_resolution_reaches_diffmulti_and_diffgen_splits():
     from dpexplore.publish import DiffGen, DiffMulti
 

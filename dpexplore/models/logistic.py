@@ -53,6 +53,10 @@ __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_pe
 LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (spec §5.1)
 
 
+#: public grid of the objective-perturbation release (a power of two below the solver's tolerance)
+OBJECTIVE_GRID = 2.0 ** -20
+
+
 def l2_noise(dim: int, scale: float, *, size: int | None = None, random_state: RandomState = None) -> np.ndarray:
     """Draw b ∈ R^dim with density ∝ exp(−‖b‖₂/scale): ‖b‖ ~ Gamma(dim, scale), uniform direction.
 
@@ -222,7 +226,7 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
         self.classes_ = classes
         self.lower_, self.upper_ = lo, hi
         Z = self._transform_rows(Xa)
-        # the theorems need ‖x‖ ≤ 1 (spec §5.1). The largest row norm is data-dependent, so it is
+        # the theorems need ‖x‖ ≤ 1 (Chaudhuri et al. 2011, §2). The largest row norm is data-dependent, so it is
         # checked here but not stored as a fitted attribute (it would leak).
         if float(np.max(np.linalg.norm(Z, axis=1))) > 1 + 1e-9:
             raise RuntimeError("internal error: a scaled row has norm > 1")
@@ -246,8 +250,12 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
             self.noise_scale_ = par["noise_scale"]
             noise = l2_noise(D, self.noise_scale_, random_state=rng)
             # argmin Σℓ + ½(λ + NΔ)‖θ‖² + bᵀθ  (= N × the perturbed objective of Alg. 2)
-            theta = self._minimise(Z, s, lam + self.n_delta_, noise)
-        # ‖noise‖ is not stored: with θ it gives the exact minimiser's gradient (item 7)
+            # The solver returns a float that depends on the data beyond the DP argmin (Chaudhuri et
+            # al. 2011, Alg. 2 is stated in exact arithmetic): snapping it to the public grid
+            # OBJECTIVE_GRID (below the solver's tolerance) releases a lattice point, a
+            # post-processing of the argmin, as for output perturbation.
+            theta = snap_to_lattice(self._minimise(Z, s, lam + self.n_delta_, noise), resolution=OBJECTIVE_GRID)
+        # ‖noise‖ is not stored: with θ it gives the exact minimiser's gradient
         self.theta_ = theta
         if self.fit_intercept:
             self.coef_, self.intercept_ = theta[None, :-1], np.array([theta[-1]])
