@@ -1,4 +1,4 @@
-"""Reproduce the Voilà page that never finishes (issue 13, item 5) and measure a fix.
+"""Reproduce the Voilà page that never finishes and measure a fix.
 
 Root cause (found with this script): Voilà runs the notebook with nbclient, which mimics a
 frontend for ``ipywidgets.Output``: when a cell displays into an Output widget, nbclient sends a

@@ -1,10 +1,10 @@
 """Serve the Voilà apps (notebooks 01 and 07) reliably and offline.
 
-    python -m dpexplore.apps notebooks/07_showdown.ipynb [voila options]
+    python -m dpexplore.apps notebooks/07_showdown.ipynb [--pool N] [voila options]
 
 This launcher runs Voilà with two fixes that a plain ``voila`` command lacks:
 
-* **A page that never finishes** (issue 13, item 5). Voilà executes the notebook with nbclient.
+* **A page that never finishes**. Voilà executes the notebook with nbclient.
   When a cell draws into an ``ipywidgets.Output``, nbclient mirrors the widget by sending a
   ``comm_msg`` on the shell channel while another task awaits that cell's ``execute_reply`` on
   the same ``zmq.asyncio`` socket. ``jupyter_client.Session.send`` sends through a *synchronous
@@ -19,20 +19,47 @@ This launcher runs Voilà with two fixes that a plain ``voila`` command lacks:
   ``sys.prefix``; from a source checkout (``pip install -e .``) the launcher adds the checkout's
   ``share/jupyter`` to ``JUPYTER_PATH``.
 
-Inside JupyterLab (``/voila/render/...``, e.g. on Binder) the same patch loads as a Jupyter
+For a class (``docs/teaching_a_class.md``) the launcher also
+
+* **keeps kernels pre-heated**: ``--pool N`` keeps N kernels of each served app page that have
+  already run the notebook (Voilà's kernel pools; ``voila.json`` keeps one per app by default),
+  so N students arriving at once get a finished page at once;
+* **refills the pool one page at a time** (:class:`ClassroomKernelManager`): Voilà starts a new
+  pool kernel as soon as one is taken; thirty refills running together would hold both cores
+  while the students move their first sliders. ``prerender_concurrency`` (default: all cores
+  but one) bounds how many notebooks pre-render at once;
+* **lets idle kernels be culled** without culling a page being opened: Jupyter's culler
+  (``cull_idle_timeout``/``cull_interval``/``cull_connected`` in ``voila.json``) shuts down a
+  kernel with no open page after the timeout; a pool kernel handed to a visitor counts as active
+  from that moment, not from its pre-render (which may be older than the timeout);
+* **shuts a closed page's kernel down**: :func:`apply_xsrf_cookie_patch` sets the cookie that
+  Voilà's own "page closed" request needs (without it the request is refused and every visitor's
+  kernel stays until the server stops);
+* runs every kernel with one BLAS/OpenMP thread (many kernels share few cores).
+
+The template shows a visitor whose kernel is gone (culled, crashed, restarted empty, server
+stopped) a plain message and a reload button instead of sliders that silently do nothing.
+
+Inside JupyterLab (``/voila/render/...``, e.g. on Binder) the two patches load as a Jupyter
 server extension (``jupyter server extension enable dpexplore.apps``; Binder's ``postBuild``
 does it).
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["apply_rearm_patch", "main"]
+__all__ = ["APPS", "apply_rearm_patch", "apply_xsrf_cookie_patch", "classroom_kernel_manager_factory", "main",
+           "size_pools"]
 
 _CHECKOUT_SHARE = Path(__file__).resolve().parents[1] / "share" / "jupyter"
+#: The notebooks made to be served as Voilà apps (the others run long sweeps when executed).
+APPS = ("01_mechanisms.ipynb", "07_showdown.ipynb")
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_PRERENDER_WAIT_S = 300   # longest a pool kernel's pre-render holds back the next one
 
 
 def apply_rearm_patch() -> None:
@@ -62,6 +89,35 @@ def apply_rearm_patch() -> None:
     Session.send_raw = rearmed(Session.send_raw)  # type: ignore[method-assign]
 
 
+def apply_xsrf_cookie_patch() -> None:
+    """Give every Voilà page the ``_xsrf`` cookie, so that closing the page shuts its kernel down.
+
+    When a page is closed or reloaded, Voilà's widget manager posts ``voila/api/shutdown/<kernel>``
+    with a beacon that carries the ``_xsrf`` cookie's value; the page handler never sets that
+    cookie (only the file tree does), so a visitor who opens an app by its address gets a 403 and
+    the kernel stays until the server stops (upstream: voila-dashboards/voila#1458, open).
+    Reading tornado's ``xsrf_token`` in the page handler's ``prepare`` sets the cookie. Idempotent.
+    """
+    import inspect
+
+    from voila.handler import VoilaHandler
+
+    if getattr(VoilaHandler.prepare, "_dpexplore_xsrf", False):
+        return
+    prepare = VoilaHandler.prepare
+
+    async def prepare_with_xsrf_cookie(self, *args, **kwargs):
+        result = prepare(self, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        self.xsrf_token   # noqa: B018  (tornado sets the cookie when the visitor has none)
+        return result
+
+    prepare_with_xsrf_cookie._dpexplore_xsrf = True  # type: ignore[attr-defined]
+    prepare_with_xsrf_cookie.__wrapped__ = prepare  # type: ignore[attr-defined]
+    VoilaHandler.prepare = prepare_with_xsrf_cookie  # type: ignore[method-assign]
+
+
 def _use_checkout_templates() -> None:
     """From a source checkout, let Voilà find the ``dpexplore`` template without installing it."""
     if (_CHECKOUT_SHARE / "voila" / "templates" / "dpexplore").is_dir():
@@ -70,14 +126,108 @@ def _use_checkout_templates() -> None:
             os.environ["JUPYTER_PATH"] = os.pathsep.join([str(_CHECKOUT_SHARE), *paths])
 
 
-def main(argv: Sequence[str] | None = None) -> Any:
-    """Run Voilà (same arguments as the ``voila`` command) with the fixes above."""
-    _use_checkout_templates()
-    apply_rearm_patch()
-    from voila.app import main as voila_main
+def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, default_pool_size: int,
+                                     page_config_hook: Any = None) -> type:
+    """Voilà's kernel-manager factory, plus :class:`ClassroomKernelManager` when pools are on.
 
-    sys.argv = ["voila", *(sys.argv[1:] if argv is None else argv)]
-    return voila_main()
+    Same signature as ``voila.voila_kernel_manager.voila_kernel_manager_factory``, which
+    :func:`main` replaces with it in ``voila.app``.
+    """
+    from jupyter_server._tz import utcnow
+    from traitlets import Integer, default
+    from voila.voila_kernel_manager import voila_kernel_manager_factory
+
+    pooled = voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size, page_config_hook)
+    if not preheat_kernel:
+        return pooled
+
+    class ClassroomKernelManager(pooled):
+        """Voilà's pooling kernel manager that pre-renders at most ``prerender_concurrency``
+        notebooks at a time and counts the hand-over of a pool kernel as activity."""
+
+        prerender_concurrency = Integer(config=True, help="How many pool kernels may run their notebook "
+                                        "at the same time (the others wait their turn).")
+
+        @default("prerender_concurrency")
+        def _all_cores_but_one(self) -> int:
+            return max(1, (os.cpu_count() or 2) - 1)
+
+        async def _initialize(self, notebook_path: str, kernel_id: str | None = None, **kwargs: Any) -> dict:
+            if getattr(self, "_prerender_gate", None) is None:
+                self._prerender_gate = asyncio.Semaphore(max(1, self.prerender_concurrency))
+            async with self._prerender_gate:
+                content = await super()._initialize(notebook_path, kernel_id, **kwargs)
+                # until the page is pre-rendered (or failed); a page that hangs lets the next go
+                await asyncio.wait([content["task"]], timeout=_PRERENDER_WAIT_S)
+            return content
+
+        async def get_rendered_notebook(self, notebook_name: str, extra_kernel_env_variables: dict | None = None,
+                                        **kwargs: Any):
+            task, rendered, kernel_id = await super().get_rendered_notebook(
+                notebook_name, extra_kernel_env_variables or {}, **kwargs)
+            if kernel_id in self._kernels:   # its last message may be older than the cull timeout
+                self._kernels[kernel_id].last_activity = utcnow()
+            return task, rendered, kernel_id
+
+    return ClassroomKernelManager
+
+
+def size_pools(app: Any, size: int) -> dict:
+    """Keep ``size`` pre-heated kernels for each page ``app`` (a ``voila.app.Voila``, initialised,
+    not started) serves as an app: the one notebook it serves, or every :data:`APPS` notebook under
+    its root. Other notebooks keep their ``voila.json`` pools. Returns the new
+    ``kernel_pools_config``."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ValueError(f"--pool must be a whole number of kernels >= 0, got {size!r}")
+    root = Path(app.root_dir)
+    if app.notebook_path:
+        served = [os.path.relpath(app.notebook_path, app.root_dir)]
+    else:
+        served = [str(p.relative_to(root)) for p in sorted(root.rglob("*.ipynb"))
+                  if p.name in APPS and ".ipynb_checkpoints" not in p.parts]
+    section = app.config.VoilaKernelManager
+    pools = {key: dict(value) for key, value in section.get("kernel_pools_config", {}).items()}
+    pools.setdefault("default", {"pool_size": 0})
+    for key in served:
+        pools[key] = {**pools.get(key, {}), "pool_size": size}
+    section.kernel_pools_config = pools
+    return pools
+
+
+def _pop_pool(argv: list[str]) -> tuple[int | None, list[str]]:
+    """``--pool N`` / ``--pool=N`` taken out of Voilà's arguments."""
+    rest, pool = [], None
+    args = iter(argv)
+    for arg in args:
+        if arg == "--pool" or arg.startswith("--pool="):
+            value = arg.partition("=")[2] if "=" in arg else next(args, "")
+            try:
+                pool = int(value)
+            except ValueError:
+                raise SystemExit(f"--pool needs a whole number of kernels, got {value!r}") from None
+        else:
+            rest.append(arg)
+    return pool, rest
+
+
+def main(argv: Sequence[str] | None = None) -> Any:
+    """Run Voilà (same arguments as the ``voila`` command, plus ``--pool N``) with the fixes above."""
+    pool, args = _pop_pool(list(sys.argv[1:] if argv is None else argv))
+    _use_checkout_templates()
+    for variable in _THREAD_VARIABLES:            # inherited by every kernel
+        os.environ.setdefault(variable, "1")
+    apply_rearm_patch()
+    apply_xsrf_cookie_patch()
+    import voila.app
+
+    voila.app.voila_kernel_manager_factory = classroom_kernel_manager_factory
+    sys.argv = ["voila", *args]
+    app = voila.app.Voila.instance()
+    app.initialize(args)
+    if pool is not None:
+        pools = size_pools(app, pool)
+        app.log.info("dpexplore.apps: kernel pools %s", pools)
+    return app.start()
 
 
 # Jupyter server extension: the patch inside JupyterLab's own /voila/render handler.
@@ -87,7 +237,8 @@ def _jupyter_server_extension_points() -> list[dict]:
 
 def _load_jupyter_server_extension(server_app: Any) -> None:
     apply_rearm_patch()
-    server_app.log.info("dpexplore.apps: nbclient/jupyter_client shell re-arm patch applied")
+    apply_xsrf_cookie_patch()
+    server_app.log.info("dpexplore.apps: nbclient/jupyter_client shell re-arm and Voilà _xsrf cookie patches applied")
 
 
 if __name__ == "__main__":

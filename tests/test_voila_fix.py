@@ -1,4 +1,4 @@
-"""The Voilà page that never finishes (issue 13, item 5), reduced to its mechanism.
+"""The Voilà page that never finishes, reduced to its mechanism.
 
 nbclient (inside the Voilà server) sends a ``comm_msg`` on the shell channel while another task
 awaits the ``execute_reply`` on the same ``zmq.asyncio`` socket. ``jupyter_client.Session.send``

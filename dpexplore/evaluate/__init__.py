@@ -7,8 +7,11 @@
   through its engine.
 * ``showdown.py``: the methods of the package as sweep candidates, and "which one when".
 """
-from .roc import laplace_roc_curve, private_auc, private_roc_curve
-from .streaming import score_source
-from .sweeps import summarise, sweep
+from .. import _lazy
 
 __all__ = ["private_roc_curve", "private_auc", "laplace_roc_curve", "sweep", "summarise", "score_source"]
+
+# imported on first use: a page that reads a stored sweep loads neither SciPy nor scikit-learn
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, {
+    "private_roc_curve": ".roc", "private_auc": ".roc", "laplace_roc_curve": ".roc",
+    "score_source": ".streaming", "sweep": ".sweeps", "summarise": ".sweeps"}, globals())

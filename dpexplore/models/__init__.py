@@ -8,10 +8,13 @@
 * :class:`SelectThenTrain`: one ε split between private feature selection and a private model
   (``pipeline.py``).
 """
-from .histogram import HistogramClassifier
-from .logistic import PrivateLogisticRegression
-from .naive_bayes import Binarizer, PrivateGaussianNB, PrivateNaiveBayes
-from .pipeline import SelectThenTrain
+from .. import _lazy
 
 __all__ = ["PrivateNaiveBayes", "PrivateGaussianNB", "Binarizer", "PrivateLogisticRegression",
            "HistogramClassifier", "SelectThenTrain"]
+
+# each model's module (and scikit-learn) is imported on first use
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, {
+    "HistogramClassifier": ".histogram", "PrivateLogisticRegression": ".logistic",
+    "Binarizer": ".naive_bayes", "PrivateGaussianNB": ".naive_bayes", "PrivateNaiveBayes": ".naive_bayes",
+    "SelectThenTrain": ".pipeline"}, globals())

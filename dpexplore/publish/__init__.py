@@ -14,10 +14,11 @@ clamped to [1, ``max_synthetic_rows``] (or ``n=``). Columns the release carries 
 are drawn uniformly (the papers) or, with ``marginal_share`` > 0, from DP one-way marginals paid
 with that share of ε (an extension beyond the papers); ``column_sources_`` says which.
 """
-from .base import Release
-from .diffgen import DiffGen
-from .diffmulti import DiffMulti
-from .privpfc import PrivPfC
-from .projected import ProjectedHistogram
+from .. import _lazy
 
 __all__ = ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram", "Release"]
+
+# each method's module is imported on first use
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, {
+    "Release": ".base", "DiffGen": ".diffgen", "DiffMulti": ".diffmulti", "PrivPfC": ".privpfc",
+    "ProjectedHistogram": ".projected"}, globals())

@@ -7,11 +7,11 @@
 * ``stoddard.py``: score perturbation, exponential top-k, the sparse vector technique, and
   Cluster Selection / Private Threshold Testing kept as labelled non-DP demonstrations.
 """
-from .._lazy import lazy_exports
+from .. import _lazy
 
 __all__ = ["PrivateKSubsetSelector", "IterativeSelector", "scores", "stoddard", "thesis"]
 
 # the submodules are imported on first use
-__getattr__, __dir__ = lazy_exports(__name__, {
+__getattr__, __dir__ = _lazy.lazy_exports(__name__, {
     "scores": ".scores", "stoddard": ".stoddard", "thesis": ".thesis",
     "IterativeSelector": ".thesis", "PrivateKSubsetSelector": ".thesis"}, globals())
