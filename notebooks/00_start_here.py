@@ -28,6 +28,16 @@
 # - the map of the notebooks: which one to open for which question;
 # - the **Adult** census dataset that runs through all of them (45,222 people, who earns more than
 #   50K a year), and the **taxonomy trees** that describe how each attribute can be coarsened.
+#
+# ## How the exercises work
+#
+# Every notebook has short exercises spread through it. An **exercise cell** sets a variable to
+# `None`: replace `None` with your answer and run the cell. The **self-check cell** right below it
+# answers "✓ Right" with the reason, or "✗ Not yet" with a hint (it never shows the answer).
+# Numbers may be typed as `0.25` or `"25%"` where the exercise says so; choices as a letter such as
+# `"b"`. Skipping an exercise never breaks a later cell. The symbols used across the notebooks
+# are collected in the [notation glossary](../docs/glossary.md), the papers in the
+# [bibliography](../docs/bibliography.md).
 
 # %% [markdown]
 # ## 1. The promise, in plain words
@@ -55,7 +65,8 @@
 # $$\Pr[M(D) \in S] \;\le\; e^{\varepsilon}\,\Pr[M(D') \in S].$$
 #
 # (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Def. 2.4.) The parameter ε ("epsilon")
-# is the **privacy loss**: small ε means the two output distributions are nearly identical.
+# **bounds the privacy loss**, the log-ratio $\ln \Pr[M(D) = x] / \Pr[M(D') = x]$ of an output x
+# (notebook 01 draws it): small ε means the two output distributions are nearly identical.
 # $e^{\varepsilon}$ bounds how much more (or less) likely any outcome can become because of one person:
 
 # %%
@@ -63,6 +74,7 @@ import numpy as np
 import pandas as pd
 import altair as alt
 
+from dpexplore import lab                 # the exercises' self-checks
 from dpexplore.datasets import load_adult
 from dpexplore.plots.taxonomy import taxonomy_levels_chart, taxonomy_tree_chart  # charts drawn offline
 
@@ -74,7 +86,64 @@ pd.DataFrame({"ε": eps, "max likelihood ratio e^ε": np.exp(eps).round(2),
 # Read the table as an attacker's view: with ε = 0.1 nothing that happens in the release is more
 # than 11% more likely because you are in the data; with ε = 5 an outcome can become 148 times more
 # likely, which is a much weaker promise. Values between 0.1 and a few units are common in practice.
-#
+
+# %% tags=["exercise"]
+# Exercise 00.1 (compute, 2 min): without you in the data, an event of the release has probability
+# 10 %. The release is ε-DP with ε = 0.5. At most how likely can the event be with you in the data?
+# Give a probability (0.25 means 25 %).
+with_you = None   # your answer
+### BEGIN SOLUTION
+with_you = 0.10 * np.exp(0.5)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("00.1", with_you)
+
+# %% [markdown]
+# > **Definitions: the words of the promise**
+# >
+# > - **Neighbouring datasets.** In dpexplore (and in the papers of notebooks 02–09 unless they say
+# >   otherwise) D and D′ are neighbours when D′ is D with **one record added or removed**
+# >   (*add/remove*, or *unbounded* DP). Some papers use **substitution** instead (*bounded* DP):
+# >   D and D′ have the same size and differ in one record's values. A substitution is one removal
+# >   plus one addition, so the two definitions differ by up to a factor of 2 in ε.
+# > - **The unit of privacy** is what one record is: a person, a household, a hospital stay, a
+# >   click. DP protects one *unit*. If one person owns k records (k stays, k copies), the promise
+# >   for that person is **kε** (group privacy, Dwork & Roth 2014 §2.3), so choose the unit before
+# >   choosing ε.
+# > - **ε bounds the loss.** The *privacy loss* of an output x is $\ln \Pr[M(D) = x]/\Pr[M(D') = x]$;
+# >   it is a random quantity, different for every output. ε-DP says it never exceeds ε, for any
+# >   neighbours and any output. ε is the budget; the loss is what a given output actually reveals.
+# > - **(ε, δ)-DP** relaxes the promise: $\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S] + \delta$.
+# >   With probability up to δ the bound may fail, so δ must be much smaller than 1/n (one over
+# >   the number of people). Pure ε-DP is δ = 0; dpexplore's own methods are all pure ε-DP, and
+# >   notebook 07 compares them with a library that uses δ > 0.
+
+# %% tags=["exercise"]
+# Exercise 00.2 (choose, 2 min): a mechanism is ε-DP for add/remove neighbours. Someone changes
+# the values of one record (a substitution). What does the mechanism guarantee for that change?
+#   (a) ε   (b) 2ε   (c) no guarantee at all   (d) ε/2
+# Answer with a letter, e.g. "a".
+substitution = None   # your answer
+### BEGIN SOLUTION
+substitution = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("00.2", substitution)
+
+# %% tags=["exercise"]
+# Exercise 00.3 (compute, 2 min): a hospital publishes an ε = 0.5 release of a table with one row
+# per hospital *stay*. A patient had three stays. At what ε is that patient protected?
+patient_epsilon = None   # your answer
+### BEGIN SOLUTION
+patient_epsilon = 3 * 0.5
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("00.3", patient_epsilon)
+
+# %% [markdown]
 # Two properties make DP practical:
 #
 # - **Post-processing.** Anything computed from a DP release alone (a rounded table, a classifier
@@ -122,8 +191,7 @@ print(f"target {schema.target!r}, classes {list(schema.classes)}")
 frame.head(3).T   # one row per attribute, so the table fits the page
 
 # %% [markdown]
-# The classes are unbalanced: three people in four earn at most 50K. A classifier that always says
-# "≤50K" is right 75.2% of the time, the baseline every private classifier must beat.
+# The classes are unbalanced, as the chart shows.
 
 # %%
 balance = frame[schema.target].value_counts().rename_axis("income").reset_index(name="people")
@@ -134,6 +202,21 @@ bars = alt.Chart(balance).mark_bar().encode(
     tooltip=["income", "people", alt.Tooltip("share:Q", format=".2%")])
 labels = bars.mark_text(align="left", dx=4).encode(text=alt.Text("share:Q", format=".2%"), color=alt.value("black"))
 (bars + labels).properties(title="Class balance in Adult (not private: the raw data)", width=420, height=80)
+
+# %% tags=["exercise"]
+# Exercise 00.4 (read the chart, 1 min): a "classifier" that ignores the data and always answers
+# "≤50K": what share of the people does it classify correctly? (0.25 or "25%")
+always_poor = None   # your answer
+### BEGIN SOLUTION
+always_poor = 0.752
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("00.4", always_poor)
+
+# %% [markdown]
+# That share, 75.2 %, is the **majority baseline**: every private classifier in the later
+# notebooks must beat it to be worth anything.
 
 # %% [markdown]
 # The schema lists each predictor's public domain: categories for categorical attributes, a range
@@ -174,8 +257,8 @@ taxonomy_levels_chart([schema[a].taxonomy for a in schema.predictors],
 # ### Education
 #
 # Sixteen school levels grouped into seven stages, then into three: without post-secondary
-# education, secondary, post-secondary. (The spec's tree has 17 leaves; "Post-grad" is a public
-# category no Adult record uses — a candidate can be empty.) Hover over a node to see how many
+# education, secondary, post-secondary. (The tree has 17 leaves: "Post-grad" is a public category
+# that no Adult record uses — a declared category can be empty.) Hover over a node to see how many
 # leaves it covers.
 
 # %%
@@ -189,6 +272,17 @@ taxonomy_tree_chart(schema["education"].taxonomy)
 
 # %%
 taxonomy_tree_chart(schema["age"].taxonomy)
+
+# %% tags=["exercise"]
+# Exercise 00.5 (read the chart, 1 min): how many age intervals are there at depth 2 (the papers'
+# level 3)?
+age_intervals = None   # your answer
+### BEGIN SOLUTION
+age_intervals = schema["age"].taxonomy.level_sizes[2]
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("00.5", age_intervals)
 
 # %% [markdown]
 # ### Workclass
@@ -216,3 +310,8 @@ pd.DataFrame({"age": first["age"].to_numpy(),
 # Open **[01_mechanisms](01_mechanisms.ipynb)**: move the ε slider and watch the noise of the
 # Laplace and geometric mechanisms, the privacy loss between two neighbouring datasets, the
 # exponential mechanism's choices, and a budget being split.
+#
+# Keep the [notation glossary](../docs/glossary.md) open while you read: the papers reuse some
+# symbols (ε′ means four different things in notebooks 03–06), the glossary gives each its own
+# name. Every paper, dataset and library the notebooks cite, with its DOI, is in the
+# [bibliography](../docs/bibliography.md).

@@ -39,8 +39,8 @@
 # %%
 import numpy as np
 import pandas as pd
-import altair as alt
 
+from dpexplore import lab
 from dpexplore.audit import privacy_loss
 from dpexplore.budget import BudgetAccountant
 from dpexplore.datasets import load_adult
@@ -49,6 +49,7 @@ from dpexplore.mechanisms import (exponential, geometric, geometric_variance, la
 from dpexplore.plots import mechanisms as mplots   # charts drawn offline, even before the notebook runs
 from dpexplore.widgets.mechanisms import (BudgetExplorer, ExponentialExplorer, NoiseExplorer,
                                           PrivacyLossExplorer)
+import altair as alt   # after dpexplore.plots, which loads altair quickly (dpexplore/plots/_render.py)
 
 frame, schema = load_adult()
 
@@ -64,6 +65,17 @@ frame, schema = load_adult()
 # - The **geometric mechanism** releases count + Z with $\Pr[Z = k] \propto \alpha^{|k|}$,
 #   $\alpha = e^{-\varepsilon/\Delta}$ (Ghosh, Roughgarden & Sundararajan 2009). Its outputs are
 #   integers, so a noisy count is still a count; its variance is slightly smaller.
+
+# %% tags=["exercise"]
+# Exercise 01.1 (compute, 2 min): a clinic publishes the number of visits in a month; each patient
+# can make up to 5 visits (the clinic caps them). What Laplace scale b makes the release ε = 0.5-DP?
+b_visits = None   # your answer
+### BEGIN SOLUTION
+b_visits = 5 / 0.5
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("01.1", b_visits)
 
 # %%
 true_count = int((frame["age"] >= 90).sum())
@@ -116,6 +128,49 @@ pd.DataFrame(rows).round(3)
 # %%
 noise_explorer = NoiseExplorer(true_count, epsilon=1.0, sensitivity=1)
 noise_explorer.widget
+
+# %% [markdown]
+# ### Accuracy before release
+#
+# Before a noisy count is published, the analyst can already say how far off it may be, without
+# looking at the data. Laplace noise of scale $b = \Delta/\varepsilon$ is at least $t$ in absolute
+# value with probability $e^{-t/b}$ (Dwork & Roth 2014, Fact 3.7). Setting that probability to
+# $\alpha$ gives the **$(1-\alpha)$ error bound**
+#
+# $$a \;=\; b\,\ln\frac{1}{\alpha} \;=\; \frac{\Delta}{\varepsilon}\,\ln\frac{1}{\alpha}:$$
+#
+# with probability $1-\alpha$ the release is within $\pm a$ of the true count (Dwork & Roth 2014,
+# Theorem 3.8, with one query). Read backwards, it prices an accuracy target:
+# $\varepsilon = \Delta \ln(1/\alpha)/a$. OpenDP's accuracy utilities teach the same two directions;
+# here they are `laplace_accuracy` and `epsilon_for_accuracy` in `dpexplore.accuracy`.
+
+# %%
+from dpexplore.accuracy import epsilon_for_accuracy, laplace_accuracy
+from dpexplore.widgets.mechanisms import AccuracyExplorer
+
+bound = laplace_accuracy(epsilon=0.5, sensitivity=1, alpha=0.05)
+print(f"ε = 0.5, Δ = 1: with probability 95% the noisy count is within ±{bound:.2f} of the truth")
+print(f"to be within ±2 with probability 95%, spend ε = {epsilon_for_accuracy(accuracy=2, sensitivity=1, alpha=0.05):.2f}")
+releases = laplace(np.full(100_000, true_count), epsilon=0.5, random_state=np.random.default_rng(11))
+print(f"check on 100,000 releases: {np.mean(np.abs(releases - true_count) >= bound):.2%} missed by ±{bound:.2f} "
+      "or more (α = 5%)")
+
+# %% [markdown]
+# #### Explorer: accuracy before release
+#
+# - **ε** and **sensitivity Δ**: as above; the bound grows with b = Δ/ε.
+# - **α (miss chance)**: how often the release may fall outside the bound (log scale, 0.001 to 0.5).
+#   A smaller α buys confidence with a wider bound, but only logarithmically: going from 5% to 0.5%
+#   adds ln 10 ≈ 2.3 scales b to the bound.
+#
+# The chart shows the noise (released minus true value): its density, a histogram of 20,000 draws,
+# the bound ±a as dashed lines and the two tails beyond it filled; together the tails hold α of the
+# mass. The line above the chart gives a and the share of the draws at or beyond ±a. That share
+# stays close to α whatever ε and Δ: both stretch the noise and the bound by the same factor.
+
+# %%
+accuracy_explorer = AccuracyExplorer(epsilon=0.5, sensitivity=1, alpha=0.05)
+accuracy_explorer.widget
 
 # %% [markdown]
 # ## 2. The privacy loss on two neighbouring datasets
@@ -183,6 +238,19 @@ pd.DataFrame([
 #
 # Each move redraws both densities and the exact loss, and reruns the audit (2 × 100,000 draws).
 
+# %% tags=["exercise"]
+# Exercise 01.2 (predict, then check with the explorer, 3 min): a query with sensitivity Δ = 2 is
+# released with Laplace noise calibrated for Δ = 1 at ε = 0.5 (the bug above). What is the largest
+# privacy loss |L(x)| of this release, i.e. its true ε? Then set the explorer to claimed ε = 0.5,
+# Δ = 2, tick the bug, and compare the loss curve with your answer.
+true_epsilon = None   # your answer
+### BEGIN SOLUTION
+true_epsilon = 2 / (1 / 0.5)     # Δ / b with b = 1/ε
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("01.2", true_epsilon)
+
 # %%
 loss_explorer = PrivacyLossExplorer(true_count, epsilon=1.0, sensitivity=2)
 loss_explorer.widget
@@ -238,12 +306,12 @@ pd.DataFrame(rows)
 # The textbook sampler fails the audit at any claimed ε (its lower bound is limited only by the
 # number of draws); the hardened one passes: both neighbours produce every grid point.
 #
-# ### Spot the bug
+# ### Spot the bug, then fix it: the audit grades your mechanism
 #
 # The function below publishes noisy class counts of a label column "at ε = 1": one Laplace count
 # per class, sensitivity 1 (a record is in one class). Read it and find the leak before running
 # the audit. The neighbours: 60 records of classes "a" and "b", and the same table plus **one**
-# record of a rare class "c".
+# record of a rare class "c". The public schema declares the classes "a", "b" and "c".
 
 # %%
 def noisy_class_counts(labels, rng):
@@ -261,24 +329,37 @@ print(f"claimed ε = 1; audit lower bound {bug.epsilon_lower:.2f} → violates: 
 
 
 # %% [markdown]
-# <details><summary>The bug (click)</summary>
+# **Exercise 01.3 (implement, 10 min).** Write `my_class_counts(labels, rng)`: the same release —
+# Laplace noise at ε = 1 on the count of every class, shown in tens as `"a:3 b:3 c:0"` — without
+# the leak. The self-check is the package's privacy audit: it runs your function on two pairs of
+# neighbouring tables (the one above, and one where a single record of "c" moves its count across
+# a rounding edge) and passes it only if no loss above ε = 1 is found and the counts are still
+# useful; it also checks that the same audit flags the function above (so passing means
+# something). Try the audit yourself first:
+# `privacy_loss(my_class_counts, table, neighbour, n_samples=2_000, random_state=1)`.
+
+# %% tags=["exercise"]
+my_class_counts = None   # your answer: def my_class_counts(labels, rng): ...
+### BEGIN SOLUTION
+def my_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public classes
+    counts = np.array([labels.count(c) for c in classes], dtype=float)
+    noisy = laplace(counts, epsilon=1.0, random_state=rng)
+    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("01.3", my_class_counts)
+
+# %% [markdown]
+# <details><summary>The bug (open it after you tried)</summary>
 #
 # `sorted(set(labels))` reads the class list from the private data: with the record of class "c"
 # the release has three entries, without it two. That difference is certain, so the privacy loss
 # is unbounded — no noise on the counts can hide it. The fix: the classes are part of the public
 # schema (`schema.classes`, or `classes=` on the estimators; dpexplore warns with
-# `PrivacyLeakWarning` when they are read from the data).
+# `PrivacyLeakWarning` when they are read from the data). Removing the noise, or claiming ε = 1
+# with the noise of a larger ε, fails too: the second pair of neighbours catches both.
 # </details>
-
-# %%
-def fixed_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public classes
-    counts = np.array([labels.count(c) for c in classes], dtype=float)
-    noisy = laplace(counts, epsilon=1.0, random_state=rng)
-    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
-
-
-fixed = privacy_loss(fixed_class_counts, table, neighbour, n_samples=2_000, random_state=1)
-print(f"claimed ε = 1; audit lower bound {fixed.epsilon_lower:.2f} → violates: {fixed.violates(1.0)}")
 
 # %% [markdown]
 # ## 3. Choosing privately: the exponential mechanism
@@ -316,6 +397,18 @@ mplots.exponential_chart(current, curves, title="Most common occupation in a tow
 # The utilities and the curves on the right are computed once when the explorer is built; a move
 # only recomputes the bars (exact probabilities) and makes one private draw.
 
+# %% tags=["exercise"]
+# Exercise 01.4 (compute, 3 min): two candidates have utilities 10 and 8 (Δu = 1). With ε = 1, what
+# is the probability that the exponential mechanism picks the better one?
+p_better = None   # your answer
+### BEGIN SOLUTION
+w_better, w_worse = np.exp(1.0 * 10 / 2), np.exp(1.0 * 8 / 2)
+p_better = w_better / (w_better + w_worse)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("01.4", p_better)
+
 # %%
 em_explorer = ExponentialExplorer(town, schema, ["occupation", "education", "marital-status", "workclass"],
                                   epsilon=0.5)
@@ -328,7 +421,20 @@ em_explorer.widget
 # on **disjoint** groups of people (the bins of a histogram) cost only the largest ε among them
 # (**parallel composition**). A `BudgetAccountant` holds the total, refuses any spend that would
 # exceed it (before anything is released), and keeps a ledger. Here ε = 1 is split 1 : 3 : 5, plus
-# a reserve kept for later:
+# a reserve kept for later.
+
+# %% tags=["exercise"]
+# Exercise 01.5 (predict, then run, 3 min): the cell below splits 0.9 of ε = 1 in the ratio 1 : 3 : 5
+# (0.1, 0.3 and 0.5), spends 0.1 on a noisy record count, 0.3 on the most common education, and 0.5 on
+# *each* of the four bins of an age histogram, inside a `parallel` scope. How much ε does the
+# accountant charge in total? Predict it, then run the cell below and read `print(acc)`.
+charged = None   # your answer
+### BEGIN SOLUTION
+charged = 0.1 + 0.3 + 0.5
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("01.5", charged)
 
 # %%
 acc = BudgetAccountant(1.0)

@@ -27,7 +27,9 @@
 #
 # Paper: D. Su, J. Cao, N. Li, M. Lyu, *PrivPfC: differentially private data publication for
 # classification*, The VLDB Journal 27(2), 2018 (Algorithm 2). Numbering, as in notebook 00: our
-# taxonomy **depth d = paper level d + 1** (depth 0 is the root, the paper's level 1).
+# taxonomy **depth d = paper level d + 1** (depth 0 is the root, the paper's level 1). The budget
+# shares ε_size, ε_sel and ε_pert are named as in the [glossary](../docs/glossary.md); references
+# with DOIs are in the [bibliography](../docs/bibliography.md).
 
 # %%
 import numpy as np
@@ -37,7 +39,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.tree import DecisionTreeClassifier
 
-from dpexplore import BudgetAccountant
+from dpexplore import BudgetAccountant, lab
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
 from dpexplore.publish.privpfc import (PrivPfC, cell_quality, counts_comparison, grid_levels,
                                        sensitivity_curve, win_probability_curve)
@@ -73,10 +75,22 @@ pd.DataFrame({a: [str(n) for n in schema[a].taxonomy.level_sizes] + [""] * (heig
 # The histogram classifier predicts, in each cell, the class with the **largest noisy count**. With
 # Laplace(1/ε_pert) noise on each count, the majority of a cell survives with a probability that
 # depends only on its lead G = n¹ − n² and on ε_pert (Eq. 10):
-# $P = 1 - \tfrac12 e^{-\varepsilon G}\,(1 + \varepsilon G/2)$. A tie wins half of the time.
+# $P = 1 - \tfrac12 e^{-\varepsilon_{pert} G}\,(1 + \varepsilon_{pert} G/2)$. A tie wins half of the time.
 
 # %%
 win_probability_chart(win_probability_curve(np.arange(0, 61), [0.03, 0.06, 0.3, 0.6]))
+
+# %% tags=["exercise"]
+# Exercise 02.1 (read the chart, 2 min): a cell holds 25 records of its majority class and 15 of the
+# other (lead G = 10), and its counts get noise with ε_pert = 0.06. With what probability does the
+# majority still win after the noise? (0.25 or 25)
+p_majority = None   # your answer
+### BEGIN SOLUTION
+p_majority = 1 - 0.5 * np.exp(-0.06 * 10) * (1 + 0.06 * 10 / 2)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("02.1", p_majority)
 
 # %% [markdown]
 # ## 3. The grid quality and its sensitivity
@@ -111,6 +125,18 @@ print(f"cell (0, 28): quality {before:.4f};  add one minority record -> (1, 28):
 # (37%) picks a grid; Laplace noise (60%) goes on every (cell, class) count, empty cells included.
 # The ledger shows where ε went.
 
+# %% tags=["exercise"]
+# Exercise 02.2 (compute, 3 min): the training set has about 36,000 records. Suppose the noisy count
+# comes out at N̂ = 36,000 and the total budget is ε = 0.05 (the paper's split 3/37/60). How many cells
+# may a candidate grid have at most (τ)?
+tau_small = None   # your answer
+### BEGIN SOLUTION
+tau_small = 0.2 * 36_000 * (0.60 * 0.05)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("02.2", tau_small)
+
 # %%
 acc = BudgetAccountant(1.0)
 model = PrivPfC(epsilon=1.0, random_state=0, accountant=acc).fit(X_train, y_train, schema=schema)
@@ -136,6 +162,27 @@ candidates_chart(candidates, tau=model.tau_, n_records=len(X_train), max_points=
 
 # %%
 selection_chart(candidates, top=10)
+
+# %% tags=["exercise"]
+# Exercise 02.3 (predict, then run, 3 min): the grid drawn above at ε = 1 has the number of cells
+# printed below. Rerun PrivPfC at ε = 0.05 (same data, same seed). Will the grid it draws have
+#   (a) more cells   (b) fewer cells   (c) about the same number of cells?
+# Answer with a letter, then run the cell after the self-check.
+grid_at_small_epsilon = None   # your answer
+### BEGIN SOLUTION
+grid_at_small_epsilon = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("02.3", grid_at_small_epsilon)
+
+# %%
+def n_cells(grid):
+    return int(np.prod([schema[a].taxonomy.level_sizes[d] for a, d in grid.items()]))
+
+small = PrivPfC(epsilon=0.05, random_state=0).fit(X_train, y_train, schema=schema)
+print(f"ε = 1:    τ = {model.tau_:,.0f}, the drawn grid has {n_cells(model.grid_):,} cells")
+print(f"ε = 0.05: τ = {small.tau_:,.0f}, the drawn grid has {n_cells(small.grid_):,} cells")
 
 # %% [markdown]
 # The chosen grid, drawn on the taxonomies: red boxes are the chosen depths, grey means the
@@ -217,6 +264,18 @@ errors = pd.Series({"PrivPfC histogram classifier": 1 - model.score(X_test, y_te
 #
 # *Without a running kernel (e.g. on a static page) the widget shows a picture of its first
 # state; the charts of section 4 are the same views for ε = 1 and the paper's split.*
+
+# %% tags=["exercise"]
+# Exercise 02.4 (compute, 2 min): the preset 3/10/87 (the paper's Fig. 9) gives the counts 87 % of
+# ε. At ε = 1, what is the standard deviation of the Laplace noise on each released count? Check
+# your intuition in the explorer: is the error lower or higher than with 3/37/60, and why?
+noise_sd = None   # your answer
+### BEGIN SOLUTION
+noise_sd = np.sqrt(2) / (0.87 * 1.0)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("02.4", noise_sd)
 
 # %%
 explorer = PrivPfCExplorer(X_train, y_train, X_test, y_test, schema, epsilon=1.0, baselines=baselines)

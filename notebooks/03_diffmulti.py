@@ -21,8 +21,10 @@
 #   exponential mechanism, where each candidate piece is weighted by its length;
 # * how DiffMulti grows a **partition tree**: each region chooses privately which attribute to cut,
 #   and hands its remaining budget of cuts to its children in proportion to their noisy sizes;
-# * where the privacy budget goes: ε' = ε / (2(|A_num| + 3|g|)) per step along the longest path,
-#   and ε/2 for the published counts;
+# * where the privacy budget goes: ε_op = ε / (2(|A_num| + 3|g|)) is charged **per operation**, up
+#   to three times per level of the tree (a split point, the choice of the attribute, the children's
+#   noisy sizes) plus one split point per numeric attribute at the root, so that the longest path
+#   costs ε/2; the other ε/2 pays for the published counts;
 # * how the resulting **multidimensional** partition differs from DiffGen's **grid**
 #   (single-dimensional generalization), seen on a plane of two attributes;
 # * how accurate a decision tree trained on the release is, as h and ε change.
@@ -30,6 +32,9 @@
 # Paper: K. Al-Hussaeni, B. C. M. Fung, F. Iqbal, J. Liu, P. C. K. Hung, *Differentially-private
 # multidimensional data publishing* (Algorithm 1). Baseline: N. Mohammed, R. Chen, B. C. M. Fung,
 # P. S. Yu, *Differentially private data release for data mining*, KDD 2011 (DiffGen).
+# The paper calls the per-operation budget ε′; we write **ε_op**, because ε′ means other things in
+# notebooks 04–06 (see the [glossary](../docs/glossary.md); DOIs in the
+# [bibliography](../docs/bibliography.md)).
 
 # %%
 import altair as alt
@@ -39,6 +44,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.compose import make_column_transformer
 
+from dpexplore import lab
 from dpexplore.mechanisms import exponential_interval_probabilities
 from dpexplore.datasets import load_adult, train_test_split
 from dpexplore.publish.diffmulti import DiffMulti, c45_tree, split_utilities
@@ -75,16 +81,52 @@ pieces.T
 # %% [markdown]
 # The noise-free best cut lies in [1953, 1955): left {Y, Y}, right {N, N, N, Y}, score 2 + 3 = 5.
 # (The paper *assumes* that [1959, 1968) wins, only to illustrate the next step.) The exponential
-# mechanism picks a piece with probability ∝ **length** × exp(ε'·score / 2), then a uniform point
+# mechanism picks a piece with probability ∝ **length** × exp(ε_op·score / 2), then a uniform point
 # inside it. Weighting by length is what makes this the continuous mechanism, so the guarantee holds.
-# At a large ε' the best piece dominates; at the ε' DiffMulti actually uses on Adult (ε/384, about
-# 0.003) the density is almost flat: with six records, the choice is nearly uniform.
+# (dpexplore draws the point on a fine public grid, so a piece's weight is its number of grid
+# points: its length over the grid's spacing, up to one point.)
+
+# %% tags=["exercise"]
+# Exercise 03.1 (implement, 8 min): write piece_probabilities(edges, scores, epsilon) returning the
+# probability of each piece: length × exp(epsilon·score/2), divided by the sum over the pieces
+# (Δ = 1). `edges` has one more entry than `scores`. The self-check compares your function with the
+# package's on Example 4.5 and on random pieces.
+piece_probabilities = None   # your answer: a function of (edges, scores, epsilon)
+### BEGIN SOLUTION
+def piece_probabilities(edges, scores, epsilon):
+    weights = np.diff(edges) * np.exp(epsilon * (scores - np.max(scores)) / 2)   # shift: no overflow
+    return weights / weights.sum()
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("03.1", piece_probabilities)
+
+# %% [markdown]
+# The package's version, `exponential_interval_probabilities`, draws the three densities below:
+# probability per year of the split point, at three values of ε_op.
 
 # %%
 charts = [split_density_chart(edges, exponential_interval_probabilities(edges, max_score, epsilon=e, sensitivity=1),
-                              title=f"ε' = {e:g}", attribute="year of birth (split point)")
+                              title=f"ε_op = {e:g}", attribute="year of birth (split point)")
           for e in (4.0, 1.0, 0.003)]
 alt.vconcat(*charts)
+
+# %% tags=["exercise"]
+# Exercise 03.2 (read the chart, 2 min): in the top panel (ε_op = 4), what probability does the best
+# piece, [1953, 1955) with score 5, get in total? (0.25 or 25)
+p_best_piece = None   # your answer
+### BEGIN SOLUTION
+p_best_piece = exponential_interval_probabilities(edges, max_score, epsilon=4.0, sensitivity=1)[2]
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("03.2", p_best_piece)
+
+# %% [markdown]
+# Even at ε_op = 4 the best piece gets only about 38 %: it is two years long, and each piece is
+# weighted by its length, so the 9-year and the 6-year pieces of score 4 ([1959, 1968) and
+# [1947, 1953)) get about 39 % together. At the ε_op DiffMulti actually uses on Adult (ε/384, about
+# 0.003) the density is almost flat: with six records, the choice is nearly uniform.
 
 # %% [markdown]
 # ## 2. The partition tree and its budget
@@ -93,21 +135,36 @@ alt.vconcat(*charts)
 # budget is positive
 #
 # 1. draws a split point for its *new* numeric interval (the root: one for every numeric
-#    attribute) — ε' each;
+#    attribute) — ε_op each;
 # 2. scores every attribute it could cut (a categorical attribute: one level down its taxonomy; a
-#    numeric one: at its split point) and picks one with the exponential mechanism — ε';
+#    numeric one: at its split point) and picks one with the exponential mechanism — ε_op;
 # 3. creates **all** children (empty ones too: skipping them would reveal they are empty), measures
-#    their sizes with Laplace noise — ε' — and gives them its remaining h − 1 cuts in proportion
+#    their sizes with Laplace noise — ε_op — and gives them its remaining h − 1 cuts in proportion
 #    to those noisy sizes ("fair" allocation: dense regions get more cuts).
 #
 # Children hold disjoint records, so by parallel composition they cost the maximum, not the sum:
 # the partitioning costs what the **longest path** costs. With at most |g| cuts on a path that is
-# (|A_num| + 3|g|)·ε' = ε/2. The other half pays for Laplace counts of every (leaf region, class).
-# For Adult, |g| = Σ(taxonomy height − 1) over the categorical attributes + 7 per numeric one.
+# (|A_num| + 3|g|)·ε_op = ε/2. The other half pays for Laplace counts of every (leaf region, class).
+# For Adult, |g| = Σ(taxonomy height − 1) over the categorical attributes + 7 per numeric one: 62,
+# with |A_num| = 6 numeric attributes.
+
+# %% tags=["exercise"]
+# Exercise 03.3 (compute, 2 min): with |A_num| = 6 and |g| = 62 as on Adult, what is ε_op when the
+# total budget is ε = 2?
+eps_op = None   # your answer
+### BEGIN SOLUTION
+eps_op = 2 / (2 * (6 + 3 * 62))
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("03.3", eps_op)
+
+# %% [markdown]
+# The release of this section uses ε = 1 (`epsilon_prime_` is the code's name for ε_op):
 
 # %%
 release = DiffMulti(1.0, h=1000, random_state=0).fit(X_train, y_train, schema)
-print(f"|g| = {release.max_depth_}, ε' = ε/{1 / release.epsilon_prime_:.0f} = {release.epsilon_prime_:.5f}")
+print(f"|g| = {release.max_depth_}, ε_op = ε/{1 / release.epsilon_prime_:.0f} = {release.epsilon_prime_:.5f}")
 print(f"{release.n_regions_} leaf regions; partitioning charged {release.partitioning_epsilon_:.4f}, "
       f"counts {release.leaf_epsilon_:.4f} (total {release.epsilon_spent_:.4f})")
 ledger = release.ledger_
@@ -116,14 +173,14 @@ ledger = release.ledger_
        .sort_values("charged", ascending=False).round(5))
 
 # %% [markdown]
-# The ledger records every spend where it happened: thousands of ε' spends, but their **charged**
+# The ledger records every spend where it happened: thousands of ε_op spends, but their **charged**
 # column adds up only along the most expensive path. The realized tree is shallower than |g|, so
 # what the partitioning did not use goes to the counts (the paper's optional Line 20), and the
 # whole release spends exactly ε.
 #
 # The first levels of the tree: each box is a region, labelled by the value it was cut to, with
 # its noisy size (as its parent measured it) and the number of cuts h' it received. The noisy
-# sizes are measured with ε', so their noise has scale 1/ε' (about 384 records here): small
+# sizes are measured with ε_op, so their noise has scale 1/ε_op (about 384 records here): small
 # regions can even show a negative size, and then receive no cuts.
 
 # %%
@@ -158,7 +215,7 @@ partition_comparison(multi.rectangles(*pair), grid.rectangles(*pair), *pair)
 # kept; while you look, the settings one step away are fitted in the background, so a key press
 # usually only redraws. **Then break it**, one step at a time:
 #
-# 1. ε down to 0.1: the cuts become almost random because ε' is tiny, and many regions flip
+# 1. ε down to 0.1: the cuts become almost random because ε_op is tiny, and many regions flip
 #    colour because their counts are noise.
 # 2. Back at ε = 1, h up to 3,000: the regions get so small that their noisy counts (scale 2/ε)
 #    exceed their true counts, and the accuracy falls back towards the majority class.
@@ -198,6 +255,20 @@ print(f"DiffMulti h=1000, ε = 1, seed 0: test accuracy {tree.score(X_test, y_te
 # their stored result (`notebooks/results/03_diffmulti_accuracy.csv`, one row per release). To
 # recompute it: `python benchmarks/03_diffmulti_sweeps.py` (the same split, protocol and seeds).
 
+# %% tags=["exercise"]
+# Exercise 03.4 (predict, then run, 2 min): the next chart shows the accuracy against h at ε = 1.
+# From h = 1,000 to h = 10,000, will the accuracy
+#   (a) rise clearly   (b) stay on a plateau, within the run-to-run spread   (c) fall towards the
+#   majority class?
+# Answer with a letter, then run the next cell.
+more_cuts = None   # your answer
+### BEGIN SOLUTION
+more_cuts = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("03.4", more_cuts)
+
 # %%
 runs = pd.read_csv("results/03_diffmulti_accuracy.csv")
 
@@ -218,7 +289,7 @@ accuracy_chart(by_h, x="h", baselines=baselines, title="DiffMulti, ε = 1: accur
 # %% [markdown]
 # Accuracy rises from h = 10 to h = 100 (more cuts separate the classes better), then stays on a
 # plateau: the differences between h = 100 and h = 10,000 are within the run-to-run spread. Two
-# forces cancel there: each cut deeper in the tree is chosen with the same tiny ε', on fewer
+# forces cancel there: each cut deeper in the tree is chosen with the same tiny ε_op, on fewer
 # records, so late cuts are close to random; and more leaves means smaller counts, drowned by the
 # Laplace noise of the leaf counts. The fair allocation gives most cuts to the dense regions, which
 # is why the plateau does not collapse even at h = 10,000.

@@ -15,14 +15,21 @@
 # %% [markdown]
 # # 04 · Private feature selection, DP Naive Bayes and DP logistic regression
 #
-# Based on an anonymous master's thesis (about 2015) on differentially private classification with private
-# feature selection (our spec: `specs/feature-selection-nb-lr.md`), and on Chaudhuri, Monteleoni &
-# Sarwate (2011) for logistic regression.
+# Based on a master's thesis (about 2015) on differentially private classification with private
+# feature selection, and on Chaudhuri, Monteleoni & Sarwate (2011) for logistic regression. Full
+# references are in the [bibliography](../docs/bibliography.md), symbols as in the
+# [glossary](../docs/glossary.md).
+#
+# This notebook is **two labs**: **Part A** (sections 1–8) selects features privately and trains
+# DP Naive Bayes; **Part B** (sections 9–11) makes logistic regression private. Each part has its
+# own exercises: an *exercise* cell where you type an answer, then a *self-check* cell that says
+# whether it is right (it never shows the answer).
 #
 # ## What you will learn
 #
-# - why a private classifier with **many features drowns in noise**: a Naive Bayes count has
-#   sensitivity D, so every count gets Laplace noise of scale D/ε;
+# - why a private classifier with **many features drowns in noise**: one record changes D of Naive
+#   Bayes's counts (one per feature) by 1 each, so each count has sensitivity 1 but the vector of
+#   counts has L1 sensitivity D, and every count gets Laplace noise of scale D/ε;
 # - how to **choose k features privately** in one shot: the exponential mechanism over all k-subsets,
 #   sampled exactly by dynamic programming, with the count score or mutual information;
 # - how to split **one ε** between selection and training, and what it buys on Adult;
@@ -43,6 +50,7 @@ import pandas as pd
 import altair as alt
 from sklearn.naive_bayes import BernoulliNB
 
+from dpexplore import lab
 from dpexplore._config import repetitions
 from dpexplore.budget import BudgetAccountant
 from dpexplore.datasets import load_adult, train_test_split
@@ -59,12 +67,14 @@ from dpexplore.widgets.thesis import FeatureSelectionNBExplorer, LogisticNoiseEx
 
 
 # %% [markdown]
-# ## 1. Adult as binary features, from the public schema only
+# ## Part A · Choosing features privately for Naive Bayes
+#
+# ### 1. Adult as binary features, from the public schema only
 #
 # Naive Bayes in the thesis works on **binary** features. We one-hot encode Adult with the
 # `Binarizer`: categorical columns get one 0/1 column per category of the public schema, numeric
 # columns one per interval between the leaves of their public taxonomy. No cut point or category list
-# is read from the data (reading them would leak, spec trap 5). Train/test split 2:1 as in the thesis.
+# is read from the data (reading them would leak). Train/test split 2:1 as in the thesis.
 
 # %%
 frame, schema = load_adult()
@@ -80,7 +90,7 @@ print(f"{B_tr.shape[1]} binary features, {len(B_tr)} training rows")
 print(f"majority baseline {majority:.3f}, non-private Bernoulli NB (all features) {nonprivate_nb:.3f}")
 
 # %% [markdown]
-# ## 2. Two feature scores and their sensitivities
+# ### 2. Two feature scores and their sensitivities
 #
 # * The **count score** (thesis §3.5.4) of a binary feature is
 #   q = max(|N¹₁ − N¹₀|, |N⁰₁ − N⁰₀|): the larger class difference of its on-counts or off-counts. Adding
@@ -100,13 +110,27 @@ pd.DataFrame({"score": ["count", "mutual information (bits)"],
               "range / sensitivity": [np.ptp(q_count), np.ptp(q_mi) / dI]}).round(5)
 
 # %% [markdown]
-# ## 3. The one-shot k-subset exponential mechanism: who gets selected?
+# ### 3. The one-shot k-subset exponential mechanism: who gets selected?
 #
 # The thesis's Algorithm 5 picks a whole subset S of k features with probability
 # ∝ exp(ε·Σ q_d / (2kΔq)) (sum over d in S); the utility of a subset has sensitivity k·Δq. It is sampled exactly in
 # O(kD) (`dpexplore.mechanisms.exponential_subset`), and the exact probability that each feature ends
-# up in S is available too. Below: ε for selection 0.05 (half of a total ε = 0.1), k = 10. Red points were
-# chosen in this draw.
+# up in S is available too. Below: ε_FS = 0.05 for the selection (half of a total ε = 0.1), k = 10.
+# Red points were chosen in this draw.
+#
+# **Exercise 04.1 (predict, then run, 3 min).** Before you run the chart cell, use the table of
+# section 2: at ε_FS = 0.05 and k = 10, for which score will the selection probabilities be nearly
+# **flat** (every feature picked with probability ≈ k/D, whatever its score)?
+# (a) the count score, (b) mutual information, (c) both, (d) neither. Answer with a letter.
+
+# %% tags=["exercise"]
+flat_score = None   # your answer: "a", "b", "c" or "d"
+### BEGIN SOLUTION
+flat_score = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("04.1", flat_score)
 
 # %%
 k, eps_fs = 10, 0.05
@@ -128,7 +152,7 @@ charts[0] | charts[1]
 # On imbalanced Adult the count score has a quirk worth seeing: a feature that is almost never on has
 # off-counts that differ by about |N₁ − N₀| (the class imbalance), so rare, useless features score high too.
 #
-# ### How stable is the choice?
+# #### How stable is the choice?
 #
 # Repeating the selection shows the randomness a reader of the released model would see: bars are the
 # frequency over repeated draws, ticks the exact probability.
@@ -146,11 +170,11 @@ for name, q, dq in [("count", q_count, 1.0), ("mutual information", q_mi, dI)]:
 plots.stability_chart(pd.concat(rows))
 
 # %% [markdown]
-# ## 4. The iterative selector of the thesis is not differentially private
+# ### 4. The iterative selector of the thesis is not differentially private
 #
 # The thesis also proposes Algorithm 4: sort the features by score, shift the scores so that the (k+1)-th
-# is 0, then walk down the list keeping each feature with probability sigmoid(ε'·I/(2Δ)), ε' = ε/k,
-# cycling until k are kept. The **order** of the walk and the **number of steps** depend on the exact
+# is 0, then walk down the list keeping each feature with probability sigmoid(ε_step·I/(2Δ)),
+# ε_step = ε_FS/k, cycling until k are kept. The **order** of the walk and the **number of steps** depend on the exact
 # data. An audit on two neighbouring data sets (one added record breaks a tie between two features)
 # compares it with the k-subset sampler, both claiming ε = 0.1 with k = 1:
 
@@ -164,14 +188,28 @@ audit.round(4)
 # the package only as this counter-example and warns when used.
 
 # %% [markdown]
-# ## 5. DP Naive Bayes: noise scale k/ε and the clamp
+# ### 5. DP Naive Bayes: noise scale k/ε and the clamp
 #
 # `PrivateNaiveBayes` is the thesis's Algorithm 1. One record changes, for each of its D features, one
 # of the on/off counts of its class, so the L1 sensitivity is **D** and each of the 2·C·D counts gets
-# Laplace(D/ε) noise. The noisy counts are then clamped at a quantile of that noise (default 65%:
-# 0.357·D/ε) — post-processing, so free — and smoothed with a pseudo-count of 1. With all 171 features and
-# ε = 0.05 for training (half of 0.1), the noise scale is 171/0.05 = 3420 per count, larger than most counts;
-# with the 10 best-scoring features it is 200.
+# Laplace(D/ε_NB) noise (each count has sensitivity 1, but the D changes add up: the noise is calibrated to
+# the vector's L1 sensitivity). The noisy counts are then clamped at a quantile of that noise (default 65%:
+# 0.357·D/ε_NB) — post-processing, so free — and smoothed with a pseudo-count of 1. With all 171 features and
+# ε_NB = 0.05 for training (half of 0.1), the noise scale is 171/0.05 = 3420 per count, larger than most
+# counts; with the 10 best-scoring features it is 200.
+#
+# **Exercise 04.2 (compute, 3 min).** A pipeline has total ε = 0.1 and gives **40 %** of it to the
+# selection of **k = 20** features; the rest trains DP Naive Bayes on those 20 features. What is the
+# Laplace scale b of the noise on each Naive Bayes count?
+
+# %% tags=["exercise"]
+b_nb = None   # your answer: a number
+### BEGIN SOLUTION
+b_nb = 20 / (0.1 * (1 - 0.4))
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("04.2", b_nb)
 
 # %%
 rows = []
@@ -187,7 +225,7 @@ pd.DataFrame(rows)
 
 
 # %% [markdown]
-# ## 6. Accuracy against k: the "too many features drown in noise" curve
+# ### 6. Accuracy against k: the "too many features drown in noise" curve
 #
 # Total ε = 0.1, split equally (0.05 selection, 0.05 training), `SelectThenTrain` records both
 # spends. The classifier is DP-NB, or DP logistic regression (objective perturbation, λ = 100 fixed in
@@ -215,7 +253,7 @@ plots.accuracy_curve_chart(acc_k, baselines, title="Adult, total ε = 0.1: test 
 # MI-based selection is nearly uniform at this ε and picks mostly useless features. (On Adult the thesis
 # also found that no private selection matches non-private selection.)
 #
-# ## 7. Accuracy against ε
+# ### 7. Accuracy against ε
 
 # %%
 acc_eps = pd.read_csv(RESULTS / "04_accuracy_epsilon.csv")      # from benchmarks/04_thesis_sweeps.py
@@ -223,20 +261,34 @@ plots.accuracy_curve_chart(acc_eps, baselines.iloc[:3], x="epsilon", x_title="to
                            title="Adult: test accuracy against ε", y_domain=(0.6, 0.87))
 
 # %% [markdown]
+# **Exercise 04.3 (interpret the chart, 2 min).** Read the chart above at total ε = 1. Which DP Naive
+# Bayes has the higher median test accuracy: (a) the pipeline that selects k = 10 features privately,
+# or (b) DP-NB with all features? Answer with a letter, then read on for why.
+
+# %% tags=["exercise"]
+better_at_eps_1 = None   # your answer: "a" or "b"
+### BEGIN SOLUTION
+better_at_eps_1 = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("04.3", better_at_eps_1)
+
+# %% [markdown]
 # At small ε, selection is what makes DP-NB useful; at ε ≈ 1 and above the full model wins: the data set is
 # large enough for the noise D/ε to be small against the counts, and selection only throws away signal
 # (the thesis's Fig. 3.17 observation on Adult). DP logistic regression with all features needs ε ≳ 0.3
 # to beat the majority class; with λ fixed at 100 it is then limited by over-regularisation, not by noise.
 #
-# ## 8. Explore it yourself
+# ### 8. Explore it yourself
 #
 # Widgets (the sliders refit when you release them):
 #
 # * **total ε** — the whole budget of the pipeline (log scale);
-# * **k** — how many features are selected (and the sensitivity of Naive Bayes);
-# * **share of ε for selection** — ε_FS / ε; the rest trains Naive Bayes;
+# * **k** — how many features are selected (and so the L1 sensitivity of Naive Bayes's counts);
+# * **share of ε for selection** — ε_FS / ε; the rest, ε_NB, trains Naive Bayes;
 # * **score** — count score or mutual information;
-# * **NB clamp quantile** — where noisy counts are clamped, as a quantile of the Laplace(k/ε) noise;
+# * **NB clamp quantile** — where noisy counts are clamped, as a quantile of the Laplace(k/ε_NB) noise;
 # * **new random draw** — re-runs the private selection and training with fresh noise.
 #
 # The top chart shows the exact selection probabilities (red: this draw), the bottom one how often the top
@@ -262,24 +314,38 @@ explorer.widget
 # Press *new random draw* a few times in each setting: the spread between draws is part of the lesson.
 
 # %% [markdown]
-# ## 9. Private logistic regression: output vs objective perturbation
+# ## Part B · Private logistic regression
+#
+# ### 9. Private logistic regression: output vs objective perturbation
 #
 # `PrivateLogisticRegression` implements Chaudhuri et al.'s two mechanisms, in the thesis's units
 # (objective (1/N)Σℓ + (λ/2N)‖θ‖², λ = N·Λ), with every row scaled into the unit ball using public bounds:
 #
 # * **output perturbation**: θ* + b, ‖b‖ ~ Gamma(D, 2/(λε)) — the minimiser has L2 sensitivity 2/λ;
-# * **objective perturbation**: minimise J(θ) + bᵀθ/N with ‖b‖ ~ Gamma(D, 2/ε'), where
-#   ε' = ε − log(1 + 2c/λ + c²/λ²) (c = 1/4). When ε' ≤ 0 the algorithm adds extra regularisation and
-#   uses ε' = ε/2. The switch happens at **λ\* = c/(e^(ε/2) − 1)** (4.876 at ε = 0.1): just above it ε' is
-#   almost 0 and the noise explodes — the **λ cliff**. (The thesis's rule of thumb λ > 1/(2ε) and its
+# * **objective perturbation**: minimise J(θ) + bᵀθ/N with ‖b‖ ~ Gamma(D, 2/ε_obj), where
+#   ε_obj = ε − ln(1 + 2c/λ + c²/λ²) (c = 1/4; the paper calls it ε′). When ε_obj ≤ 0 the algorithm adds
+#   extra regularisation and uses ε_obj = ε/2. The switch happens at **λ\* = c/(e^(ε/2) − 1)** (4.876 at
+#   ε = 0.1): just above it ε_obj is almost 0 and the noise explodes — the **λ cliff**. (The thesis's rule of thumb λ > 1/(2ε) and its
 #   Table 4.1 are only approximations of this boundary.)
+#
+# **Exercise 04.4 (compute, 3 min).** Where is the cliff at **ε = 0.2**? Compute λ\* for objective
+# perturbation of the logistic loss (c = 1/4).
+
+# %% tags=["exercise"]
+lambda_star = None   # your answer: a number
+### BEGIN SOLUTION
+lambda_star = 0.25 / (np.exp(0.2 / 2) - 1)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("04.4", lambda_star)
 
 # %%
 eps = 0.1
 rows = []
 for lam in 10.0 ** np.linspace(-2, 4, 241):
     p = objective_perturbation_parameters(eps, lam)
-    rows.append({"lam": lam, "method": "objective: 2/ε′", "noise_scale": p["noise_scale"]})
+    rows.append({"lam": lam, "method": "objective: 2/ε_obj", "noise_scale": p["noise_scale"]})
     rows.append({"lam": lam, "method": "output: 2/(λε)", "noise_scale": output_perturbation_scale(eps, lam)})
 print("λ* =", round(objective_branch_boundary(eps), 4))
 pd.DataFrame([{"λ": lam, **{k_: round(v, 4) for k_, v in objective_perturbation_parameters(eps, lam).items()}}
@@ -302,6 +368,20 @@ plots.accuracy_curve_chart(lr_acc, lr_base, x="lam", x_title="λ", log_x=True,
                            title="Toy data, D = 5, N = 1024, ε = 0.1: accuracy against λ", y_domain=(0.4, 0.95))
 
 # %% [markdown]
+# **Exercise 04.5 (interpret the chart, 3 min).** On the chart above, at which λ of the grid does
+# objective perturbation reach its **lowest** median accuracy? Type that λ, then explain it to
+# yourself with λ\* = 4.876 at ε = 0.1 before you read on.
+
+# %% tags=["exercise"]
+worst_lambda = None   # your answer: a λ of the chart's grid
+### BEGIN SOLUTION
+worst_lambda = 5
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("04.5", worst_lambda)
+
+# %% [markdown]
 # Both need heavy regularisation to beat the noise. Below λ\* objective perturbation quietly replaces
 # λ by its effective value c/(e^(ε/4) − 1) ≈ 9.9, hence the flat part on the left; just above λ\* (at
 # λ = 5) it collapses — the cliff — and it is best for large λ. Output perturbation is useless at small λ,
@@ -310,7 +390,7 @@ plots.accuracy_curve_chart(lr_acc, lr_base, x="lam", x_title="λ", log_x=True,
 # thesis's Appendix B toy-data accuracies within 3 points (with λ tuned on validation data as the thesis
 # did, which is **not** private).
 #
-# ## 10. L1 and L2 noise in two dimensions
+# ### 10. L1 and L2 noise in two dimensions
 #
 # Laplace noise on each coordinate has density ∝ exp(−‖b‖₁/s): a diamond. Chaudhuri et al. use density
 # ∝ exp(−‖b‖₂/s), sampled as a uniform direction times a Gamma(D, s) norm: round.
@@ -323,10 +403,10 @@ pts = pd.concat([
 plots.noise_cloud_chart(pts)
 
 # %% [markdown]
-# ### Explore the λ cliff and the noise shapes
+# #### Explore the λ cliff and the noise shapes
 #
 # Widgets: **ε** (log scale) and **λ** (log scale). The text reports which branch objective perturbation
-# takes, its ε′, its noise scale and effective regularisation; the top chart compares the two methods'
+# takes, its ε_obj (printed as ε′, the paper's name), its noise scale and effective regularisation; the top chart compares the two methods'
 # noise on the scale of θ (objective noise divided by the effective λ), the bottom one shows the
 # output-perturbation noise in two dimensions for the chosen ε and λ.
 
@@ -334,7 +414,7 @@ plots.noise_cloud_chart(pts)
 LogisticNoiseExplorer(random_state=0).widget
 
 # %% [markdown]
-# ## 11. One ε, two spends
+# ### 11. One ε, two spends
 #
 # A released pipeline carries its ledger. Here is the one of a k = 5 pipeline at total ε = 0.1 (the
 # explorer's starting point):
@@ -354,7 +434,8 @@ plots.ledger_chart(pipe.ledger_)
 # %% [markdown]
 # ## Takeaways
 #
-# - The sensitivity of Naive Bayes is the number of features it uses, so **selecting a few features
+# - Each Naive Bayes count has sensitivity 1, but one record moves one count per feature, so the
+#   count vector's L1 sensitivity is the number of features used: **selecting a few features
 #   privately** is what makes DP-NB work at small ε; at large ε keep all the features.
 # - Select the whole subset **in one shot** with the exponential mechanism (sensitivity k·Δq); a loop of
 #   per-feature coin flips whose length depends on the data is not private.

@@ -16,7 +16,13 @@
 # # 05 · Private evaluation: ROC curves, AUC and feature selection
 #
 # Based on Stoddard, Chen & Machanavajjhala (2014), *Differentially Private Algorithms for Empirical
-# Machine Learning*.
+# Machine Learning*. Full references are in the [bibliography](../docs/bibliography.md), symbols as
+# in the [glossary](../docs/glossary.md).
+#
+# This notebook is **two labs**: **Part A** (sections 1–6) releases ROC curves and AUCs of a private
+# test set; **Part B** (sections 7–9) selects features privately and audits a published algorithm.
+# Each part has its own exercises: an *exercise* cell where you type an answer, then a *self-check*
+# cell that says whether it is right (it never shows the answer).
 #
 # ## What you will learn
 #
@@ -40,6 +46,7 @@ import altair as alt
 from tqdm.auto import tqdm
 from sklearn.linear_model import LogisticRegression
 
+from dpexplore import lab
 from dpexplore._config import repetitions
 from dpexplore.datasets import load_adult
 from dpexplore.evaluate import roc
@@ -51,7 +58,9 @@ warnings.simplefilter("ignore", roc.DegenerateCurveWarning)
 RESULTS = Path("results")   # cached sweeps (see the cells that read them)
 
 # %% [markdown]
-# ## 1. Two classifiers and a private test set
+# ## Part A · Private evaluation: ROC curves and AUC
+#
+# ### 1. Two classifiers and a private test set
 #
 # We train classifiers on 10,000 Adult records and keep **600 other records as the test set**:
 # these test records are the private data whose ROC curve we want to publish (the paper's test
@@ -119,7 +128,7 @@ roc_plots.roc_chart(roc_plots.stack_curves({}, true_curve),
 # for what we do to its test set); the explorer in section 5 lets you switch to the private one.
 
 # %% [markdown]
-# ## 2. PriROC step 1: where to put the thresholds
+# ### 2. PriROC step 1: where to put the thresholds
 #
 # PriROC first fixes a set of thresholds; the curve will only have points there.
 #
@@ -127,9 +136,35 @@ roc_plots.roc_chart(roc_plots.stack_curves({}, true_curve),
 #   budget, but if the scores pile up near 0 (as here: most people earn ≤ 50K) many bins are empty.
 # - **RecursiveMedians** spends ε1 = 20 % of ε on k levels of noisy medians: the median splits the
 #   scores in two halves, then each half is split again, giving 2^k bins with roughly equal counts.
-#   Each noisy median uses Cauchy noise scaled by the median's *smooth sensitivity*; the
-#   alternative is an exponential-mechanism median.
+#   The medians of one level split disjoint parts of the test set, so a level costs ε_level = ε1/k
+#   once (parallel composition). Each noisy median uses Cauchy noise scaled by the median's *smooth
+#   sensitivity*; the alternative is an exponential-mechanism median.
 #
+# **Where the smooth sensitivity comes from, and how dpexplore adapts it.** Nissim, Raskhodnikova &
+# Smith (2007) define the median's smooth sensitivity for *substitution* neighbours: n is fixed and
+# one value changes. Stoddard et al. count neighbours by *adding or removing* a record — the model of
+# dpexplore — and then the size of each part is itself private. So the package computes the bound
+# for add/remove: after j records are added or removed, the median of the sorted scores
+# x₁ ≤ … ≤ xₙ can only lie between x₍ₕ₋₁₎ and x₍ₕ₊₁₊ⱼ₎ with h = ⌊(n − j + 1)/2⌋ (positions beyond the
+# data stand for the interval's ends), and it takes S = maxⱼ e^(−jβ)·(x₍ₕ₊₁₊ⱼ₎ − x₍ₕ₋₁₎). That is a
+# β-smooth upper bound on the median's local sensitivity under add/remove, which is what the Cauchy
+# noise of scale 8·S/ε_level (β = ε_level/2) needs. It never branches on the part's size: an empty
+# part gets S = the interval's width.
+#
+# **Exercise 05.1 (compute, 3 min).** A PriROC release at total **ε = 2** with **32 bins**, using
+# RecursiveMedians with the paper's 20 % for the thresholds: what is ε_level, the budget of one
+# level of noisy medians?
+
+# %% tags=["exercise"]
+eps_level = None   # your answer: a number
+### BEGIN SOLUTION
+eps_level = 0.2 * 2 / np.log2(32)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("05.1", eps_level)
+
+# %% [markdown]
 # The histogram below shows the scores (not private, for teaching) and where each strategy puts
 # its 15 interior thresholds at ε = 1.
 
@@ -148,16 +183,18 @@ print(f"smooth-sensitivity medians that fell outside their interval: {fell_back.
 roc_plots.threshold_rug_chart(scores, thresholds)
 
 # %% [markdown]
-# With only ε' = ε1/k = 0.05 per level, the smooth-sensitivity median of a few hundred scores is
-# so noisy (Cauchy noise of scale 8·S*/ε', and S* cannot drop much below e^(−β·n/2)·(interval
-# width) with β = ε'/2) that it almost always falls outside its interval, and the algorithm takes
-# the midpoint instead: the thresholds become a dyadic grid, much like FixedSpace, and the 20 % of
-# ε spent on them buys little at this test-set size. The exponential-mechanism median (utility
+# With only ε_level = ε1/k = 0.05 per level, the Cauchy noise has scale 8·S/ε_level = 160·S. The
+# weight e^(−jβ) with β = ε_level/2 = 0.025 makes S roughly the spread of the 1/β = 40 or so scores
+# on each side of the median: unless they sit within about 1/160 of the interval, the noise is wider
+# than the interval itself, the noisy median usually falls outside it, and the algorithm takes the
+# midpoint instead (post-processing). Here that happens almost every time: the thresholds become a
+# dyadic grid, much like FixedSpace, and the 20 % of ε spent on them buys little at this test-set
+# size. The exponential-mechanism median (utility
 # −|#below − #above|, exact under add/remove) follows the data at the same ε. Which one gives the
 # better curve is measured in section 6.
 
 # %% [markdown]
-# ## 3. PriROC step 2: noisy counts with Privelet
+# ### 3. PriROC step 2: noisy counts with Privelet
 #
 # For each bin we count the positive and negative test records in it. The true positive count
 # TP(θ_i) is a **prefix sum** of the positive bins (all bins above θ_i). Adding Laplace noise to
@@ -168,6 +205,10 @@ roc_plots.threshold_rug_chart(scores, thresholds)
 #
 # The chart shows the standard deviation of the noise on the prefix sum of length i for m = 256 bins
 # and ε = 1 (simulated).
+#
+# **Exercise 05.2 (compute, 3 min).** The paper uses m = **1024** bins. The positive counts get
+# ε2/2 = **0.4**. Privelet adds Laplace noise to the weighted Haar coefficients W(c)·c, whose L1
+# sensitivity is 1 + log₂ m. What is the scale of that Laplace noise?
 
 # %%
 m, n_sim = 256, repetitions(400, 50)
@@ -181,8 +222,17 @@ prefix = pd.DataFrame({"prefix length": np.tile(np.arange(1, m + 1), 2),
 alt.Chart(prefix).mark_line().encode(x="prefix length:Q", y="noise sd:Q", color="mechanism:N").properties(
     width=420, height=220, title="Noise on a prefix sum (ε = 1, 256 bins)")
 
+# %% tags=["exercise"]
+privelet_scale = None   # your answer: a number
+### BEGIN SOLUTION
+privelet_scale = (1 + np.log2(1024)) / 0.4
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("05.2", privelet_scale)
+
 # %% [markdown]
-# ## 4. PriROC step 3: make the counts monotone
+# ### 4. PriROC step 3: make the counts monotone
 #
 # Noisy prefix sums can go down, but TP(θ) can only grow as θ decreases. Isotonic regression (pool
 # adjacent violators) returns the closest non-decreasing sequence; it is post-processing, so it
@@ -199,7 +249,7 @@ sums = pd.DataFrame({"bin": np.tile(np.arange(1, 65), 3),
 roc_plots.prefix_sum_chart(sums)
 
 # %% [markdown]
-# ## 5. Private ROC curves
+# ### 5. Private ROC curves
 #
 # `roc.private_roc_curve(y, scores, epsilon=...)` runs the three steps and returns the curve as a
 # table (threshold, fpr, tpr); `curve.attrs` holds the private AUC and the budget ledger. The score
@@ -222,7 +272,7 @@ roc_plots.roc_chart(roc_plots.stack_curves({"PriROC, ε = 1": draws}, true_curve
 draws[0].attrs["ledger"]
 
 # %% [markdown]
-# ### Explore it yourself
+# #### Explore it yourself
 #
 # The explorer below redraws the private curves each time you move a control:
 #
@@ -243,7 +293,7 @@ explorer = PrivateROCExplorer(y, score_sets, classes=CLASSES, n_draws=3)
 explorer.widget
 
 # %% [markdown]
-# ## 6. How much does privacy cost? AUC error against ε
+# ### 6. How much does privacy cost? AUC error against ε
 #
 # For each ε we repeat each method on the same scores and report the median |AUC error| and its
 # interquartile range (the paper's Table 1 uses the median of 10 runs). LaplaceROC releases the
@@ -272,6 +322,20 @@ roc_plots.auc_error_chart(errors)
 errors.groupby(["method", "epsilon"])["error"].median().unstack().round(3)
 
 # %% [markdown]
+# **Exercise 05.3 (interpret the chart, 2 min).** At the smallest budget, ε = 0.1, which method has
+# the largest median AUC error: (a) LaplaceROC (t = 10), (b) PriROC FixedSpace or (c) PriROC
+# RecursiveMedians? Answer with a letter, and name to yourself the cause before you read on.
+
+# %% tags=["exercise"]
+worst_method = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+worst_method = "a"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("05.3", worst_method)
+
+# %% [markdown]
 # Read the table against the paper's Table 1 (median AUC errors at ε = 1 of about 0.02–0.07 for
 # PriROC and 0.07–0.22 for LaplaceROC). LaplaceROC puts noise of scale (2t + 1)/ε on every count,
 # so its error explodes at small ε, and part of it is discretisation: with t = 10 thresholds its
@@ -281,7 +345,9 @@ errors.groupby(["method", "epsilon"])["error"].median().unstack().round(3)
 # benchmark `benchmarks/private_roc_adult.py` measures more settings, including the paper's
 # 1024 bins.
 #
-# # Part 2 · Private feature selection
+# ## Part B · Private feature selection, and an audit
+#
+# ### 7. Scores and their sensitivities
 #
 # Stoddard et al. also select features privately before training. Features are binary: the 0/1
 # leaf indicators `B_train` built in section 1, so every record has exactly s = 14 ones, a public
@@ -304,7 +370,7 @@ for name in ("TC", "DC", "PI"):
           f"score perturbation at ε = 0.1 adds Laplace noise of scale {S * delta / 0.1:g}")
 
 # %% [markdown]
-# ### Accuracy with and without private selection
+# ### 8. Accuracy with and without private selection
 #
 # We compare three sound selectors, each given ε for the selection only (the classifier trained
 # afterwards is non-private logistic regression, so that the chart isolates the selection):
@@ -328,7 +394,7 @@ roc_plots.selection_accuracy_chart(sel_rows, references)
 # 171: at these ε the noisy counts still find the frequent indicators, and the accuracy barely
 # moves. Selection matters more when the classifier itself is private.
 #
-# ### A fully private pipeline
+# #### A fully private pipeline
 #
 # The paper's point is that selection helps a *private* classifier: with fewer features, the
 # noise of the private model is spread over fewer coefficients. Here the total budget is ε = 1 on
@@ -347,21 +413,21 @@ pipeline_rows.groupby("pipeline", sort=False)["accuracy"].describe()[["mean", "m
 # with selection are more accurate here: the private model's noise is spread over 15 or 30
 # coefficients instead of 171 (the paper's Fig. 1 makes the same point on text data).
 #
-# ### How close is the private selection to F_τ?
+# #### How close is the private selection to F_τ?
 #
 # Stoddard et al. judge a selector by how well its output matches F_τ = {F : TC(F) > τ} (their
 # Fig. 3). Below, at ε = 0.01 for the selection, the F1 score of each selector's output against
 # F_τ as τ varies. Score perturbation keeps the noisy scores above τ; the sparse vector has to fix
-# its cutoff c in advance (here c = 40), and pays for it with noise of scale c/ε2 per query.
-# **PTT** (dashed) looks best by far: it compares the *exact* scores with one noisy threshold. The
-# audit in section 7 shows what that costs.
+# its cutoff c in advance (here c = 40), and pays for it with noise of scale c/(the queries' share of
+# ε) on every query. **PTT** (dashed) looks best by far: it compares the *exact* scores with one
+# noisy threshold. The audit in section 9 shows what that costs.
 
 # %%
 quality = pd.read_csv(RESULTS / "05_selection_quality.csv")   # cached: benchmarks/05_private_roc_cache.py
 roc_plots.selection_quality_chart(quality)
 
 # %% [markdown]
-# ### Explore it yourself
+# #### Explore it yourself
 #
 # - **ε for selection**: the budget of the selection step alone (it starts at 0.01, where the noise
 #   of score perturbation, scale s/ε = 1,400 records, is comparable with the gaps between the counts);
@@ -382,14 +448,31 @@ fs_explorer = FeatureSelectionExplorer(B_train, yb_train, B_test, yb_test, max_o
 fs_explorer.widget
 
 # %% [markdown]
-# ## 7. An audit: Private Threshold Testing is not private
+# ### 9. An audit: Private Threshold Testing is not private
 #
 # PTT adds noise to the threshold only and compares it with the **exact** scores:
 # τ̃ = τ + Lap(1/ε), select F when TC(F) ≥ τ̃. The paper proves it ε-DP. Take two neighbouring
 # datasets: D has two features with TC = (5, 5); D' adds one record with only F1 on, so
-# TC = (6, 5). With τ = 5.5, the output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D, which
-# never happens, and 5 < τ̃ ≤ 6 on D', which happens with probability 1 − e^(−1/2) ≈ 0.39. An
-# output that is possible on one side and impossible on the other breaks ε-DP for every ε.
+# TC = (6, 5). The threshold is τ = 5.5 and the claim ε = 1.
+#
+# **Exercise 05.4 (predict, then run, 3 min).** The audit below runs PTT thousands of times on D and
+# on D' and bounds its privacy loss from below. What will it say? (a) the lower bound stays at or
+# below 1: no evidence against the claim; (b) the lower bound is above 1: the claim is refuted.
+# Think about the output "F1 selected, F2 not" on each side before you answer with a letter.
+
+# %% tags=["exercise"]
+ptt_verdict = None   # your answer: "a" or "b"
+### BEGIN SOLUTION
+ptt_verdict = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("05.4", ptt_verdict)
+
+# %% [markdown]
+# The output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D, which never happens, and 5 < τ̃ ≤ 6 on D',
+# which happens with probability 1 − e^(−1/2) ≈ 0.39. An output that is possible on one side and
+# impossible on the other breaks ε-DP for every ε.
 
 # %%
 ex = stoddard.ptt_counterexample()
@@ -430,6 +513,31 @@ roc_plots.audit_chart(audit, title=f"Measured privacy loss vs the claimed ε ({a
 # %%
 live = stoddard.audit_selectors(epsilon=1.0, n_samples=500, cluster=False, random_state=6)
 roc_plots.audit_chart(live, title="The same audit, live: 500 runs per side")
+
+# %% [markdown]
+# **Exercise 05.5 (implement, graded by the privacy audit, 12 min).** Repair PTT. Write
+# `my_selector(tc, threshold, epsilon, rng)`: given the exact TC scores (a NumPy array), return one
+# True/False per feature (True = selected), ε-differentially private when one record is added or
+# removed and every record has at most **s = 2** ones, as in D and D' (one record moves each score by
+# at most 1, and at most two scores). Draw all randomness from `rng`, a NumPy `Generator`.
+#
+# `lab.check` audits your function at ε = 1 with τ = 5.5 on two neighbouring pairs — D and D' above,
+# and D with an added record that has both features on, TC = (6, 6) — and passes it when the audit's
+# lower bound stays at or below 1 on both. It also makes sure the same audit catches PTT (so a pass
+# means something), and that your selector is useful: it keeps a feature with TC = 30 and drops one
+# with TC = 0 at τ = 15.
+
+# %% tags=["exercise"]
+my_selector = None   # your answer: a function (tc, threshold, epsilon, rng) -> array of True/False
+### BEGIN SOLUTION
+def my_selector(tc, threshold, epsilon, rng):
+    # score perturbation: the TC vector has L1 sensitivity s = 2, so Laplace(2/ε) on every score
+    noisy = np.asarray(tc, dtype=float) + rng.laplace(0.0, 2.0 / epsilon, size=len(tc))
+    return noisy > threshold
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("05.5", my_selector)
 
 # %% [markdown]
 # ## Summary

@@ -16,7 +16,10 @@
 # # 06 · Projected histograms: select a few attributes, publish their noisy histogram, learn from it
 #
 # Based on Vinterbo (2012), *Differentially Private Projected Histograms: Construction and Use for
-# Prediction* (ECML PKDD).
+# Prediction* (ECML PKDD). Full references are in the [bibliography](../docs/bibliography.md),
+# symbols as in the [glossary](../docs/glossary.md).
+# The exercises have an *exercise* cell where you type an answer and a *self-check* cell that says
+# whether it is right (it never shows the answer).
 #
 # ## What you will learn
 #
@@ -25,8 +28,8 @@
 #   fixes it;
 # - how the **greedy exponential mechanism** picks k attributes by their *discernibility* (how many
 #   pairs of records with different labels they tell apart), and what each pick costs;
-# - how the **threshold τ = A·ln(n)/ε_h** removes most noise-only cells, why an empty cell still
-#   survives with a probability that does **not** shrink with ε, and how the histogram is built without
+# - how the **threshold τ = A·ln(n)/ε_h** removes most noise-only cells, how likely an empty cell is
+#   to survive it (and how that depends on ε: a surprise), and how the histogram is built without
 #   ever enumerating its (huge) domain;
 # - how a synthetic table made from the release trains an ordinary logistic regression, and how its
 #   AUC depends on ε, k and the budget split γ, on Iris (3 classes) and Adult (2 classes), next to
@@ -41,6 +44,7 @@ import pandas as pd
 import altair as alt
 from tqdm.auto import tqdm
 
+from dpexplore import lab
 from dpexplore._config import repetitions
 from dpexplore.datasets import load_iris, train_test_split
 from dpexplore.publish import projected as ph
@@ -86,6 +90,22 @@ model.ledger_
 charts.budget_chart(model.epsilon_split_, model.k_)
 
 # %% [markdown]
+# **Exercise 06.1 (compute, 4 min).** `ProjectedHistogram(epsilon=1.0, k=2, gamma=0.8)` under
+# add/remove: the record count takes the same share of ε as in the ledger above, γ splits the rest
+# between the histogram (γ) and the selection (1 − γ), and each of the k greedy steps spends
+# ε_step = ε_p/k. What are ε_h and ε_step? Answer with the pair `(ε_h, ε_step)`.
+
+# %% tags=["exercise"]
+split_answer = None   # your answer: a pair (eps_h, eps_step)
+### BEGIN SOLUTION
+rest = 1.0 - 0.05                     # the record count's share, read in the ledger
+split_answer = (0.8 * rest, (1 - 0.8) * rest / 2)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("06.1", split_answer)
+
+# %% [markdown]
 # ### The weak case: the paper's heuristics on Iris
 #
 # Leave k and the bins to the paper's heuristics and the same ε gives a much less reliable model. The
@@ -125,8 +145,8 @@ pd.DataFrame(rows)
 # A set S of attributes *discerns* a pair of records when they differ on some attribute of S. The score
 # F(S) counts the ordered pairs that S discerns **and** that have different labels, divided by n.
 # Changing one record moves F by less than 2, so each greedy step is an exponential mechanism with
-# sensitivity 2: attribute a is picked with probability ∝ exp(ε′·F(S ∪ {a})), ε′ = ε_p/(4k), and the k
-# steps together cost ε_p.
+# sensitivity Δ = 2: attribute a is picked with probability ∝ exp(ε_step·F(S ∪ {a})/(2Δ)), ε_step = ε_p/k
+# (the paper writes the coefficient as ε′ = ε_p/(4k)), and the k steps together cost ε_p.
 #
 # The chart shows, for the heuristic model above, each step's candidates and their selection
 # probabilities (computed from the private data, so a diagnostic, not part of the release). With only 2
@@ -154,6 +174,20 @@ alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
     row=alt.Row("ε_p:O")).properties(width=320, height=70)
 
 # %% [markdown]
+# **Exercise 06.2 (interpret the chart, 3 min).** Read the chart above: what is the **smallest** ε_p
+# of the chart at which one attribute is the first pick in **more than 80 %** of the runs? Then ask
+# yourself why the two attributes with zero gain are still picked at small ε_p.
+
+# %% tags=["exercise"]
+eps_p_reliable = None   # your answer: one of the chart's ε_p values
+### BEGIN SOLUTION
+eps_p_reliable = 0.2
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("06.2", eps_p_reliable)
+
+# %% [markdown]
 # ## 4 · Step 3: the thresholded histogram
 #
 # Every cell of the projected domain, **including the empty ones**, gets Laplace noise; only cells above
@@ -179,11 +213,52 @@ charts.histogram_chart(explore.histogram_table(demo, X_train, y_train), demo.thr
 demo.synthetic().value_counts().rename("rows").reset_index()
 
 # %% [markdown]
+# **Exercise 06.3 (implement, graded by the privacy audit, 12 min).** Write the thresholded
+# histogram over an explicit public domain: `my_histogram(counts, epsilon, tau, rng)` gets the true count of **every**
+# cell of the domain (a NumPy array, zeros included), adds Laplace noise for add/remove neighbours
+# (one record changes one cell by 1), and returns an array of the same length: the noisy count where
+# it is above τ, 0 where the cell is dropped. Draw all randomness from `rng`, a NumPy `Generator`.
+#
+# `lab.check` audits which cells your release keeps, at ε = 1 and τ = 0.5, on two neighbouring
+# tables with counts (0, 40) and (1, 40): the audit's lower bound must stay at or below 1. The same
+# audit must catch a planted leak — this release with noise on the occupied cells only — so a pass
+# means something. It also checks that a cell of 500 records is kept close to 500 and that most
+# empty cells are dropped.
+
+# %% tags=["exercise"]
+my_histogram = None   # your answer: a function (counts, epsilon, tau, rng) -> array of released counts
+### BEGIN SOLUTION
+def my_histogram(counts, epsilon, tau, rng):
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 1.0 / epsilon, size=len(counts))
+    return np.where(noisy > tau, noisy, 0.0)   # every cell gets noise, the empty ones too
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("06.3", my_histogram)
+
+# %% [markdown]
 # ## 5 · Which cells survive?
 #
-# A cell with true count z survives with probability P(Laplace > τ − z) (the paper's eq. 5). For an empty
-# cell (z = 0) that is ½·n^(−A/Δ) (Δ = 1 here, 2 in the paper): it does **not** depend on ε, because τ
-# grows like 1/ε exactly as fast as the noise does. Smaller ε only moves the curve for the real cells to
+# A cell with true count z survives with probability P(Laplace > τ − z) (the paper's eq. 5), where the
+# noise is Laplace(Δ/ε_h) and τ = A·ln(n)/ε_h.
+#
+# **Exercise 06.4 (predict, then run, 2 min).** Divide ε_h by ten. What happens to the probability
+# that an **empty** cell (z = 0) survives the threshold? (a) it grows, (b) it stays the same, (c) it
+# shrinks. Answer with a letter, then run the chart.
+
+# %% tags=["exercise"]
+empty_cell_change = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+empty_cell_change = "b"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("06.4", empty_cell_change)
+
+# %% [markdown]
+# For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
+# here, 2 in the paper): it does **not** depend on ε, because τ grows like 1/ε exactly as fast as the
+# noise does. Smaller ε only moves the curve for the real cells to
 # the right: a cell needs more records to survive. The grey line is the empty-cell floor, the dashed
 # verticals are τ.
 
@@ -202,6 +277,20 @@ tau = ph.threshold(n_iris, 0.3)
 noise = rng.laplace(0, 1 / 0.3, size=repetitions(20_000, 5_000))
 pd.DataFrame({"z": [0, 5, 10, 20], "formula": ph.survival_probability(np.array([0, 5, 10, 20]), n_iris, 0.3, 0.5, 1.0),
               "simulated": [np.mean(z + noise > tau) for z in (0, 5, 10, 20)]}).round(3)
+
+# %% [markdown]
+# **Exercise 06.5 (compute, 4 min).** A projection has **20,000 empty cells** (cell × class) for a
+# table of **n = 10,000** records, with A = 0.5 under add/remove (Δ = 1). How many of those empty cells
+# survive the threshold, on average — each one a block of fake records in the synthetic table?
+
+# %% tags=["exercise"]
+fake_cells = None   # your answer: a number
+### BEGIN SOLUTION
+fake_cells = 20_000 * 0.5 * 10_000 ** (-0.5 / 1)
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("06.5", fake_cells)
 
 # %% [markdown]
 # **Try it.** `ε_h` is the histogram's budget, `A` the threshold constant and `n` the table size. Watch

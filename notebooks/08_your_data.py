@@ -17,6 +17,8 @@
 #
 # **What you will learn**
 #
+# * **what one record is** — the unit of privacy: here a row is a hospital *stay*, so a patient with
+#   k stays is protected at kε, not ε, unless each patient's stays are capped;
 # * the analyst's path with a table dpexplore has never seen, as a script first
 #   (`dpexplore.tables`: **read → pick columns → draft → declare → build → release → export**),
 #   then as an app that calls the same functions;
@@ -31,6 +33,8 @@
 # The table is generated here (`make_messy_table`, no download): six thousand hospital stays with
 # the problems of a real export — fifty columns, many mostly empty, an integer 0/1 target,
 # long-tailed counts, a numeric column with a few stray strings, a code with thousands of values.
+# The exercises have an *exercise* cell where you type an answer and a *self-check* cell that says
+# whether it is right (it never shows the answer).
 
 # %%
 import tempfile
@@ -42,7 +46,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 import dpexplore.plots  # noqa: F401  (charts drawn offline by JupyterLab and Voilà)
-from dpexplore import tables
+from dpexplore import lab, tables
 from dpexplore.datasets import make_messy_table
 from dpexplore.domain import PrivacyLeakWarning
 from dpexplore.plots.your_data import ledger_chart, marginals_chart, method_chart, occupancy_chart
@@ -56,11 +60,41 @@ print(f"{raw.shape[1]} columns, {int(raw.isna().any().sum())} of them with missi
 raw.iloc[:5, [1, 2, 4, 9, 10, 14, 15, 17, 50]]
 
 # %% [markdown]
+# ## The unit of privacy: one stay, not one patient
+#
+# Each row of this export is one hospital **stay** (`encounter_id` numbers stays), not one patient.
+# Differential privacy protects whatever neighbouring tables add or remove — here one stay. A patient
+# with k stays is k records, and by group privacy a release at ε protects that patient only at **kε**
+# (Dwork & Roth 2014, §2.3): at ε = 1, a patient with four stays is protected at ε = 4.
+#
+# To protect *patients*, bound what one patient can contribute before anything is counted: keep at
+# most k stays per patient (by the patient identifier of the real export, with a rule that looks only
+# at that patient's own rows, e.g. their first k stays), then release at ε/k per stay. Otherwise, say
+# plainly that the guarantee is per stay. This generated table has no patient identifier, so the
+# rest of the notebook releases per stay.
+#
+# **Exercise 08.1 (compute, 2 min).** The hospital wants every **patient** protected at ε = 1 and
+# keeps at most **4 stays per patient**. What ε must the release use (per stay)?
+
+# %% tags=["exercise"]
+eps_per_stay = None   # your answer: a number
+### BEGIN SOLUTION
+eps_per_stay = 1.0 / 4
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("08.1", eps_per_stay)
+
+# %% [markdown]
 # ## 1. Read the file and keep the columns you need
 #
 # `read_table` reads CSV, CSV.gz and Parquet (through DuckDB). Columns you leave out may hold
 # anything: the 35 mostly-empty columns would otherwise stop the release. Keep nine predictors and
 # the target; the identifier `encounter_id` goes too (an identifier is never a predictor).
+#
+# `check_table` is a **non-private** diagnosis, for your own machine: it may show the offending
+# values and rows. The release itself never does: its messages name the column and the rule only,
+# since an error message is an output too.
 
 # %%
 KEEP = ["n_visits", "n_meds", "n_emergency", "n_inpatient", "n_outpatient",
@@ -92,10 +126,22 @@ draft[["column", "kind", "lower", "upper", "integer", "cuts", "from_data"]]
 # 0 and 60 in this hospital's system, weights between 30 and 200 kg, the category lists come from
 # the data dictionary. Typing the value the draft shows is fine — it is the *typing* that declares.
 #
-# Cut points: a count column is long-tailed (most patients have 0–3 visits, a few have 40), so
-# equal-width bins over [0, 60] would put nearly everyone in the first bin. `cuts="long-tail"`
-# proposes bins that double in width — 0 | 1 | 2–3 | 4–7 | 8–15 | … — computed from the declared
-# bounds only. You can also type your own (`cuts=[1, 2, 4, 11]`).
+# Cut points: a count column is long-tailed (most stays list 0–3 visits, a few list 40).
+# `cuts="long-tail"` proposes bins that double in width — 0 | 1 | 2–3 | 4–7 | 8–15 | … — computed from
+# the declared bounds only. You can also type your own (`cuts=[1, 2, 4, 11]`).
+#
+# **Exercise 08.2 (predict, then run, 2 min).** With 8 equal-width bins over the declared [0, 60]
+# instead (0–7, 8–15, …), what share of the stays would the first bin hold? (a) about an eighth,
+# (b) about half, (c) nearly all of them (over 80 %). Answer with a letter; the next cell prints it.
+
+# %% tags=["exercise"]
+first_bin_share = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+first_bin_share = "c"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("08.2", first_bin_share)
 
 # %%
 COUNT_BOUNDS = {"n_visits": 60, "n_meds": 60, "n_emergency": 30, "n_inpatient": 30, "n_outpatient": 30}
@@ -133,8 +179,18 @@ result = tables.release(encoded, schema, "PrivPfC", 1.0, leaks=leaks, random_sta
 display(Markdown(tables.summary_markdown(result, title="Hospital stays")))
 
 # %% [markdown]
+# The summary above holds released values only: it is the page to share. How well the release
+# classifies the held-out rows is measured on the true rows, so it is **not private**: it is
+# shown apart, rounded, and written to a file of its own (`…_utility_not_private.md`) that stays
+# with the data owner.
+
+# %%
+display(Markdown(tables.utility_markdown(result)))
+
+# %% [markdown]
 # The files go **next to this notebook** (not inside its HTML): the synthetic table, the ledger, the
-# public schema (JSON, to reload with `Schema.from_json`) and this summary.
+# public schema (JSON, to reload with `Schema.from_json`), this summary and, apart, the non-private
+# utility page.
 
 # %%
 files = tables.export_release(result, "dp_release")
@@ -166,6 +222,20 @@ sweep.pivot_table(index="method", columns="epsilon", values="error").round(3)
 
 # %%
 occupancy_chart(sweep)
+
+# %% [markdown]
+# **Exercise 08.3 (interpret the chart, 3 min).** Read the chart above at the largest ε: about how
+# many records per cell does PrivPfC's chosen grid hold? (a) more than 50, (b) between 5 and 50,
+# (c) fewer than one. Then decide what you would change in the declarations.
+
+# %% tags=["exercise"]
+records_per_cell = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+records_per_cell = "c"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("08.3", records_per_cell)
 
 # %% [markdown]
 # ## 5. The same path as an app
@@ -245,6 +315,8 @@ marginals_chart(encoded, result.synthetic, schema.predictors, schema=schema)
 # ## Take-aways
 #
 # * Script it or click it: `dpexplore.tables` is the workflow, the app is a thin layer over it.
+# * Know your unit of privacy: ε protects one row. When a person has several rows (stays, visits,
+#   transactions), cap their rows and divide ε, or the person is protected only at k·ε.
 # * The guarantee covers the rows, not the schema: type the bounds, categories and classes you would
 #   know without the data; whatever is still read from it is listed as a PrivacyLeakWarning.
 # * Bins matter: long-tail cut points keep the information of count columns; group columns with

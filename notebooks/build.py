@@ -1,8 +1,10 @@
 """Build the stored notebooks from their jupytext sources (run from anywhere).
 
-Each notebook ``notebooks/NN_name.ipynb`` is paired with ``notebooks/NN_name.py`` (jupytext's
-percent format; see ``jupytext.toml``). The ``.py`` file is the source of truth: edit it (or the
-notebook in JupyterLab with jupytext installed), then build::
+The source of truth is ``notebooks/NN_name.py`` (jupytext's percent format), solutions included.
+From it the build writes the student version ``notebooks/NN_name.ipynb`` (solutions removed) and
+the instructor version ``notebooks/instructor/NN_name.ipynb`` (solutions in place), see
+``_versions.py`` and ``README.md``. Edit the ``.py`` (in JupyterLab with jupytext: open it as a
+notebook), then build::
 
     .venv/bin/python notebooks/build.py 02 05     # sync, execute in full mode, store outputs
     .venv/bin/python notebooks/build.py           # every notebook
@@ -12,11 +14,14 @@ Executing stores every output and the widgets' state, and prints each notebook's
 Then every stored output gets a static fallback, so that the notebook reads before any kernel
 runs — in an untrusted JupyterLab, offline, on GitHub or nbviewer (:func:`add_static_fallbacks`):
 
-- a Vega-Lite chart also gets an ``image/png`` rendered offline with ``vl-convert-python``;
+- a Vega-Lite chart also gets an ``image/png`` rendered offline with ``vl-convert-python``, and
+  the same picture with its alt text (the chart's description) as a ``text/markdown`` <img>;
 - a widget view (JupyterLab does not draw widgets in an untrusted notebook; it would show the
-  raw ``VBox(children=(...`` repr) gets an ``image/png`` of the charts inside the widget, from
-  the saved widget state, under the caption "Interactive: run the notebook to move the sliders",
-  and a clean ``text/plain``; a tqdm progress bar gets its final state as ``text/plain``.
+  raw ``VBox(children=(...`` repr) gets a clean ``text/plain`` and, as the next output, a picture
+  of the charts inside the widget (from the saved widget state, under the caption "Interactive:
+  run the notebook to move the sliders", with alt text), which also stands in for the widget in
+  the HTML export; a tqdm progress bar gets its final state as ``text/plain``;
+- a figure that carries alt text in its metadata gets it as a ``text/markdown`` <img> too.
 
 The saved widget state stays, so a trusted JupyterLab still restores the live widgets; Voilà
 re-executes the notebook and never sees these fallbacks.
@@ -40,6 +45,8 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _versions  # noqa: E402 (next to this script: the student and instructor versions)
 
 VEGALITE = "application/vnd.vegalite.v5+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -71,12 +78,24 @@ def stable_cell_ids(nb: nbformat.NotebookNode) -> None:
         cell.id = base if seen[base] == 1 else f"{base}-{seen[base] - 1}"
 
 
-def build(source: Path, execute: bool = True, timeout: int = 1200) -> float:
-    """Write ``source``'s notebook; execute it first unless ``execute`` is False. Returns seconds."""
-    nb = jupytext.read(source)
+def build(source: Path, execute: bool = True, timeout: int = 1200) -> dict[str, float]:
+    """Write ``source``'s student notebook and, when it has exercises, its instructor notebook
+    (:mod:`_versions`); execute each first unless ``execute`` is False. Returns seconds per version."""
+    seconds = {}
+    for label, nb, target in _versions.versions(jupytext.read(source), source):
+        if label == "instructor":
+            _versions.link_results(target.parent)
+        seconds[label] = _write(nb, target, execute, timeout)
+    return seconds
+
+
+def _write(nb: nbformat.NotebookNode, target: Path, execute: bool, timeout: int) -> float:
+    """Execute ``nb`` in ``notebooks/`` (unless ``execute`` is False), add fallbacks, write ``target``."""
     stable_cell_ids(nb)
     nb.metadata.pop("jupytext", None)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    # what ipykernel's kernelspec says: JupyterLab rewrites any other display name when a kernel
+    # starts, which marks the notebook modified before the reader changed anything
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
     seconds = 0.0
     if execute:
         env_quick = os.environ.pop("DPEXPLORE_QUICK", None)   # stored outputs come from full runs
@@ -88,15 +107,13 @@ def build(source: Path, execute: bool = True, timeout: int = 1200) -> float:
         finally:
             if env_quick is not None:
                 os.environ["DPEXPLORE_QUICK"] = env_quick
-    else:   # keep the stored outputs (and widget state) of cells whose source did not change
-        target = source.with_suffix(".ipynb")
-        if target.exists():
-            stored = nbformat.read(target, as_version=4)
-            nb = combine_inputs_with_outputs(nb, stored, fmt="py:percent")
-            if "widgets" in stored.metadata:
-                nb.metadata["widgets"] = stored.metadata["widgets"]
+    elif target.exists():   # keep the stored outputs (and widget state) of cells whose source did not change
+        stored = nbformat.read(target, as_version=4)
+        nb = combine_inputs_with_outputs(nb, stored, fmt="py:percent")
+        if "widgets" in stored.metadata:
+            nb.metadata["widgets"] = stored.metadata["widgets"]
     add_static_fallbacks(nb)
-    nbformat.write(nb, source.with_suffix(".ipynb"))
+    nbformat.write(nb, target)
     return seconds
 
 
@@ -176,12 +193,13 @@ def _stack(images: list[bytes], caption: str) -> bytes:
     return _small_png(sheet)
 
 
-def _widget_fallback(state: dict, model_id: str) -> dict[str, str]:
-    """``image/png`` (charts in the widget's Output children) and ``text/plain`` for a widget view."""
+def _widget_fallback(state: dict, model_id: str) -> tuple[str, bytes | None, str]:
+    """What stands for a widget view before any kernel runs: (``text/plain``, the PNG of the charts
+    in the widget's Output children or None, the picture's alt text)."""
     progress = _progress_text(state, model_id)
     if progress is not None:
-        return {"text/plain": progress}
-    images, controls = [], []
+        return progress, None, ""
+    images, controls, texts = [], [], []
     for model in _walk(state, model_id):
         s = model["state"]
         if model["model_name"] == "OutputModel":
@@ -189,51 +207,135 @@ def _widget_fallback(state: dict, model_id: str) -> dict[str, str]:
                 data = out.get("data", {})
                 if VEGALITE in data:
                     images.append(chart_png(data[VEGALITE]))
+                    texts.append(chart_alt(data[VEGALITE]))
                 elif "image/png" in data and len(data["image/png"]) > 200:   # not a placeholder
                     images.append(base64.b64decode(data["image/png"]))
+                    texts.append(out.get("metadata", {}).get("image/png", {}).get("alt", ""))
         elif s.get("description") and ("value" in s or "index" in s) and model["model_name"] != "HTMLModel":
             controls.append(_plain(s["description"]))
     listed = f" ({', '.join(controls)})" if controls else ""
-    bundle = {"text/plain": (CAPTION if images else CAPTION_NO_CHART) + listed + "."}
-    if images:
-        bundle["image/png"] = base64.b64encode(_stack(images, CAPTION)).decode()
-    return bundle
+    text = (CAPTION if images else CAPTION_NO_CHART) + listed + "."
+    if not images:
+        return text, None, ""
+    alt = " ".join([f"Picture of an interactive explorer{listed}, as stored: run the notebook to move its controls."]
+                   + [t for t in texts if t])
+    return text, _stack(images, CAPTION), alt
+
+
+# ------------------------------------------------------------------ alt text and the HTML export
+# JupyterLab 4 draws an "image/png" output as an <img> without alt text, and nbconvert's HTML
+# export gives it alt="No description has been provided for this image" (the alt kept in the
+# output's metadata, IPython's convention, is read by neither). Both render a "text/markdown"
+# output as HTML, and both rank it *after* Vega-Lite and *before* "image/png": so a stored chart
+# also gets a "text/markdown" <img alt=…> — JupyterLab still draws the Vega-Lite chart, the HTML
+# export shows the described picture.
+#
+# A widget view is drawn by nbconvert's HTML export only with the widget library from a CDN:
+# offline, nothing shows. So its picture is a separate output right after the view ("text/html",
+# marked in the output's metadata), and the view keeps its "text/plain" caption only. A style rule
+# in that output hides the picture wherever the live widget was drawn beside it (a trusted
+# JupyterLab restoring the saved state, the HTML export online); an untrusted JupyterLab strips
+# the rule and shows the picture.
+PICTURE_KEY = "dpexplore"            # output metadata: {"static_picture_of": model_id}
+PICTURE_CLASS = "dpexplore-static-explorer"
+_HIDE_WHEN_LIVE = (f"<style>.jp-OutputArea-child:has(.widget-container) + .jp-OutputArea-child .{PICTURE_CLASS}"
+                   "{display:none}</style>")
+
+
+def chart_alt(spec: dict) -> str:
+    """Alt text of a chart: its Vega-Lite ``description`` (see ``dpexplore.plots._accessible``),
+    else its title."""
+    title = spec.get("title", "")
+    title = title.get("text", "") if isinstance(title, dict) else title
+    return str(spec.get("description") or (" ".join(title) if isinstance(title, list) else title) or "A chart.")
+
+
+def _img(png_b64: str, alt: str, width: int | None) -> str:
+    size = f' width="{width}"' if width else ""
+    return f'<img src="data:image/png;base64,{png_b64}" alt="{html.escape(alt, quote=True)}"{size}>'
+
+
+def _describe_png(out: nbformat.NotebookNode, alt: str) -> None:
+    """Give an output's PNG its alt text: in its metadata and as a "text/markdown" <img alt=…>."""
+    _display_size(out)
+    meta = out.setdefault("metadata", {}).setdefault("image/png", {})
+    meta["alt"] = alt
+    out["data"]["text/markdown"] = _img(out["data"]["image/png"], alt, meta.get("width"))
+
+
+def _picture_output(png: bytes, alt: str, model_id: str) -> nbformat.NotebookNode:
+    """The separate output that shows a widget's picture where the widget itself cannot be drawn."""
+    from PIL import Image
+
+    width = round(Image.open(io.BytesIO(png)).width / PNG_SCALE)
+    body = _img(base64.b64encode(png).decode(), alt, width)
+    return nbformat.v4.new_output("display_data", data={
+        "text/html": f'{_HIDE_WHEN_LIVE}<div class="{PICTURE_CLASS}">{body}</div>', "text/plain": alt},
+        metadata={PICTURE_KEY: {"static_picture_of": model_id}})
+
+
+def _is_picture(out: nbformat.NotebookNode) -> bool:
+    return PICTURE_KEY in out.get("metadata", {})
 
 
 def add_static_fallbacks(nb: nbformat.NotebookNode) -> dict[str, int]:
-    """Give every chart and widget output of ``nb`` a static fallback (see the module docstring).
+    """Give every chart, figure and widget output of ``nb`` a static fallback with alt text (see
+    the module docstring and the notes above :data:`PICTURE_KEY`).
 
-    Idempotent: a chart that already has a real PNG keeps it. Returns counts for the log line.
+    Idempotent: a chart that already has a real PNG keeps it, widget pictures are made anew.
+    Returns counts for the log line.
     """
+    from dpexplore.plots._render import described_spec, vegalite_metadata   # the package's renderer
+
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    done = {"charts": 0, "widgets": 0}
+    done = {"charts": 0, "widgets": 0, "figures": 0}
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
+        if "outputs" not in cell:
+            continue
+        outputs = []
+        for out in cell.outputs:
+            if _is_picture(out):            # made anew below, next to its widget view
+                continue
+            outputs.append(out)
             data = out.get("data")
             if not data:
                 continue
             if VEGALITE in data:
+                # what the package's renderer gives a chart today (a description, no actions menu),
+                # also for outputs stored before it did
+                data[VEGALITE] = described_spec(data[VEGALITE])
+                out.setdefault("metadata", {}).update(vegalite_metadata())
                 if len(data.get("image/png", "")) <= 200:
                     data["image/png"] = base64.b64encode(chart_png(data[VEGALITE])).decode()
                     done["charts"] += 1
-                _display_size(out)
-            if WIDGET_VIEW in data:
-                fallback = _widget_fallback(state, data[WIDGET_VIEW]["model_id"])
-                data.pop("image/png", None)
-                data.update(fallback)
-                _display_size(out)
+                _describe_png(out, chart_alt(data[VEGALITE]))
+            elif WIDGET_VIEW in data:
+                text, png, alt = _widget_fallback(state, data[WIDGET_VIEW]["model_id"])
+                for mime in ("image/png", "text/markdown", "text/html"):
+                    data.pop(mime, None)
+                out.get("metadata", {}).pop("image/png", None)
+                data["text/plain"] = text
+                if png is not None:
+                    outputs.append(_picture_output(png, alt, data[WIDGET_VIEW]["model_id"]))
                 done["widgets"] += 1
+            elif "image/png" in data and out.get("metadata", {}).get("image/png", {}).get("alt"):
+                _describe_png(out, out["metadata"]["image/png"]["alt"])   # e.g. a described matplotlib figure
+                done["figures"] += 1
+        cell.outputs = outputs
     return done
 
 
 def _display_size(out: nbformat.NotebookNode) -> None:
-    """Show the PNG at the chart's own size (it is rendered at ``PNG_SCALE`` for sharpness)."""
+    """Show a chart's PNG at the chart's own size (it is rendered at ``PNG_SCALE`` for sharpness)."""
     from PIL import Image
 
     if "image/png" not in out.get("data", {}) or "metadata" not in out:
         return
+    if VEGALITE not in out["data"]:
+        return
     width, height = Image.open(io.BytesIO(base64.b64decode(out["data"]["image/png"]))).size
-    out["metadata"]["image/png"] = {"width": round(width / PNG_SCALE), "height": round(height / PNG_SCALE)}
+    meta = out["metadata"].get("image/png", {})
+    out["metadata"]["image/png"] = {**meta, "width": round(width / PNG_SCALE), "height": round(height / PNG_SCALE)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -242,9 +344,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-execute", action="store_true", help="only sync cells, no outputs")
     args = parser.parse_args(argv)
     for source in sources(args.notebooks):
-        seconds = build(source, execute=not args.no_execute)
-        took = f"Run All {seconds:6.1f} s" if not args.no_execute else "synced (not executed)"
-        print(f"{source.with_suffix('.ipynb').name:34s} {took}", flush=True)
+        for label, seconds in build(source, execute=not args.no_execute).items():
+            took = f"Run All {seconds:6.1f} s" if not args.no_execute else "synced (not executed)"
+            print(f"{source.with_suffix('.ipynb').name:34s} {label:10s} {took}", flush=True)
 
 
 if __name__ == "__main__":

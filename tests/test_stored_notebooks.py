@@ -1,13 +1,16 @@
-"""The stored notebooks read before they run (issue 13): fast checks of the .ipynb files, no kernel.
+"""The stored notebooks read before they run: fast checks of the .ipynb files, no kernel.
 
-Each ``notebooks/NN_name.ipynb`` must match its jupytext source ``NN_name.py``, hold the outputs
-of one full run (no errors, no warnings on stderr), give every chart and widget a static fallback
-that an untrusted JupyterLab, GitHub or nbviewer can show (``notebooks/build.py`` adds them), and
-reference no CDN. Rebuild a failing notebook with ``python notebooks/build.py NN``.
+Each source ``notebooks/NN_name.py`` is built into a student version ``NN_name.ipynb`` and, when
+it has exercises, an instructor version ``instructor/NN_name.ipynb`` (``notebooks/_versions.py``).
+Each stored version must match what its source gives, hold the outputs of one full run (no
+errors, no warnings on stderr), give every chart and widget a static fallback that an untrusted
+JupyterLab, GitHub or nbviewer can show (``notebooks/build.py`` adds them), and reference no CDN.
+Rebuild a failing notebook with ``python notebooks/build.py NN``.
 """
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -19,6 +22,24 @@ jupytext = pytest.importorskip("jupytext")
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def _versions_module():
+    spec = importlib.util.spec_from_file_location("notebooks_versions", NOTEBOOKS / "_versions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+versions = _versions_module()
+
+
+def _has_exercises(source: Path) -> bool:
+    return 'tags=["exercise"]' in source.read_text(encoding="utf-8")
+
+
+# (source, "student" | "instructor"): every stored notebook the build writes
+BUILT = [(s, "student") for s in SOURCES] + [(s, "instructor") for s in SOURCES if _has_exercises(s)]
 VEGALITE = "application/vnd.vegalite.v5+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 CDN = ("cdn.jsdelivr", "unpkg", "vega@", "font-awesome")
@@ -28,10 +49,14 @@ SHOWING_CALL = re.compile(r"chart|^display$|^head$|DataFrame|Series|^concat$|^ro
 RAW_REPR = re.compile(r"\b(np\.(int|float|bool|str)\w*\(|DataTransformerRegistry|RendererRegistry)")
 
 
-def _notebook(source: Path):
-    target = source.with_suffix(".ipynb")
+def _path(source: Path, version: str = "student") -> Path:
+    return versions.student_path(source) if version == "student" else versions.instructor_path(source)
+
+
+def _notebook(source: Path, version: str = "student"):
+    target = _path(source, version)
     if not target.exists():
-        pytest.fail(f"{target.name} is missing: build it with `python notebooks/build.py {source.name[:2]}`")
+        pytest.fail(f"{target} is missing: build it with `python notebooks/build.py {source.name[:2]}`")
     return nbformat.read(target, as_version=4)
 
 
@@ -41,8 +66,8 @@ def _outputs(nb):
             yield index, out
 
 
-def _where(source: Path, index: int) -> str:
-    return f"{source.with_suffix('.ipynb').name} cell {index}"
+def _where(source: Path, index: int, version: str = "student") -> str:
+    return f"{_path(source, version).relative_to(NOTEBOOKS)} cell {index}"
 
 
 def _text(value) -> str:
@@ -67,51 +92,56 @@ def _shows_something(source: str) -> bool:
     return True
 
 
-ids = [p.stem for p in SOURCES]
+ids = [f"{s.stem}-{v}" for s, v in BUILT]
 
 
 def test_every_source_has_a_notebook_and_back():
     stems = {p.stem for p in SOURCES}
     stored = {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
     assert stems and stems == stored, f"sources without notebook: {stems - stored}; notebooks without source: {stored - stems}"
+    with_exercises = {s.stem for s in SOURCES if _has_exercises(s)}
+    instructor = {p.stem for p in (NOTEBOOKS / versions.INSTRUCTOR_DIR).glob("[0-9][0-9]_*.ipynb")}
+    assert instructor == with_exercises, (f"instructor versions missing: {with_exercises - instructor}; "
+                                          f"without a source with exercises: {instructor - with_exercises}")
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=ids)
-def test_notebook_is_in_sync_with_its_source(source):
-    expected = [(c.cell_type, c.source) for c in jupytext.read(source).cells]
-    stored = [(c.cell_type, c.source) for c in _notebook(source).cells]
-    assert stored == expected, (f"{source.with_suffix('.ipynb').name} differs from {source.name}: "
+@pytest.mark.parametrize("source, version", BUILT, ids=ids)
+def test_notebook_is_in_sync_with_its_source(source, version):
+    make = versions.student_version if version == "student" else versions.instructor_version
+    expected = [(c.cell_type, c.source) for c in make(jupytext.read(source), source.name).cells]
+    stored = [(c.cell_type, c.source) for c in _notebook(source, version).cells]
+    assert stored == expected, (f"{_path(source, version).relative_to(NOTEBOOKS)} differs from {source.name}: "
                                 f"rebuild with `python notebooks/build.py {source.name[:2]}`")
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=ids)
-def test_notebook_holds_one_clean_full_run(source):
-    nb = _notebook(source)
+@pytest.mark.parametrize("source, version", BUILT, ids=ids)
+def test_notebook_holds_one_clean_full_run(source, version):
+    nb = _notebook(source, version)
     code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
     counts = [c.execution_count for _, c in code]
     assert all(isinstance(n, int) for n in counts), f"{source.stem}: cells never executed (build it)"
     assert counts == sorted(counts) and len(set(counts)) == len(counts), f"{source.stem}: not one Run All"
     for i, cell in code:
         if _shows_something(cell.source):
-            assert cell.outputs, f"{_where(source, i)} ends with an expression but stores no output"
+            assert cell.outputs, f"{_where(source, i, version)} ends with an expression but stores no output"
     for i, out in _outputs(nb):
-        assert out.output_type != "error", f"{_where(source, i)}: {out.get('ename')}: {out.get('evalue')}"
+        assert out.output_type != "error", f"{_where(source, i, version)}: {out.get('ename')}: {out.get('evalue')}"
         if out.output_type == "stream" and out.name == "stderr":
             text = _text(out.text)
-            assert "warning" not in text.lower(), f"{_where(source, i)} stores a warning on stderr: {text[:200]!r}"
+            assert "warning" not in text.lower(), f"{_where(source, i, version)} stores a warning on stderr: {text[:200]!r}"
         texts = [_text(out.get("text", ""))] + [_text(v) for k, v in out.get("data", {}).items()
                                                  if k == "text/plain"]
         for text in texts:
-            assert not RAW_REPR.search(text), f"{_where(source, i)} shows a raw repr: {text[:200]!r}"
+            assert not RAW_REPR.search(text), f"{_where(source, i, version)} shows a raw repr: {text[:200]!r}"
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=ids)
-def test_every_chart_and_widget_has_a_static_fallback(source):
-    nb = _notebook(source)
+@pytest.mark.parametrize("source, version", BUILT, ids=ids)
+def test_every_chart_and_widget_has_a_static_fallback(source, version):
+    nb = _notebook(source, version)
     for i, out in _outputs(nb):
         data = out.get("data", {})
         if VEGALITE in data:
-            assert len(data.get("image/png", "")) > 200, f"{_where(source, i)}: chart without PNG fallback"
+            assert len(data.get("image/png", "")) > 200, f"{_where(source, i, version)}: chart without PNG fallback"
         if WIDGET_VIEW in data:
             # an untrusted JupyterLab skips the widget view and shows the best safe MIME type
             if "text/html" in data:
@@ -121,20 +151,20 @@ def test_every_chart_and_widget_has_a_static_fallback(source):
             else:
                 best = _text(data.get("text/plain", ""))
             assert best.strip() and not RAW_WIDGET.search(best), \
-                f"{_where(source, i)}: widget falls back to a raw repr: {best[:120]!r}"
+                f"{_where(source, i, version)}: widget falls back to a raw repr: {best[:120]!r}"
             assert not RAW_WIDGET.search(_text(data.get("text/plain", ""))), \
-                f"{_where(source, i)}: widget's text/plain is a raw repr"
+                f"{_where(source, i, version)}: widget's text/plain is a raw repr"
     if any(WIDGET_VIEW in out.get("data", {}) for _, out in _outputs(nb)):
         assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}), \
             f"{source.stem}: widget views without saved widget state"
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=ids)
-def test_no_output_references_a_cdn(source):
-    nb = _notebook(source)
+@pytest.mark.parametrize("source, version", BUILT, ids=ids)
+def test_no_output_references_a_cdn(source, version):
+    nb = _notebook(source, version)
     stored = json.dumps([c.get("outputs", []) for c in nb.cells]) + json.dumps(nb.metadata)
     found = [c for c in CDN if c in stored]
-    assert not found, f"{source.with_suffix('.ipynb').name} references {found}: charts must render offline"
+    assert not found, f"{_path(source, version).relative_to(NOTEBOOKS)} references {found}: charts must render offline"
 
 
 # --------------------------------------------------------------------------- the build step itself
@@ -184,9 +214,13 @@ def test_build_adds_png_fallbacks_for_charts_widgets_and_progress_bars():
                                                                             "version_minor": 0}}
     build.add_static_fallbacks(nb)
     chart_out, widget_out, bar_out = (c.outputs[0] for c in nb.cells)
-    assert len(chart_out.data["image/png"]) > 200 and chart_out.data[VEGALITE] == spec
+    assert len(chart_out.data["image/png"]) > 200
+    assert {k: v for k, v in chart_out.data[VEGALITE].items() if k != "description"} == spec   # + a description
     assert chart_out.metadata["image/png"]["width"] > 0
-    assert len(widget_out.data["image/png"]) > 200
+    picture = nb.cells[1].outputs[1]            # the widget's picture: the output after its view
+    assert picture.metadata["dpexplore"] == {"static_picture_of": "box"}
+    assert '<img src="data:image/png;base64,' in picture.data["text/html"] and 'alt="' in picture.data["text/html"]
+    assert len(nb.cells[1].outputs) == 2 and len(nb.cells[2].outputs) == 1
     assert widget_out.data["text/plain"].startswith("Interactive: run the notebook") and "ε" in widget_out.data["text/plain"]
     assert not RAW_WIDGET.search(widget_out.data["text/plain"])
     assert bar_out.data["text/plain"].startswith("sweep: 100% 72/72") and "image/png" not in bar_out.data

@@ -8,14 +8,56 @@ or a Vega-Lite 6 MIME type that JupyterLab 4 does not know. The specs of our cha
 Vega-Lite 5, so we label them as such: JupyterLab (and Voilà) draw them with their built-in Vega
 extension, without network access, trusted or not. ``notebooks/build.py`` adds a static PNG
 next to every stored chart for viewers without that extension (GitHub, nbviewer).
+
+Accessibility: every chart carries a ``description`` (:func:`dpexplore.plots._accessible.describe`;
+a chart without one gets its titles here), which Vega renders as the chart's ``aria-label``; and
+the charts are drawn without vega-embed's "…" actions menu, whose button has no accessible name.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+import types
 
-import altair as alt
 
-__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "enable", "enable_jupyterlab_renderer"]
+def _deferred_iri_check(*args, **kwargs):
+    """jsonschema's "iri" format check, loading ``rfc3987_syntax`` on its first use."""
+    from rfc3987_syntax import is_valid_syntax   # the real module (the placeholder is gone by now)
+
+    return is_valid_syntax(*args, **kwargs)
+
+
+def _import_altair() -> types.ModuleType:
+    """``import altair``, without building jsonschema's IRI grammar at import.
+
+    altair imports jsonschema, whose format checkers import ``rfc3987_syntax`` when installed
+    (Jupyter's servers install it); that module compiles a Lark grammar at import, about 1 CPU-s,
+    most of altair's import and of a Voilà page's start. Vega-Lite's schema has no "iri" format,
+    so no chart needs it: while jsonschema is first imported, a placeholder module stands in whose
+    ``is_valid_syntax`` imports the real one on first call. jsonschema's checks are unchanged, only
+    later; nothing is done when jsonschema or altair is already loaded.
+    """
+    if ("jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules
+            or importlib.util.find_spec("rfc3987_syntax") is None):
+        import altair
+        return altair
+    placeholder = types.ModuleType("rfc3987_syntax", _deferred_iri_check.__doc__)
+    placeholder.is_valid_syntax = _deferred_iri_check
+    sys.modules["rfc3987_syntax"] = placeholder
+    try:
+        import jsonschema  # noqa: F401  (binds the placeholder's is_valid_syntax)
+    finally:
+        if sys.modules.get("rfc3987_syntax") is placeholder:
+            del sys.modules["rfc3987_syntax"]
+    import altair
+    return altair
+
+
+alt = _import_altair()
+
+__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "vegalite_metadata", "described_spec", "enable",
+           "enable_jupyterlab_renderer"]
 
 VEGALITE_V5_MIME = "application/vnd.vegalite.v5+json"
 _VEGALITE_V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
@@ -35,9 +77,85 @@ def _in_voila() -> bool:
     return "VOILA_BASE_URL" in os.environ
 
 
-def _renderer(spec: dict, **metadata) -> dict:
-    """altair renderer: the spec under the Vega-Lite 5 MIME type (see :func:`vegalite_bundle`)."""
-    spec = dict(spec)
+def _titles(spec: dict) -> list[str]:
+    """The titles of a spec and of its sub-views (concat, layer, facet), outermost first."""
+    found = []
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(map(str, title))
+    if title:
+        found.append(str(title))
+    for key in ("hconcat", "vconcat", "concat", "layer"):
+        for sub in spec.get(key, []):
+            found += _titles(sub)
+    if isinstance(spec.get("spec"), dict):
+        found += _titles(spec["spec"])
+    return found
+
+
+def described_spec(spec: dict) -> dict:
+    """``spec`` with a ``description``: its own, else its sub-views', else its titles."""
+    if spec.get("description"):
+        return spec
+    parts = []
+    for key in ("hconcat", "vconcat", "concat", "layer"):
+        parts += [sub["description"] for sub in spec.get(key, []) if sub.get("description")]
+    if isinstance(spec.get("spec"), dict) and spec["spec"].get("description"):
+        parts.append(spec["spec"]["description"])
+    parts = parts or list(dict.fromkeys(_titles(spec))) or [_from_encoding(spec)]
+    return {**spec, "description": " ".join(parts)}
+
+
+def _units(spec: dict):
+    """The single-view specs (those with a mark) inside ``spec``, depth first."""
+    if "mark" in spec:
+        yield spec
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for sub in spec.get(key, []):
+            yield from _units(sub)
+    if isinstance(spec.get("spec"), dict):
+        yield from _units(spec["spec"])
+
+
+def _from_encoding(spec: dict) -> str:
+    """A sentence for a chart with neither description nor title, read from its marks and
+    channels, e.g. "A bar chart of share of first picks by attribute, one row per ε_p."."""
+    units = list(_units(spec))
+    if not units:
+        return "A chart."
+    mark = units[0]["mark"]
+    mark = mark.get("type", "") if isinstance(mark, dict) else str(mark)
+    names = {}
+    for unit in units:
+        for channel, enc in unit.get("encoding", {}).items():
+            if isinstance(enc, dict) and channel not in names and (enc.get("title") or enc.get("field")):
+                names[channel] = str(enc.get("title") or enc.get("field"))
+    facets = spec.get("facet", {}) if isinstance(spec.get("facet"), dict) else {}
+    for channel in ("row", "column"):
+        facet = facets.get(channel) or spec.get(channel)
+        if isinstance(facet, dict) and (facet.get("title") or facet.get("field")):
+            names.setdefault(channel, str(facet.get("title") or facet.get("field")))
+    text = f"A {mark} chart" + (f" of {names['x']}" if "x" in names else "") + (f" by {names['y']}" if "y" in names else "")
+    text += f", coloured by {names['color']}" if "color" in names else ""
+    text += "".join(f", one {c} per {names[c]}" for c in ("row", "column") if c in names)
+    return text + "."
+
+
+def vegalite_metadata() -> dict:
+    """Output metadata for a Vega-Lite bundle: vega-embed without its actions menu."""
+    return {VEGALITE_V5_MIME: {"embed_options": {"actions": False}}}
+
+
+def _renderer(spec: dict, **metadata) -> tuple[dict, dict]:
+    """altair renderer: the spec under the Vega-Lite 5 MIME type (see :func:`vegalite_bundle`),
+    with the display metadata of :func:`vegalite_metadata`."""
+    return _bundle(spec), vegalite_metadata()
+
+
+def _bundle(spec: dict) -> dict:
+    spec = described_spec(dict(spec))
     spec["$schema"] = _VEGALITE_V5_SCHEMA
     bundle = {VEGALITE_V5_MIME: spec, "text/plain": "<altair chart>"}
     if _in_voila():
@@ -50,8 +168,9 @@ def vegalite_bundle(chart: alt.TopLevelMixin, *, validate: bool = False) -> dict
 
     For an ``Output`` widget's ``outputs`` or ``display(bundle, raw=True)``. Schema validation
     is off by default (it doubles the time of a widget redraw; the tests validate every chart).
+    Display it with the metadata of :func:`vegalite_metadata`.
     """
-    return _renderer(chart.to_dict(validate=validate))
+    return _bundle(chart.to_dict(validate=validate))
 
 
 def enable() -> None:
@@ -65,3 +184,4 @@ def enable() -> None:
 def enable_jupyterlab_renderer() -> None:
     """Old name of :func:`enable` (kept importable; ``import dpexplore.plots`` already enables it)."""
     enable()
+

@@ -11,9 +11,27 @@ import altair as alt
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
+
+from ._accessible import describe, fmt, spread
 
 __all__ = ["partition_chart", "partition_comparison", "tree_figure", "split_density_chart",
-           "accuracy_chart"]
+           "accuracy_chart", "DescribedFigure"]
+
+class DescribedFigure(Figure):
+    """A matplotlib figure that carries a text ``description`` (what it shows and its take-away).
+
+    Displayed in a notebook, its PNG gets the description as alt text in the output's metadata
+    (``{"image/png": {"alt": ...}}``, the convention of ``IPython.display.Image(alt=...)``);
+    ``notebooks/build.py`` turns that into an ``<img alt=…>`` that JupyterLab and nbconvert show.
+    Create it with ``plt.subplots(..., FigureClass=DescribedFigure)`` and set ``.description``.
+    """
+
+    description: str = ""
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        # only metadata here: the PNG itself comes from the inline backend's formatter
+        return {}, ({"image/png": {"alt": self.description}} if self.description else {})
 
 
 def partition_chart(rects: pd.DataFrame, x: str, y: str, *, title: str = "",
@@ -36,12 +54,18 @@ def partition_chart(rects: pd.DataFrame, x: str, y: str, *, title: str = "",
         tooltip=[alt.Tooltip("label_x:N", title=x), alt.Tooltip("label_y:N", title=y),
                  alt.Tooltip("majority:N"), alt.Tooltip("count:Q", title="noisy count")],
     ).properties(width=width, height=height, title=title)
+    shares = rects.groupby("majority")["count"].size()
+    what = (f"{title + ': ' if title else ''}the plane of {x} and {y} cut into {len(rects)} regions, each "
+            "coloured by the class with the larger noisy count"
+            + ("" if points is None or points.empty else ", with the records as small dots") + ".")
+    takeaway = ("Take-away: " + ", ".join(f"{n} regions have majority {m}" for m, n in shares.items())
+                + "; where records are dense the regions are small.")
     if points is None or points.empty:
-        return base
+        return describe(base, what, takeaway)
     dots = alt.Chart(points).mark_circle(size=8, opacity=0.5).encode(
         x=alt.X("x:Q", scale=xs), y=alt.Y("y:Q", scale=ys),
         color=alt.Color("class:N", title="noisy majority"))
-    return base + dots
+    return describe(base + dots, what, takeaway)
 
 
 def _axis(ticks: Sequence[str] | None) -> alt.Axis:
@@ -57,8 +81,14 @@ def partition_comparison(multi: pd.DataFrame, grid: pd.DataFrame, x: str, y: str
                          titles: tuple[str, str] = ("DiffMulti (multidimensional)", "DiffGen (single-dimensional)"),
                          **kwargs) -> alt.HConcatChart:
     """DiffMulti's partition next to DiffGen's grid on the same plane (paper Fig. 3 b/c)."""
-    return alt.hconcat(partition_chart(multi, x, y, title=titles[0], **kwargs),
-                       partition_chart(grid, x, y, title=titles[1], **kwargs)).resolve_scale(color="shared")
+    return describe(
+        alt.hconcat(partition_chart(multi, x, y, title=titles[0], **kwargs),
+                    partition_chart(grid, x, y, title=titles[1], **kwargs)).resolve_scale(color="shared"),
+        f"Two maps of the plane of {x} and {y}: left, {titles[0]} with {len(multi)} regions; right, "
+        f"{titles[1]} with {len(grid)} regions; each region coloured by its noisy majority class.",
+        "Take-away: the multidimensional partition cuts each region on its own, so it is fine where "
+        "records are dense and coarse elsewhere; the single-dimensional one applies every cut to all "
+        "records and makes a grid.")
 
 
 def _compact(text: str) -> str:
@@ -108,7 +138,7 @@ def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, width: float = 8.8, f
         texts[int(row["node"])] = "\n".join(lines) + f"{size}\nh'={int(row['h'])}"
     n_lines = max(v.count("\n") + 1 for v in texts.values())
     level_height = 0.3 + 0.2 * n_lines * fontsize / 9     # inches between two levels: boxes never touch
-    fig, ax = plt.subplots(figsize=(width, level_height * (depth + 1) + 0.3), dpi=100)
+    fig, ax = plt.subplots(figsize=(width, level_height * (depth + 1) + 0.3), dpi=100, FigureClass=DescribedFigure)
     for _, row in t.iterrows():
         n = int(row["node"])
         x, yv = xpos[n], -row["depth"]
@@ -124,6 +154,14 @@ def tree_figure(tree: pd.DataFrame, *, max_depth: int = 3, width: float = 8.8, f
     ax.axis("off")
     ax.set_title("Partition tree, first levels (blue: split further, orange: leaf region)", fontsize=fontsize + 1)
     fig.tight_layout(pad=0.2)
+    rows = t.set_index("node")
+    top = [f"{rows.at[c, 'region']}, ≈{rows.at[c, 'noisy_size']:.0f} records, h'={int(rows.at[c, 'h'])}"
+           for c in kids.get(root, [])]
+    fig.description = (
+        f"Tree diagram of the first {depth + 1} levels of the partition tree ({len(t)} nodes): each box is a "
+        "region with the value it was cut to, its noisy size and the number of cuts h' it received; blue "
+        "boxes are split further, orange boxes are leaves. "
+        f"Take-away: the root splits into {len(top)} regions ({'; '.join(top)}); small regions get no cuts.")
     return fig
 
 
@@ -144,7 +182,12 @@ def split_density_chart(edges: Sequence[float], probabilities: Sequence[float], 
     if split is not None:
         chart = chart + alt.Chart(pd.DataFrame({"s": [split]})).mark_rule(color="crimson", strokeWidth=2).encode(
             x=alt.X("s:Q"))
-    return chart
+    densest = df.loc[df["density"].idxmax()]
+    return describe(
+        chart, f"{title + ': ' if title else ''}bars of the density of the private split point on {attribute}, "
+        f"piece by piece over {len(df)} pieces" + (f"; the drawn split at {fmt(split)} is a red line." if split is not None else "."),
+        f"Take-away: the densest piece is {fmt(densest['lo'])} to {fmt(densest['hi'])}; every piece keeps a "
+        "chance, so the split can land anywhere.")
 
 
 def accuracy_chart(results: pd.DataFrame, *, x: str, baselines: pd.DataFrame | None = None,
@@ -171,7 +214,17 @@ def accuracy_chart(results: pd.DataFrame, *, x: str, baselines: pd.DataFrame | N
         rules = alt.Chart(baselines).mark_rule(strokeDash=[4, 3]).encode(
             y=alt.Y("accuracy:Q"), color=alt.ColorValue("gray"),
             tooltip=[alt.Tooltip("name:N"), alt.Tooltip("accuracy:Q", format=".3f")])
-        labels = alt.Chart(baselines).mark_text(align="left", dx=3, dy=-6, fontSize=10, color="gray").encode(
-            y=alt.Y("accuracy:Q"), text=alt.Text("name:N"), x=alt.XValue(2))
+        lo = min(float(df["lo"].min()), float(baselines["accuracy"].min()))
+        hi = max(float(df["hi"].max()), float(baselines["accuracy"].max()))
+        placed = baselines.assign(label_y=spread(baselines["accuracy"], 13 * (hi - lo) / height))
+        labels = alt.Chart(placed).mark_text(align="left", dx=3, dy=-6, fontSize=10, color="gray").encode(
+            y=alt.Y("label_y:Q"), text=alt.Text("name:N"), x=alt.XValue(2))
         chart = chart + rules + labels
-    return chart.properties(width=width, height=height, title=title)
+    best = df.loc[df["mean"].idxmax()]
+    refs = ("" if baselines is None or baselines.empty else
+            "; references as grey dashed lines: " + ", ".join(f"{n} {a:.3f}" for n, a in zip(baselines["name"], baselines["accuracy"])))
+    return describe(
+        chart.properties(width=width, height=height, title=title),
+        f"{title + ': ' if title else ''}lines of the mean accuracy (band: ± one standard deviation) against "
+        f"{'ε' if x == 'epsilon' else x} for {', '.join(map(str, df['method'].unique()))}{refs}.",
+        f"Take-away: the best mean accuracy is {best['mean']:.3f} ({best['method']} at {x} = {fmt(best[x])}).")

@@ -17,16 +17,19 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ..accuracy import laplace_accuracy
 from ..audit import AuditResult
 from ..mechanisms import exponential_probabilities, geometric_pmf, laplace_pdf, laplace_scale
+from ._accessible import DASHES, OKABE_ITO, cycle, describe, fmt, spread
 from ._render import enable_jupyterlab_renderer, vegalite_bundle  # noqa: F401  (old home)
 
 __all__ = ["noise_frames", "noise_chart", "privacy_loss_frames", "privacy_loss_chart",
            "audit_points", "exponential_frame", "exponential_chart", "budget_frame",
-           "budget_chart", "vegalite_bundle", "enable_jupyterlab_renderer"]
+           "budget_chart", "accuracy_chart", "curve_labels", "vegalite_bundle",
+           "enable_jupyterlab_renderer"]
 
-_MECH_COLORS = {"Laplace": "#4c78a8", "geometric": "#f58518"}
-_DATASET_COLORS = ["#4c78a8", "#e45756"]
+_MECH_COLORS = {"Laplace": OKABE_ITO[0], "geometric": OKABE_ITO[1]}
+_DATASET_COLORS = [OKABE_ITO[0], OKABE_ITO[3]]
 
 
 # Channels are spelled out (alt.X2("end:Q"), alt.Tooltip("item:N")), never as bare shorthand
@@ -125,7 +128,14 @@ def noise_chart(hist: pd.DataFrame, theory: pd.DataFrame, *, true_value: float |
             layers.append(alt.Chart(pd.DataFrame({"x": [true_value]})).mark_rule(
                 strokeDash=[4, 3], color="gray").encode(x=alt.X("x:Q", scale=x_scale)))
         panels.append(alt.layer(*layers).properties(title=label, width=width, height=height))
-    return alt.hconcat(*panels).properties(title=title)
+    names = " and ".join(f"the {n} mechanism" for n in hist["mechanism"].unique())
+    where = "" if true_value is None else f" around the true value {fmt(true_value)} (dashed line)"
+    return describe(
+        alt.hconcat(*panels).properties(title=title),
+        f"{title}. Histograms of the released values{where} for {names}, over the window "
+        f"{fmt(lo)} to {fmt(hi)}, against the exact noise distribution (line: density, dots: probabilities).",
+        "Take-away: the releases are centred on the true value and spread over a width set by "
+        "b = Δ/ε; the samples follow the exact distribution.")
 
 
 # --------------------------------------------------------------------------- privacy loss
@@ -213,7 +223,22 @@ def privacy_loss_chart(densities: pd.DataFrame, loss: pd.DataFrame, *, epsilon: 
         width=width, height=height,
         title=f"Privacy loss (line: exact, dots: audit bins); green band: ±ε = ±{epsilon:.3g}")
     chart = alt.vconcat(top, bottom)
-    return chart.properties(title=title) if title else chart
+    chart = chart.properties(title=title) if title else chart
+    worst = float(np.abs(loss["log_ratio"]).max())
+    inside = worst <= epsilon * (1 + 1e-9)
+    audit_text = ""
+    if audit is not None and len(audit):
+        outside = int((np.abs(audit["log_ratio"]) > epsilon).sum())
+        audit_text = (f" The audit's {len(audit)} bins (dots) measure the loss empirically; "
+                      f"{outside} of them fall outside the band.")
+    return describe(
+        chart,
+        "Top: the output densities of the Laplace mechanism on a dataset D and its neighbour D′. "
+        f"Bottom: the privacy loss ln p_D(x)/p_D′(x) at each released value x, with the band ±ε = ±{fmt(epsilon)}."
+        + audit_text,
+        f"Take-away: the exact loss reaches at most {fmt(worst)}, "
+        + ("inside the band: the mechanism keeps its promise of ε." if inside else
+           f"beyond ε = {fmt(epsilon)}: the noise is too small for the claimed ε."))
 
 
 # --------------------------------------------------------------------------- exponential mechanism
@@ -234,20 +259,42 @@ def exponential_frame(candidates: Sequence[str], utilities: np.ndarray, epsilons
     return pd.concat(parts, ignore_index=True)
 
 
+def curve_labels(curves: pd.DataFrame, min_peak: float = 0.12) -> pd.DataFrame:
+    """One direct label per curve that rises above ``min_peak``: at the curve's highest point,
+    left-aligned in the left half of the (log) ε axis, right-aligned in the right half; labels on
+    one side are moved apart (:func:`~dpexplore.plots._accessible.spread`)."""
+    lo, hi = float(curves["epsilon"].min()), float(curves["epsilon"].max())
+    peaks = curves.loc[curves.groupby("candidate", sort=False)["probability"].idxmax()]
+    peaks = peaks[peaks["probability"] >= min_peak].copy()
+    mid = np.sqrt(lo * hi)
+    peaks["side"] = np.where(peaks["epsilon"] <= mid, "left", "right")
+    peaks["label_y"] = peaks["probability"]
+    for side in ("left", "right"):
+        rows = peaks["side"] == side
+        peaks.loc[rows, "label_y"] = np.minimum(spread(peaks.loc[rows, "probability"], 0.07), 1.04)
+    return peaks[["candidate", "epsilon", "label_y", "side"]]
+
+
 def exponential_chart(current: pd.DataFrame, curves: pd.DataFrame | None = None, *,
                       title: str = "Exponential mechanism: who gets picked?", width: int = 300,
-                      height: int = 240) -> alt.HConcatChart | alt.Chart:
+                      height: int = 240, labels: pd.DataFrame | None = None) -> alt.HConcatChart | alt.Chart:
     """Bars: selection probabilities at the current ε (rows of one ε from :func:`exponential_frame`).
 
     ``curves`` (the same frame over many ε) adds a second panel: each candidate's probability
-    against ε (log axis), with a rule at the current ε.
+    against ε (log axis), with a rule at the current ε. Candidates differ by a colour-blind-safe
+    colour *and* a dash pattern (one legend for both), and every curve that rises above 0.12 is
+    labelled with its candidate's name at its highest point (``labels``: :func:`curve_labels` of
+    ``curves``, computed here when not given; an explorer computes it once).
     """
     current = _compact(current)
     curves = None if curves is None else _compact(curves[["candidate", "utility", "epsilon", "probability"]])
     order = list(current.sort_values("utility", ascending=False)["candidate"])
     eps = float(current["epsilon"].iloc[0])
-    color = alt.Color("candidate:N", sort=order, title="candidate", scale=alt.Scale(scheme="category20"),
-                      legend=None if curves is None else alt.Legend())
+    n = len(order)
+    colors = cycle(OKABE_ITO[:7], n)                                        # yellow left out: pale on white
+    dashes = [DASHES[(i // 7) % len(DASHES)] for i in range(n)]           # a new dash after each 7 colours
+    color = alt.Color("candidate:N", sort=order, title="candidate", scale=alt.Scale(domain=order, range=colors),
+                      legend=None if curves is None else alt.Legend(symbolType="stroke", symbolStrokeWidth=2))
     bars = alt.Chart(current).mark_bar().encode(
         y=alt.Y("candidate:N", sort=order, title=None),
         x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P[selected]"),
@@ -259,21 +306,40 @@ def exponential_chart(current: pd.DataFrame, curves: pd.DataFrame | None = None,
         y=alt.Y("candidate:N", sort=order), x=alt.X("probability:Q"),
         text=alt.Text("probability:Q", format=".2f"))
     left = bars + text
+    best = current.loc[current["probability"].idxmax()]
+    takeaway = (f"At ε = {eps:.3g}, {best['candidate']} (utility {fmt(best['utility'])}) is picked with "
+                f"probability {best['probability']:.2f}; every other candidate keeps a chance.")
+    what = (f"{title}. Bars: the probability that the exponential mechanism selects each of {n} candidates "
+            f"at ε = {eps:.3g}, most useful first.")
     if curves is None:
-        return left.properties(title=title)
+        return describe(left.properties(title=title), what, takeaway)
     lo, hi = float(curves["epsilon"].min()), float(curves["epsilon"].max())
     ticks = [t for t in (0.001, 0.01, 0.1, 1, 10, 100, 1000) if lo * 0.999 <= t <= hi * 1.001]
-    lines = alt.Chart(curves).mark_line().encode(   # decades only: log axes crowd "0.010.02…"
-        x=alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε",
-                axis=alt.Axis(values=ticks or None, format="~g")),
-        y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P[selected]"),
-        color=color, tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("utility:Q"),
-                              alt.Tooltip("epsilon:Q", format=".3g"),
-                              alt.Tooltip("probability:Q", format=".3f")])
+    x = alt.X("epsilon:Q", scale=alt.Scale(type="log", domain=[lo, hi], nice=False), title="ε",
+              axis=alt.Axis(values=ticks or None, format="~g"))   # decades only: log axes crowd "0.010.02…"
+    lines = alt.Chart(curves).mark_line(strokeWidth=2).encode(
+        x=x, y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1.08]), title="P[selected]",
+                     axis=alt.Axis(values=[0, 0.25, 0.5, 0.75, 1])),
+        color=color, strokeDash=alt.StrokeDash("candidate:N", sort=order, title="candidate",
+                                               scale=alt.Scale(domain=order, range=dashes),
+                                               legend=None if n <= 7 else alt.Legend(symbolType="stroke",
+                                                                                     symbolStrokeWidth=2)),
+        tooltip=[alt.Tooltip("candidate:N"), alt.Tooltip("utility:Q"),
+                 alt.Tooltip("epsilon:Q", format=".3g"), alt.Tooltip("probability:Q", format=".3f")])
+    labels = curve_labels(curves) if labels is None else labels
+    names = alt.Chart(labels).mark_text(   # one layer: each label's side is in its data
+        align=alt.ExprRef("datum.side"), dx=alt.ExprRef("datum.side == 'left' ? 4 : -4"), dy=-7, fontSize=10,
+        fontWeight="bold").encode(x=x, y=alt.Y("label_y:Q"), text=alt.Text("candidate:N"), color=color)
     rule = alt.Chart(pd.DataFrame({"epsilon": [eps]})).mark_rule(color="gray", strokeDash=[4, 3]).encode(
         x=alt.X("epsilon:Q"))
-    right = (lines + rule).properties(width=width, height=height, title="as ε grows")
-    return alt.hconcat(left, right).properties(title=title)
+    right = alt.layer(lines, rule, names).properties(width=width, height=height, title="as ε grows")
+    return describe(
+        alt.hconcat(left, right).properties(title=title),
+        what + " Right: each candidate's probability against ε on a log axis (line colour and dash "
+        "pattern tell the candidates apart; curves are labelled with their names), the dashed rule "
+        "marks the current ε.",
+        takeaway + " As ε grows the most useful candidate takes over; at small ε the choice is "
+        "almost uniform.")
 
 
 # --------------------------------------------------------------------------- budget
@@ -314,4 +380,66 @@ def budget_chart(summary: pd.DataFrame, total: float, *, title: str = "Where did
         x=alt.X("mid:Q", scale=x_scale), y=alt.Y("bar:N", axis=None),
         color=alt.ColorValue(**alt.condition(alt.datum.item == "unspent", alt.value("black"), alt.value("white"))),
         text=alt.Text("charged:Q", format=".3g"))
-    return (bar + text).properties(title=title, width=width, height=height)
+    spent = rows[rows["item"] != "unspent"]
+    parts = "; ".join(f"{it} {fmt(c)}" for it, c in zip(spent["item"], spent["charged"]))
+    left = float(total) - float(spent["charged"].sum())
+    return describe(
+        (bar + text).properties(title=title, width=width, height=height),
+        f"{title} One bar of length ε = {fmt(total)} cut into the ε charged per item: {parts or 'nothing'}.",
+        f"Take-away: {fmt(float(spent['charged'].sum()))} of {fmt(total)} is spent"
+        + (f", {fmt(left)} is left for later." if left > 1e-12 * max(1.0, float(total)) else ": the budget is used up."))
+
+
+# --------------------------------------------------------------------------- accuracy before release
+def accuracy_chart(hist: pd.DataFrame, theory: pd.DataFrame, *, epsilon: float, sensitivity: float,
+                   alpha: float, exceeded: float | None = None, width: int = 520,
+                   height: int = 200) -> alt.LayerChart:
+    """The Laplace noise with its (1 − α) error bound a = b·ln(1/α) marked (Dwork & Roth 2014,
+    Theorem 3.8): the density (line), the tails beyond ±a filled (together they hold α of the
+    mass), and optionally the histogram of sampled noise (bars).
+
+    ``hist`` and ``theory`` are :func:`noise_frames` of Laplace noise around 0 (their "Laplace"
+    rows are used); ``exceeded``: the share of the samples at or beyond ±a (an empirical check
+    of α), written in the title.
+    """
+    bound = laplace_accuracy(epsilon, sensitivity, alpha)
+    hist = _compact(hist[hist["mechanism"] == "Laplace"])
+    theory = theory[theory["mechanism"] == "Laplace"][["x", "density"]]
+    edge = laplace_pdf(np.array([bound]), epsilon=epsilon, sensitivity=sensitivity)[0]
+    tails = pd.concat([theory[theory["x"] <= -bound], pd.DataFrame({"x": [-bound, bound], "density": [edge, edge]}),
+                       theory[theory["x"] >= bound]]).sort_values("x")
+    tails["side"] = np.where(tails["x"] < 0, "low", "high")
+    theory, tails = _compact(theory), _compact(tails)
+    lo, hi = float(theory["x"].min()), float(theory["x"].max())
+    x_scale = alt.Scale(domain=[lo, hi], nice=False)
+    x = alt.X("x:Q", scale=x_scale, title="noise = released − true value")
+    y = alt.Y("density:Q", title="density")
+    layers = []
+    if len(hist):
+        layers.append(alt.Chart(hist).mark_rect(color=OKABE_ITO[4], opacity=0.45).encode(
+            x=alt.X("left:Q", scale=x_scale, title="noise = released − true value"), x2=alt.X2("right:Q"), y=y,
+            tooltip=[alt.Tooltip("left:Q", format=".2f"), alt.Tooltip("right:Q", format=".2f"),
+                     alt.Tooltip("count:Q")]))
+    layers += [
+        alt.Chart(tails).mark_area(color=OKABE_ITO[3], opacity=0.55).encode(
+            x=x, y=y, detail=alt.Detail("side:N")),
+        alt.Chart(theory).mark_line(color="black", strokeWidth=1.6).encode(x=x, y=y),
+    ]
+    marks = pd.DataFrame({"x": [-bound, bound], "label": [f"−a = {-bound:.3g}", f"+a = {bound:.3g}"],
+                          "align": ["right", "left"]})
+    layers.append(alt.Chart(marks).mark_rule(color=OKABE_ITO[3], strokeDash=[6, 3], strokeWidth=2).encode(x=x))
+    for align, dx in (("right", -4), ("left", 4)):
+        layers.append(alt.Chart(marks[marks["align"] == align]).mark_text(
+            align=align, dx=dx, baseline="top", y=4, fontSize=11, color=OKABE_ITO[3], fontWeight="bold").encode(
+            x=x, text=alt.Text("label:N")))
+    share = "" if exceeded is None else f"; share of draws beyond ±a: {exceeded:.1%}"
+    title = f"Laplace noise at ε = {epsilon:.3g}, Δ = {sensitivity:.3g}: |noise| < a with probability {1 - alpha:.0%}{share}"
+    return describe(
+        alt.layer(*layers).properties(width=width, height=height, title=title),
+        f"The density of the Laplace noise of scale b = Δ/ε = {laplace_scale(epsilon=epsilon, sensitivity=sensitivity):.3g}"
+        + (" over a histogram of sampled noise" if len(hist) else "")
+        + f", with the error bound a = b·ln(1/α) = {bound:.3g} for α = {alpha:.3g} marked by dashed lines at ±a "
+        "and the two tails beyond them filled.",
+        f"Take-away: the filled tails hold {alpha:.1%} of the noise, so a release is within {bound:.3g} of the "
+        f"truth with probability {1 - alpha:.1%}"
+        + ("." if exceeded is None else f"; {exceeded:.1%} of the sampled draws fell beyond the bound."))

@@ -12,6 +12,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ._accessible import OKABE_ITO, describe, fmt
+
 __all__ = ["sensitivity_chart", "win_probability_chart", "candidates_chart", "selection_chart",
            "grid_levels_chart", "counts_chart", "error_chart", "errors_bar_chart"]
 
@@ -26,18 +28,30 @@ def sensitivity_chart(curve: pd.DataFrame, width: int = 420, height: int = 220) 
         y=alt.Y("sensitivity:Q", scale=alt.Scale(zero=False, domain=[0.99, 1.11]), title="sensitivity Δ of the quality"),
         tooltip=[alt.Tooltip("epsilon:Q"), alt.Tooltip("sensitivity:Q", format=".6f")])
     const = base.mark_line(strokeDash=[4, 4], color="gray").encode(y=alt.Y("constant:Q"))
-    return (exact + const).properties(width=width, height=height,
-                                      title="Lemma 1: exact Δ(ε_pert) (solid) vs the constant 1.1 (dashed)")
+    worst = float(curve["sensitivity"].max())
+    return describe(
+        (exact + const).properties(width=width, height=height,
+                                   title="Lemma 1: exact Δ(ε_pert) (solid) vs the constant 1.1 (dashed)"),
+        f"Line chart of the exact sensitivity of PrivPfC's grid quality against ε_pert (log axis, "
+        f"{fmt(curve['epsilon'].min())} to {fmt(curve['epsilon'].max())}), with the paper's constant 1.1 dashed.",
+        f"Take-away: the exact sensitivity stays at most {worst:.4f}, below the constant 1.1 the paper uses.")
 
 
 def win_probability_chart(curve: pd.DataFrame, width: int = 420, height: int = 220) -> alt.Chart:
     """P[the cell's majority survives the noise] against its count lead, one line per ε."""
-    return alt.Chart(curve).mark_line().encode(
+    chart = alt.Chart(curve).mark_line().encode(
         x=alt.X("gap:Q", title="lead of the majority class (records)"),
         y=alt.Y("probability:Q", scale=alt.Scale(domain=[0.5, 1]), title="P[majority still wins]"),
         color=alt.Color("epsilon:N", title="ε_pert"),
+        strokeDash=alt.StrokeDash("epsilon:N", title="ε_pert"),
         tooltip=[alt.Tooltip("gap:Q"), alt.Tooltip("epsilon:Q"), alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, height=height, title="How Laplace noise blurs a cell's majority (Eq. 10)")
+    eps = sorted(curve["epsilon"].unique())
+    return describe(
+        chart, "Lines of the probability that a cell's majority class still wins after Laplace noise, against "
+        f"its lead in records, one line per ε_pert ({', '.join(fmt(e) for e in eps)}).",
+        "Take-away: a larger lead or a larger ε_pert keeps the true majority; a lead of a few records "
+        "is a coin flip at small ε_pert.")
 
 
 def _thin(data: pd.DataFrame, max_points: int) -> pd.DataFrame:
@@ -89,8 +103,17 @@ def candidates_chart(candidates: pd.DataFrame, tau: float | None = None, n_recor
         layers.append(alt.Chart(pd.DataFrame({"tau": [tau]})).mark_rule(strokeDash=[4, 4], color="red")
                       .encode(x=alt.X("tau:Q")))
     shown = f"{n_all:,} candidate grids" + (f" ({len(data):,} shown)" if len(data) < n_all else "")
-    return alt.layer(*layers).properties(width=width, height=height,
-                                         title=title or f"{shown}; chosen one ringed, red line: τ")
+    chosen_rows = candidates[candidates["chosen"]] if "chosen" in candidates else candidates.iloc[:0]
+    pick = ("" if chosen_rows.empty else
+            f" The drawn grid has {int(chosen_rows['size'].iloc[0]):,} cells.")
+    return describe(
+        alt.layer(*layers).properties(width=width, height=height,
+                                      title=title or f"{shown}; chosen one ringed, red line: τ"),
+        f"Scatter of {shown}: each grid's quality against its number of cells (log axis), coloured by how "
+        "many attributes it refines; the grid the exponential mechanism drew is ringed in black"
+        + (f", the dashed line is τ = {fmt(tau)}." if tau is not None and tau >= 1 else "."),
+        "Take-away: quality rises with finer grids up to a point; grids much finer than τ cells leave "
+        "too few records per cell." + pick)
 
 
 def selection_data(candidates: pd.DataFrame, top: int = 12) -> pd.DataFrame:
@@ -107,13 +130,20 @@ def selection_chart(candidates: pd.DataFrame, top: int = 12, width: int = 420,
 
     The drawn grid is always shown (appended in red if it is not among the ``top``)."""
     data = selection_data(candidates, top)
-    return alt.Chart(data).mark_bar().encode(
+    drawn = data[data["chosen"]] if "chosen" in data else data.iloc[:0]
+    top_p = float(data["probability"].max()) if len(data) else 0.0
+    return describe(alt.Chart(data).mark_bar().encode(
         x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="selection probability",
                 axis=alt.Axis(values=[0, 0.5, 1], format=".1f")),
         y=alt.Y("grid:N", sort="-x", title=None, axis=alt.Axis(labelLimit=label_limit)),
         color=alt.ColorValue(**alt.condition("datum.chosen", alt.value("#d62728"), alt.value("#4c78a8"))),
         tooltip=[alt.Tooltip("grid:N"), alt.Tooltip("size:Q"), alt.Tooltip("probability:Q", format=".4f")],
-    ).properties(width=width, title=f"Most likely {min(top, len(candidates))} grids (red: drawn)")
+    ).properties(width=width, title=f"Most likely {min(top, len(candidates))} grids (red: drawn)"),
+        f"Bars of the selection probability of the {min(top, len(candidates))} most likely grids, highest first; "
+        "the drawn grid is the red bar.",
+        f"Take-away: the most likely grid has probability {top_p:.2f}"
+        + ("" if drawn.empty else f"; the drawn one {float(drawn['probability'].iloc[0]):.2f}")
+        + ": the selection is random, not an argmax.")
 
 
 def levels_data(levels: pd.DataFrame) -> pd.DataFrame:
@@ -135,11 +165,17 @@ def grid_levels_chart(levels: pd.DataFrame, width: int = 300) -> alt.Chart:
         y=alt.Y("attribute:N", sort=list(dict.fromkeys(data["attribute"])), title=None))
     boxes = base.mark_rect(stroke="white").encode(
         color=alt.Color("state:N", scale=alt.Scale(domain=["chosen depth", "root (attribute dropped)", "not used"],
-                                                   range=["#d62728", "#c7c7c7", "#f2f2f2"]), title=None),
+                                                   range=[OKABE_ITO[3], "#c7c7c7", "#f2f2f2"]), title=None),
         tooltip=[alt.Tooltip("attribute:N"), alt.Tooltip("depth:O"), alt.Tooltip("level:O", title="paper level"),
                  alt.Tooltip("nodes:Q")])
     text = base.mark_text(fontSize=10).encode(text=alt.Text("nodes:Q"))
-    return (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per depth)")
+    used = data[data["state"] == "chosen depth"]
+    picks = ", ".join(f"{a} at depth {int(d)}" for a, d in zip(used["attribute"], used["depth"]))
+    return describe(
+        (boxes + text).properties(width=width, title="Chosen grid (numbers: nodes per depth)"),
+        "Table of boxes, one row per attribute and one column per taxonomy depth, each box giving the "
+        "number of nodes at that depth; the depth the chosen grid uses is red, attributes it drops are grey.",
+        f"Take-away: the chosen grid refines {picks or 'no attribute'}.")
 
 
 def counts_data(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -151,7 +187,8 @@ def counts_data(comparison: pd.DataFrame) -> pd.DataFrame:
 def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) -> alt.Chart:
     """True vs noisy counts per class for a few cells (NON-PRIVATE diagnostic view)."""
     comparison = counts_data(comparison)
-    return alt.Chart(comparison).mark_bar().encode(
+    n_cells = comparison["cell"].nunique()
+    return describe(alt.Chart(comparison).mark_bar().encode(
         x=alt.X("kind:N", title=None, sort=["true", "noisy"]),
         y=alt.Y("count:Q", title="records"),
         color=alt.Color("class:N"),
@@ -161,7 +198,11 @@ def counts_chart(comparison: pd.DataFrame, width: int = 120, height: int = 160) 
     ).properties(width=width, height=height).facet(
         facet=alt.Facet("cell:N", sort=alt.EncodingSortField("rank", op="min"),
                         title="cells of the release (true counts: non-private diagnostic)"),
-        columns=3).resolve_scale(y="independent")
+        columns=3).resolve_scale(y="independent"),
+        f"Grouped bars for {n_cells} cells of the release: each class's true count (a non-private "
+        "diagnostic) next to its noisy released count.",
+        "Take-away: the noise changes small counts the most, and can swap which class is the majority "
+        "of a small cell.")
 
 
 def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = None,
@@ -211,8 +252,16 @@ def error_chart(results: pd.DataFrame, baselines: Mapping[str, float] | None = N
                                          scale=alt.Scale(range=["#333333", "#8c564b", "#7f7f7f", "#bcbd22"]),
                                          legend=alt.Legend(orient="bottom", direction="vertical")),
             tooltip=[alt.Tooltip("baseline:N"), alt.Tooltip("error:Q", format=".4f")]))
-    return alt.layer(*layers).resolve_scale(color="independent").properties(
-        width=width, height=height, title="Test error vs ε (median and inter-quartile range)")
+    best = summary.loc[summary["median"].idxmin()]
+    return describe(
+        alt.layer(*layers).resolve_scale(color="independent").properties(
+            width=width, height=height, title="Test error vs ε (median and inter-quartile range)"),
+        f"Lines of the median test error against ε (log axis) for {', '.join(methods)}, each with its "
+        "inter-quartile band, its own dash pattern and point shape"
+        + (f"; non-private baselines as dashed rules ({', '.join(f'{k} {v:.3f}' for k, v in baselines.items())})."
+           if baselines else "."),
+        f"Take-away: the error falls as ε grows; the lowest median is {best['median']:.3f} "
+        f"({best['method']}, ε = {fmt(best['epsilon'])}).")
 
 
 def errors_data(errors: Mapping[str, float], baselines: Mapping[str, float] | None = None) -> pd.DataFrame:
@@ -227,11 +276,14 @@ def errors_bar_chart(errors: Mapping[str, float], baselines: Mapping[str, float]
                      width: int = 320) -> alt.Chart:
     """Test errors of one release (``errors``: name -> error) next to non-private ``baselines``."""
     data = errors_data(errors, baselines)
-    return alt.Chart(data).mark_bar().encode(
+    listed = ", ".join(f"{c} {e:.3f}" for c, e in zip(data["classifier"], data["error"]))
+    return describe(alt.Chart(data).mark_bar().encode(
         x=alt.X("error:Q", axis=alt.Axis(format="%", tickCount=4), title="test error"),
         y=alt.Y("classifier:N", sort=None, title=None, axis=alt.Axis(labelLimit=180)),
         color=alt.Color("kind:N", scale=alt.Scale(domain=["private release", "baseline (non-private)"],
                                                   range=["#4c78a8", "#bab0ac"]), title=None,
                         legend=alt.Legend(orient="bottom", direction="vertical")),
         tooltip=[alt.Tooltip("classifier:N"), alt.Tooltip("error:Q", format=".2%")],
-    ).properties(width=width, title="Test error of this release")
+    ).properties(width=width, title="Test error of this release"),
+        f"Bars of the test error of each classifier of this release and of the non-private baselines: {listed}.",
+        "Take-away: compare the private bars with the baselines: the gap is the price of privacy at this ε.")

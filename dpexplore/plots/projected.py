@@ -7,6 +7,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ._accessible import DASHES, OKABE_ITO, SHAPES, cycle, describe, fmt
+
 __all__ = ["selection_chart", "histogram_chart", "survival_chart", "auc_chart", "budget_chart", "summary_text"]
 
 _STATUS_COLORS = alt.Scale(domain=["kept", "kept, empty in truth", "dropped", "empty, dropped"],
@@ -20,14 +22,19 @@ def selection_chart(selection: pd.DataFrame, width: int = 160) -> alt.Chart:
     """
     data = selection.assign(picked=np.where(selection["chosen"], "picked", "not picked"),
                             gain=selection["gain"].round(2), probability=selection["probability"].round(4))
-    return alt.Chart(data).mark_bar().encode(
+    picks = ", ".join(f"step {int(st)}: {a}" for st, a in zip(data.loc[data["chosen"], "step"],
+                                                              data.loc[data["chosen"], "attribute"]))
+    return describe(alt.Chart(data).mark_bar().encode(
         x=alt.X("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P(pick)"),
         y=alt.Y("attribute:N", sort="-x", title=None),
         color=alt.Color("picked:N", scale=alt.Scale(domain=["picked", "not picked"], range=["#f58518", "#9ecae9"]),
                         title=None),
         tooltip=[alt.Tooltip("step"), alt.Tooltip("attribute"), alt.Tooltip("gain"), alt.Tooltip("probability")],
     ).properties(width=width, height=alt.Step(14)).facet(
-        column=alt.Column("step:O", title="greedy step")).resolve_scale(y="independent")
+        column=alt.Column("step:O", title="greedy step")).resolve_scale(y="independent"),
+        "Bars, one panel per greedy step of PRIVATEKD: each candidate attribute's probability of being "
+        "picked, the picked one in orange.",
+        f"Take-away: the picks were {picks or 'none'}; a pick is random, weighted towards the larger gains.")
 
 
 def histogram_chart(table: pd.DataFrame, tau: float, width: int = 420) -> alt.LayerChart:
@@ -39,7 +46,8 @@ def histogram_chart(table: pd.DataFrame, tau: float, width: int = 420) -> alt.La
     data = table.assign(key=table["cell"] + " · " + table["class"].astype(str),
                         shown=table["noisy_count"].fillna(0.0))
     many = len(data) > 60
-    base = alt.Chart(data).encode(y=alt.Y("key:N", sort=None, title="cell · class",
+    # no y title: beside long cell labels it would overlap them; the chart's title names the rows
+    base = alt.Chart(data).encode(y=alt.Y("key:N", sort=None, title=None,
                                           axis=alt.Axis(labels=not many, labelLimit=240, ticks=not many)))
     bars = base.mark_bar(opacity=0.85).encode(
         x=alt.X("shown:Q", title="count"),
@@ -53,7 +61,17 @@ def histogram_chart(table: pd.DataFrame, tau: float, width: int = 420) -> alt.La
         align="left", dx=4, baseline="top", color="red").encode(
         x=alt.X("tau:Q"), y=alt.YValue(2), text=alt.Text("label:N"))
     step = 5 if many else 14
-    return (bars + ticks + rule + text).properties(width=width, height=alt.Step(step))
+    kept = data[data["status"].astype(str).str.startswith("kept")]
+    empty_kept = int((data["status"] == "kept, empty in truth").sum())
+    return describe(
+        (bars + ticks + rule + text).properties(
+            width=width, height=alt.Step(step),
+            title="Rows: cell · class; bars: released noisy counts, black ticks: true counts (not private)"),
+        f"Horizontal bars of the released noisy count of each of {len(data)} cell · class pairs, the true "
+        f"count as a black tick and the threshold τ = {tau:.2f} as a red dashed line.",
+        f"Take-away: {len(kept)} pairs pass τ and are kept"
+        + (f", {empty_kept} of them empty in truth" if empty_kept else "")
+        + "; the others are dropped.")
 
 
 def survival_chart(table: pd.DataFrame, floor: float | None = None, width: int = 420) -> alt.LayerChart:
@@ -62,17 +80,36 @@ def survival_chart(table: pd.DataFrame, floor: float | None = None, width: int =
 
     ``table``: columns z, probability, epsilon_h, tau.
     """
-    lines = alt.Chart(table).mark_line(point=True).encode(
+    levels = list(dict.fromkeys(table["epsilon_h"]))
+    n = len(levels)
+    # a colour-blind-safe colour, a point shape and a dash pattern per ε_h: one legend for all three
+    color = alt.Color("epsilon_h:N", title="ε_h", sort=levels, scale=alt.Scale(domain=levels, range=cycle(OKABE_ITO[:7], n)))
+    lines = alt.Chart(table).mark_line(point=alt.OverlayMarkDef(filled=True, size=45)).encode(
         x=alt.X("z:Q", title="true count z of the cell"),
         y=alt.Y("probability:Q", scale=alt.Scale(domain=[0, 1]), title="P(cell kept)"),
-        color=alt.Color("epsilon_h:N", title="ε_h"),
+        color=color,
+        shape=alt.Shape("epsilon_h:N", title="ε_h", sort=levels, scale=alt.Scale(domain=levels, range=cycle(SHAPES, n))),
+        strokeDash=alt.StrokeDash("epsilon_h:N", title="ε_h", sort=levels,
+                                  scale=alt.Scale(domain=levels, range=cycle(DASHES, n))),
         tooltip=[alt.Tooltip("z"), alt.Tooltip("probability:Q", format=".4f"), alt.Tooltip("epsilon_h")])
-    taus = alt.Chart(table.drop_duplicates("epsilon_h")).mark_rule(strokeDash=[4, 3]).encode(
-        x=alt.X("tau:Q"), color=alt.Color("epsilon_h:N"))
+    taus = alt.Chart(table.drop_duplicates("epsilon_h")).mark_rule(strokeDash=[4, 3], opacity=0.7).encode(
+        x=alt.X("tau:Q"), color=color)
     layers = [lines, taus]
+    floor_text = ""
     if floor is not None:
-        layers.append(alt.Chart(pd.DataFrame({"floor": [floor]})).mark_rule(color="gray").encode(y=alt.Y("floor:Q")))
-    return alt.layer(*layers).properties(width=width, height=260)
+        marker = pd.DataFrame({"floor": [floor], "label": [f"floor for empty cells: {floor:.3g}"]})
+        layers += [alt.Chart(marker).mark_rule(color="gray").encode(y=alt.Y("floor:Q")),
+                   alt.Chart(marker).mark_text(align="right", dy=-6, color="#555555", fontSize=10).encode(
+                       y=alt.Y("floor:Q"), x=alt.XValue(width - 2), text=alt.Text("label:N"))]
+        floor_text = f"; a grey line marks the probability {floor:.3g} that an empty cell is kept, whatever ε_h"
+    return describe(
+        alt.layer(*layers).properties(width=width, height=260,
+                                      title="P(cell kept) against its true count, one line per ε_h"),
+        f"Lines of the probability that a cell with true count z survives the threshold, against z, for "
+        f"ε_h = {', '.join(map(str, levels))} (each with its own colour, point shape and dash); dashed rules mark "
+        f"each τ{floor_text}.",
+        "Take-away: cells well above τ are almost always kept and cells well below are dropped; a larger "
+        "ε_h makes the step from dropped to kept sharper.")
 
 
 def auc_chart(sweep: pd.DataFrame, width: int = 260) -> alt.Chart:
@@ -89,8 +126,15 @@ def auc_chart(sweep: pd.DataFrame, width: int = 260) -> alt.Chart:
     line = base.mark_line(point=True).encode(
         y=alt.Y("median:Q", title="median AUC", scale=alt.Scale(zero=False)),
         tooltip=[alt.Tooltip("method"), alt.Tooltip("value"), alt.Tooltip("median:Q", format=".3f")])
-    return alt.layer(band, line, data=data).properties(width=width, height=220).facet(
-        column=alt.Column("dataset:N", title=None)).resolve_scale(y="independent")
+    best = data.loc[data["median"].idxmax()] if len(data) else None
+    return describe(
+        alt.layer(band, line, data=data).properties(width=width, height=220).facet(
+            column=alt.Column("dataset:N", title=None)).resolve_scale(y="independent"),
+        f"Lines of the median cross-validated AUC against {param}, one panel per dataset "
+        f"({', '.join(map(str, data['dataset'].unique()))}), one line per method with its inter-quartile band.",
+        "" if best is None else
+        f"Take-away: the highest median AUC is {best['median']:.3f} ({best['method']} on {best['dataset']}, "
+        f"{param} = {fmt(best['value'])}).")
 
 
 def budget_chart(split: dict[str, float], k: int) -> alt.Chart:
@@ -100,10 +144,14 @@ def budget_chart(split: dict[str, float], k: int) -> alt.Chart:
              for t in range(1, k + 1)] if split.get("selection", 0.0) > 0 else []
     rows.append({"part": "histogram", "epsilon": split["histogram"]})
     data = pd.DataFrame([r for r in rows if r["epsilon"] > 0])
-    return alt.Chart(data).mark_bar().encode(
-        x=alt.X("sum(epsilon):Q", title="ε"), color=alt.Color("part:N", sort=None, title=None),
-        order=alt.Order("index:Q"), tooltip=[alt.Tooltip("part"), alt.Tooltip("epsilon:Q", format=".4f")],
-    ).transform_window(index="row_number()").properties(width=420, height=40)
+    return describe(
+        alt.Chart(data).mark_bar().encode(
+            x=alt.X("sum(epsilon):Q", title="ε"), color=alt.Color("part:N", sort=None, title=None),
+            order=alt.Order("index:Q"), tooltip=[alt.Tooltip("part"), alt.Tooltip("epsilon:Q", format=".4f")],
+        ).transform_window(index="row_number()").properties(width=420, height=40),
+        "One stacked bar of the total ε split into its parts: "
+        + "; ".join(f"{p} {e:.3g}" for p, e in zip(data["part"], data["epsilon"])) + ".",
+        f"Take-away: the histogram gets {split['histogram'] / max(float(data['epsilon'].sum()), 1e-300):.0%} of the budget.")
 
 
 def summary_text(model: Any, diagnostics: dict | None = None) -> str:

@@ -9,6 +9,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ._accessible import CONSISTENT, REFUTED, describe, fmt, spread
+
 __all__ = ["roc_chart", "auc_error_chart", "threshold_rug_chart", "prefix_sum_chart",
            "audit_chart", "ptt_split_chart", "selection_accuracy_chart", "selection_quality_chart",
            "stack_curves", "feature_selection_bars"]
@@ -51,7 +53,15 @@ def roc_chart(tidy: pd.DataFrame, *, title: str = "True vs private ROC curves",
     true = base.transform_filter(is_true).mark_line(strokeWidth=2.5).encode(color=color)
     diagonal = alt.Chart(pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})).mark_line(
         color="lightgray", strokeDash=[4, 4]).encode(x=alt.X("fpr:Q"), y=alt.Y("tpr:Q"))
-    return (diagonal + private + true).properties(title=title, width=width, height=height)
+    n_draws = data.loc[data["curve"] != TRUE_CURVE, "key"].nunique()
+    return describe(
+        (diagonal + private + true).properties(title=title, width=width, height=height),
+        f"{title}: ROC curves, true positive rate against false positive rate"
+        + ("; the true curve thick and black" if TRUE_CURVE in names else "")
+        + f"; {n_draws} private draws ({', '.join(c for c in domain if c != TRUE_CURVE)}) as thin coloured lines; "
+        "the diagonal is a random classifier.",
+        "Take-away: the spread of the private draws around the true curve shows the noise; curves "
+        "closer to the top-left corner classify better.")
 
 
 def auc_error_chart(errors: pd.DataFrame, *, title: str = "AUC error against ε",
@@ -71,7 +81,13 @@ def auc_error_chart(errors: pd.DataFrame, *, title: str = "AUC error against ε"
     line = alt.Chart(summary).mark_line(point=True).encode(
         x=x, y=alt.Y("median:Q"), color=color,
         tooltip=[alt.Tooltip("method"), alt.Tooltip("epsilon"), alt.Tooltip("median:Q", format=".3f")])
-    return (band + line).properties(title=title, width=width, height=height)
+    last = summary[summary["epsilon"] == summary["epsilon"].max()]
+    return describe(
+        (band + line).properties(title=title, width=width, height=height),
+        f"{title}: lines of the median absolute AUC error against the total ε (log axis), one per method "
+        f"({', '.join(map(str, summary['method'].unique()))}), each with its inter-quartile band.",
+        f"Take-away: the error shrinks as ε grows; at ε = {fmt(summary['epsilon'].max())} the medians are "
+        + ", ".join(f"{m} {v:.3f}" for m, v in zip(last["method"], last["median"])) + ".")
 
 
 def threshold_rug_chart(scores: np.ndarray, thresholds: pd.DataFrame, *, bins: int = 40,
@@ -88,18 +104,29 @@ def threshold_rug_chart(scores: np.ndarray, thresholds: pd.DataFrame, *, bins: i
         x=alt.X("left:Q", title="score"), x2=alt.X2("right:Q"), y=alt.Y("count:Q", title="records"))
     rug = alt.Chart(thresholds).mark_tick(thickness=1.2, size=14).encode(
         x=alt.X("threshold:Q"), y=alt.Y("strategy:N", title=None), color=alt.Color("strategy:N", legend=None))
-    return alt.vconcat(bars.properties(width=width, height=height),
-                       rug.properties(width=width), title=title)
+    return describe(
+        alt.vconcat(bars.properties(width=width, height=height), rug.properties(width=width), title=title),
+        f"{title}: a histogram of the classifier's scores (not private) above one row of tick marks per "
+        f"threshold strategy ({', '.join(map(str, thresholds['strategy'].unique()))}).",
+        "Take-away: fixed-space thresholds sit evenly across the score range while data-dependent ones "
+        "follow where the scores are dense.")
 
 
 def prefix_sum_chart(sums: pd.DataFrame, *, title: str = "Noisy prefix sums before and after isotonic regression",
                      width: int = 420, height: int = 240) -> alt.Chart:
     """Step plot of prefix sums against the bin index; ``sums`` rows (bin, value, series)."""
-    return alt.Chart(sums).mark_line(interpolate="step-after").encode(
-        x=alt.X("bin:Q", title="bin (from the highest threshold down)"),
-        y=alt.Y("value:Q", title="positives with score above the threshold"),
-        color=alt.Color("series:N", title=None),
-    ).properties(title=title, width=width, height=height)
+    series = list(dict.fromkeys(sums["series"]))
+    return describe(
+        alt.Chart(sums).mark_line(interpolate="step-after").encode(
+            x=alt.X("bin:Q", title="bin (from the highest threshold down)"),
+            y=alt.Y("value:Q", title="positives with score above the threshold"),
+            color=alt.Color("series:N", title=None, sort=series),
+            strokeDash=alt.StrokeDash("series:N", title=None, sort=series),
+        ).properties(title=title, width=width, height=height),
+        f"{title}: step lines of the number of positives above each threshold against the bin, for "
+        f"{', '.join(map(str, series))} (colour and dash pattern tell them apart).",
+        "Take-away: noisy prefix sums can go down, which no true count does; isotonic regression makes "
+        "them increase again and pulls them back towards the truth.")
 
 
 def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs the claimed ε",
@@ -108,27 +135,44 @@ def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs t
 
     ``table``: the output of :func:`dpexplore.select.stoddard.audit_selectors`.
     """
-    data = table.assign(verdict=np.where(table["violates"], "claim refuted", "consistent with claim"))
+    data = table.assign(verdict=np.where(table["violates"], "claim refuted", "consistent with claim"),
+                        mark=np.where(table["violates"], "✗ refuted", "✓ consistent"))
+    # colour-blind-safe verdict colours, and the verdict written at the end of each bar as a second cue
+    y = alt.Y("selector:N", sort=None, title=None)
     bars = alt.Chart(data).mark_bar().encode(
-        y=alt.Y("selector:N", sort=None, title=None),
-        x=alt.X("epsilon_lower:Q", title="lower confidence bound on the privacy loss ε"),
+        y=y, x=alt.X("epsilon_lower:Q", title="lower confidence bound on the privacy loss ε"),
         color=alt.Color("verdict:N", scale=alt.Scale(domain=["claim refuted", "consistent with claim"],
-                                                     range=["#d62728", "#2ca02c"]), title=None),
+                                                     range=[REFUTED, CONSISTENT]), title=None),
         tooltip=[alt.Tooltip("selector"), alt.Tooltip("epsilon_lower:Q", format=".2f"),
                  alt.Tooltip("epsilon_hat:Q", format=".2f")])
+    words = alt.Chart(data).mark_text(align="left", dx=4, fontSize=11, fontWeight="bold").encode(
+        y=y, x=alt.X("epsilon_lower:Q"), text=alt.Text("mark:N"),
+        color=alt.Color("verdict:N", legend=None, scale=alt.Scale(domain=["claim refuted", "consistent with claim"],
+                                                                  range=[REFUTED, CONSISTENT])))
     claimed = alt.Chart(data.head(1)).mark_rule(color="black", strokeDash=[4, 3]).encode(
         x=alt.X("claimed_epsilon:Q"))
-    return (bars + claimed).properties(title=title, width=width, height=height)
+    refuted = list(data.loc[data["violates"], "selector"])
+    return describe(
+        (bars + words + claimed).properties(title=title, width=width, height=height),
+        f"{title}: one bar per selector, the audit's lower confidence bound on its privacy loss, with the "
+        f"claimed ε = {fmt(data['claimed_epsilon'].iloc[0])} as a dashed line; each bar is labelled "
+        "refuted or consistent.",
+        "Take-away: " + (f"the audit refutes the claim of {', '.join(map(str, refuted))}: its measured loss "
+                         "exceeds the claimed ε." if refuted else "no selector's measured loss exceeds the claimed ε."))
 
 
 def ptt_split_chart(frequencies: pd.DataFrame, *, title: str = "PTT output frequencies on neighbours",
                     width: int = 300, height: int = 200) -> alt.Chart:
     """Grouped bars of each output pattern's frequency on D and D'; rows (output, dataset, frequency)."""
-    return alt.Chart(frequencies).mark_bar().encode(
-        x=alt.X("dataset:N", title=None), y=alt.Y("frequency:Q", title="frequency"),
-        color=alt.Color("dataset:N", title=None), column=alt.Column("output:N", title="output"),
-        tooltip=[alt.Tooltip("output"), alt.Tooltip("dataset"), alt.Tooltip("frequency:Q", format=".3f")],
-    ).properties(title=title, width=width // 4, height=height)
+    return describe(
+        alt.Chart(frequencies).mark_bar().encode(
+            x=alt.X("dataset:N", title=None), y=alt.Y("frequency:Q", title="frequency"),
+            color=alt.Color("dataset:N", title=None), column=alt.Column("output:N", title="output"),
+            tooltip=[alt.Tooltip("output"), alt.Tooltip("dataset"), alt.Tooltip("frequency:Q", format=".3f")],
+        ).properties(title=title, width=width // 4, height=height),
+        f"{title}: grouped bars, one group per output pattern, of how often the mechanism produced it on "
+        "a dataset and on its neighbour (the bars are labelled by dataset on the x axis).",
+        "Take-away: an output that appears on one dataset and never on its neighbour breaks any finite ε.")
 
 
 def selection_accuracy_chart(results: pd.DataFrame, references: pd.DataFrame | None = None, *,
@@ -145,14 +189,27 @@ def selection_accuracy_chart(results: pd.DataFrame, references: pd.DataFrame | N
                 axis=alt.Axis(values=sorted(summary["epsilon"].unique().tolist()), format="~g", labelOverlap="greedy")),
         y=alt.Y("accuracy:Q", scale=alt.Scale(zero=False), title="test accuracy (median)"),
         color=alt.Color("method:N", title=None))
+    refs = ""
     if references is not None and len(references):
         rules = alt.Chart(references).mark_rule(strokeDash=[5, 3]).encode(
             y=alt.Y("accuracy:Q"), color=alt.ColorValue("gray"),
             tooltip=[alt.Tooltip("reference"), alt.Tooltip("accuracy")])
-        labels = alt.Chart(references).mark_text(align="left", dx=4, dy=-6, color="gray").encode(
-            y=alt.Y("accuracy:Q"), x=alt.XValue(0), text=alt.Text("reference:N"))
+        # labels sit on their lines, moved apart when two references are close (13 px at least)
+        lo = min(float(summary["accuracy"].min()), float(references["accuracy"].min()))
+        hi = max(float(summary["accuracy"].max()), float(references["accuracy"].max()))
+        placed = references.assign(label_y=spread(references["accuracy"], 13 * (hi - lo) / height))
+        labels = alt.Chart(placed).mark_text(align="left", dx=4, dy=-6, color="#555555").encode(
+            y=alt.Y("label_y:Q"), x=alt.XValue(0), text=alt.Text("reference:N"))
         chart = chart + rules + labels
-    return chart.properties(title=title, width=width, height=height)
+        refs = "; references as grey dashed lines: " + ", ".join(
+            f"{r} {a:.3f}" for r, a in zip(references["reference"], references["accuracy"]))
+    best = summary.loc[summary["accuracy"].idxmax()]
+    return describe(
+        chart.properties(title=title, width=width, height=height),
+        f"{title}: lines of the median test accuracy against the ε for feature selection (log axis), one per "
+        f"method ({', '.join(map(str, summary['method'].unique()))}){refs}.",
+        f"Take-away: the best median accuracy is {best['accuracy']:.3f} ({best['method']} at ε = "
+        f"{fmt(best['epsilon'])}); more ε brings the private selections closer to the references.")
 
 
 def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is the private selection to F_τ?",
@@ -165,7 +222,7 @@ def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is
     summary = quality.groupby(["method", "tau"], as_index=False).agg(
         f1=("f1", "median"), n_exact=("n_exact", "first"))
     summary["sound"] = ~summary["method"].str.contains("NOT DP")
-    return alt.Chart(summary).mark_line(point=True).encode(
+    return describe(alt.Chart(summary).mark_line(point=True).encode(
         x=alt.X("tau:Q", title="τ (total count, records)"),
         y=alt.Y("f1:Q", title="F1 against the exact F_τ (median)", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("method:N", title=None),
@@ -173,7 +230,12 @@ def selection_quality_chart(quality: pd.DataFrame, *, title: str = "How close is
                                   scale=alt.Scale(domain=[True, False], range=[[1, 0], [6, 3]])),
         tooltip=[alt.Tooltip("method"), alt.Tooltip("tau"), alt.Tooltip("f1:Q", format=".2f"),
                  alt.Tooltip("n_exact:Q", title="|F_τ|")],
-    ).properties(title=title, width=width, height=height)
+    ).properties(title=title, width=width, height=height),
+        f"{title}: lines of the median F1 score of each method's selected set against the exact set F_τ, "
+        f"against τ, for {', '.join(map(str, summary['method'].unique()))}; methods that are not "
+        "differentially private are dashed.",
+        "Take-away: a higher F1 means the private selection is closer to the exact one; it improves as "
+        "τ moves away from the scores of the features.")
 
 
 def feature_selection_bars(references: dict, private_accuracy: np.ndarray, private_kept: np.ndarray,
@@ -211,4 +273,11 @@ def feature_selection_bars(references: dict, private_accuracy: np.ndarray, priva
         alt.Chart(draws.assign(selection="private draws")).mark_tick(color="black", thickness=1.5, size=12).encode(
             x=alt.X("kept:Q", scale=k_scale), y=ky),
     ).properties(width=200, height=alt.Step(26), title="Features kept")
-    return alt.hconcat(accuracy, kept_chart)
+    refs = ", ".join(f"{k} {v:.3f}" for k, v in references.items())
+    return describe(
+        alt.hconcat(accuracy, kept_chart),
+        f"Left: {title}: bars of the test accuracy of {refs} and the mean of {len(acc)} private selections "
+        f"({acc.mean():.3f}; each draw a tick, their range {acc.min():.3f} to {acc.max():.3f}). Right: how many "
+        f"of {n_features} features the private draws (mean {kept.mean():.1f}) and the exact rule ({exact_kept}) kept.",
+        "Take-away: the private selection's accuracy varies from draw to draw; compare its mean with the "
+        "references.")

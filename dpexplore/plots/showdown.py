@@ -11,6 +11,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ._accessible import DASHES, OKABE_ITO, cycle, describe, fmt
+
 __all__ = ["error_chart", "runtime_chart", "ranking_chart", "ranking_order", "HIGHER_IS_BETTER"]
 
 _NEED = {"method", "epsilon", "median", "q25", "q75"}
@@ -59,20 +61,28 @@ def error_chart(summary: pd.DataFrame, *, metric: str = "error", title: str | No
     """
     _check(summary)
     s = summary[summary["metric"] == metric] if "metric" in summary.columns else summary
+    # one colour-blind-safe colour and one dash pattern per private method, shared by the panels; the
+    # legends sit under the panels, so that long peer names never widen the chart past the page
+    methods = list(dict.fromkeys(s.loc[np.isfinite(s["epsilon"]), "method"]))
+    legend = dict(orient="bottom", direction="vertical", symbolOpacity=1, labelLimit=360, symbolStrokeWidth=2)
     panels = []
     for dataset, rows in _panels(s):
         data = rows.assign(reference=~np.isfinite(rows["epsilon"]))
         data["epsilon"] = data["epsilon"].where(~data["reference"])  # inf → null: JSON has no inf
         x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε (log scale)",
                   axis=alt.Axis(values=sorted(set(data["epsilon"].dropna())), format=".2g"))
-        color = alt.Color("method:N", title="method", legend=alt.Legend(symbolOpacity=1))
+        lines_legend = alt.Legend(**legend, symbolType="stroke")   # the legend shows each dash pattern
+        color = alt.Color("method:N", title="method", legend=lines_legend,
+                          scale=alt.Scale(domain=methods, range=cycle(OKABE_ITO[:7], len(methods))))
+        dash = alt.StrokeDash("method:N", title="method", legend=lines_legend,
+                              scale=alt.Scale(domain=methods, range=cycle(DASHES, len(methods))))
         private, reference = alt.datum.reference == False, alt.datum.reference == True  # noqa: E712
         base = alt.Chart(data)
         band = base.mark_area(opacity=0.18).encode(
             x=x, y=alt.Y("q25:Q"), y2=alt.Y2("q75:Q"), color=color).transform_filter(private)
-        line = base.mark_line(point=True).encode(
+        line = base.mark_line(point=True, strokeWidth=2).encode(
             x=x, y=alt.Y("median:Q", title=f"test {metric} (median, band = quartiles)",
-                         scale=alt.Scale(zero=False)), color=color,
+                         scale=alt.Scale(zero=False)), color=color, strokeDash=dash,
             tooltip=[alt.Tooltip("method"), alt.Tooltip("epsilon:Q", format=".3g"),
                      alt.Tooltip("median:Q", format=".3f"),
                      alt.Tooltip("q25:Q", format=".3f"), alt.Tooltip("q75:Q", format=".3f")]).transform_filter(private)
@@ -84,7 +94,7 @@ def error_chart(summary: pd.DataFrame, *, metric: str = "error", title: str | No
         layers = [band, line, rule, label]
         p = _peers_for(peers, dataset, metric, peers_dataset)
         if len(p):
-            shape = alt.Shape("label:N", title="other libraries (grey)", legend=alt.Legend(labelLimit=360))
+            shape = alt.Shape("label:N", title="other libraries (grey)", legend=alt.Legend(**legend))
             pb = alt.Chart(p)
             layers += [pb.mark_line(color=_PEER_COLOR, strokeDash=[2, 2], strokeWidth=1).encode(
                            x=alt.X("epsilon:Q", scale=alt.Scale(type="log")), y=alt.Y("value:Q"),
@@ -95,8 +105,23 @@ def error_chart(summary: pd.DataFrame, *, metric: str = "error", title: str | No
                                     alt.Tooltip("value:Q", format=".3f", title=metric)])]
         panel = alt.layer(*layers).properties(width=330, height=240, title=dataset or "")
         panels.append(panel)
-    chart = panels[0] if len(panels) == 1 else alt.hconcat(*panels).resolve_scale(color="shared", shape="shared")
-    return chart.properties(title=title or "")
+    chart = panels[0] if len(panels) == 1 else alt.hconcat(*panels).resolve_scale(
+        color="shared", shape="shared", strokeDash="shared")
+    private = s[np.isfinite(s["epsilon"])]
+    by_panel = private.groupby(private["dataset"] if "dataset" in private.columns else np.zeros(len(private)))["median"]
+    top = private.loc[by_panel.idxmax() if metric in HIGHER_IS_BETTER else by_panel.idxmin()]
+    best = "; ".join(f"{(str(r.dataset) + ': ') if 'dataset' in private.columns else ''}{r.method} "
+                     f"{r.median:.3f} at ε = {fmt(r.epsilon)}" for r in top.itertuples())
+    n_panels = len(panels)
+    return describe(
+        chart.properties(title=title or ""),
+        f"{title + '. ' if title else ''}{'One panel per table' if n_panels > 1 else 'One panel'}: lines of the "
+        f"median test {metric} against ε (log axis) for {', '.join(methods)}, each with its quartile band, its "
+        "own colour and dash pattern; the majority class and the non-private model are black dashed lines"
+        + ("; other libraries are grey dotted lines with hollow markers" if peers is not None and len(peers) else "")
+        + ".",
+        f"Take-away: {'higher' if metric in HIGHER_IS_BETTER else 'lower'} is better; the best medians are "
+        f"{best}.")
 
 
 def runtime_chart(summary: pd.DataFrame) -> alt.Chart:
@@ -119,8 +144,16 @@ def runtime_chart(summary: pd.DataFrame) -> alt.Chart:
     tooltip = [alt.Tooltip(k) for k in keys] + [alt.Tooltip("seconds:Q", format=".2f")]
     base = alt.Chart(t)
     stem = base.mark_rule(opacity=0.5).encode(y=y, x=x, x2=alt.X2("start:Q"), color=color)
-    dot = base.mark_point(filled=True, size=90, opacity=0.9).encode(y=y, x=x, color=color, tooltip=tooltip)
-    return alt.layer(stem, dot).properties(width=360, height=alt.Step(26), title="Run time per method")
+    shape = alt.Shape("dataset:N", title="table") if "dataset" in t.columns else alt.ShapeValue("circle")
+    dot = base.mark_point(filled=True, size=90, opacity=0.9).encode(y=y, x=x, color=color, shape=shape,
+                                                                    tooltip=tooltip)
+    slow, fast = t.loc[t["seconds"].idxmax()], t.loc[t["seconds"].idxmin()]
+    return describe(
+        alt.layer(stem, dot).properties(width=360, height=alt.Step(26), title="Run time per method"),
+        "Dot plot of the median fit time of each method on a log axis"
+        + (", one dot per table (colour and shape)" if "dataset" in t.columns else "") + ".",
+        f"Take-away: the fastest is {fast['method']} ({fast['seconds']:.2f} s), the slowest {slow['method']} "
+        f"({slow['seconds']:.2f} s).")
 
 
 def ranking_order(rows: pd.DataFrame, metric: str = "error") -> list[str]:
@@ -143,7 +176,7 @@ def ranking_chart(summary: pd.DataFrame, epsilon: float, *, metric: str = "error
     if at.empty:
         grid = sorted(set(s["epsilon"][np.isfinite(s["epsilon"])]))
         raise ValueError(f"no results at ε = {epsilon:g}; the sweep has {[float(e) for e in grid]}")
-    panels = []
+    panels, leaders = [], []
     for dataset, rows in _panels(s):
         here = rows[np.isclose(rows["epsilon"], epsilon)].assign(kind="dpexplore")
         p = _peers_for(peers, dataset, metric, peers_dataset)
@@ -170,4 +203,11 @@ def ranking_chart(summary: pd.DataFrame, epsilon: float, *, metric: str = "error
                      x=alt.X("median:Q"), text=alt.Text("method:N"))
                  for part, align, dx in ((refs[low], "right", -3), (refs[~low], "left", 3)) if len(part)]
         panels.append(alt.layer(bars, spread, rules, *names).properties(width=300, height=alt.Step(22), title=dataset or ""))
-    return panels[0] if len(panels) == 1 else alt.hconcat(*panels)
+        leaders.append(f"{(dataset + ': ') if dataset else ''}{order[0]} first, then {', '.join(order[1:3])}")
+    chart = panels[0] if len(panels) == 1 else alt.hconcat(*panels)
+    return describe(
+        chart, f"Bars of each method's median test {metric} at ε = {epsilon:.3g}, best first, with the quartiles "
+        "as black lines, the majority class and the non-private model as dashed lines"
+        + (" and other libraries as grey bars" if peers is not None and len(peers) else "")
+        + ("; one panel per table." if len(panels) > 1 else "."),
+        f"Take-away at ε = {epsilon:.3g}: " + "; ".join(leaders) + ".")

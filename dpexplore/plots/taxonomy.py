@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import Taxonomy
+from ._accessible import describe
 
 __all__ = ["taxonomy_frames", "taxonomy_tree_chart", "taxonomy_levels_chart"]
 
@@ -77,9 +78,15 @@ def taxonomy_tree_chart(taxonomy: Taxonomy, *, title: str | None = None, width: 
     inner_text = alt.Chart(nodes[(nodes["depth"] < taxonomy.height - 1) & ~nodes["padded"]]).mark_text(
         align="center", dy=-8, fontSize=10, fontWeight="bold").encode(x=x, y=y, text=alt.Text("label:N"))
     sizes = " / ".join(map(str, taxonomy.level_sizes))
-    return (links + dots + leaf_text + inner_text).properties(
-        title=title or f"{taxonomy.name}: {taxonomy.kind} taxonomy, nodes per level {sizes}",
-        width=width, height=height)
+    title = title or f"{taxonomy.name}: {taxonomy.kind} taxonomy, nodes per level {sizes}"
+    padded = int(nodes["padded"].sum())
+    return describe(
+        (links + dots + leaf_text + inner_text).properties(title=title, width=width, height=height),
+        f"{title}. A tree drawn from left to right: the root {taxonomy.labels(0)[0]!s} at depth 0, "
+        f"{taxonomy.level_sizes[-1]} leaves at depth {taxonomy.height - 1}, each inner node joined to its children"
+        + (f"; {padded} grey nodes only copy their parent to pad a short branch." if padded else "."),
+        f"Take-away: each depth is a partition of the domain, from 1 node to {taxonomy.level_sizes[-1]}: "
+        "a generalisation picks one depth per attribute.")
 
 
 def taxonomy_levels_chart(taxonomies: Sequence[Taxonomy], *, title: str = "Nodes per taxonomy level",
@@ -99,4 +106,9 @@ def taxonomy_levels_chart(taxonomies: Sequence[Taxonomy], *, title: str = "Nodes
     text = base.mark_text(fontSize=11).encode(
         text=alt.Text("nodes:Q"),
         color=alt.ColorValue(**alt.condition(alt.datum.nodes > 15, alt.value("white"), alt.value("black"))))
-    return (cells + text).properties(title=title, width=width)
+    return describe(
+        (cells + text).properties(title=title, width=width),
+        f"{title}: a table of shaded boxes, one row per attribute, one column per depth, with the number "
+        "of nodes written in each box.",
+        "Take-away: " + "; ".join(f"{t.name} grows from 1 to {t.level_sizes[-1]} nodes over {t.height} levels"
+                                  for t in taxonomies) + ".")

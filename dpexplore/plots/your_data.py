@@ -8,6 +8,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ._accessible import describe, fmt
+
 __all__ = ["marginal_chart", "marginals_chart", "utility_chart", "ledger_chart", "method_chart",
            "occupancy_chart"]
 
@@ -54,14 +56,20 @@ def marginal_chart(original: pd.DataFrame, synthetic: pd.DataFrame, column: str,
             raise ValueError(f"column {column!r} is not in the {name} table")
     data, labels = _shares(original[column], synthetic[column], column, schema, bins, lower, upper)
     many = len(labels) > 8 or sum(len(lab) for lab in labels) > width / 7  # labels would touch
-    return alt.Chart(data).mark_bar().encode(
+    wide = data.pivot(index="value", columns="table", values="share")
+    gap = (wide["synthetic"] - wide["private"]).abs() if {"private", "synthetic"} <= set(wide.columns) else None
+    return describe(alt.Chart(data).mark_bar().encode(
         x=alt.X("value:N", sort=labels, title=None,
                 axis=alt.Axis(labelAngle=-45 if many else 0, labelLimit=70, labelFontSize=9 if many else 10)),
         xOffset=alt.XOffset("table:N", sort=["private", "synthetic"]),
         y=alt.Y("share:Q", title="share of rows", axis=alt.Axis(format="%")),
         color=alt.Color("table:N", scale=_TABLES, title=None, legend=alt.Legend(orient="top")),
         tooltip=["table", "value", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(width=width, height=height, title=column)
+    ).properties(width=width, height=height, title=column),
+        f"{column}: grouped bars of the share of rows in each of {len(labels)} values or bins, private table "
+        "next to synthetic table.",
+        "" if gap is None or gap.empty else
+        f"Take-away: the largest gap is {gap.max():.1%} at {gap.idxmax()}.")
 
 
 def marginals_chart(original: pd.DataFrame, synthetic: pd.DataFrame, columns: Sequence[str], *, schema=None,
@@ -70,7 +78,11 @@ def marginals_chart(original: pd.DataFrame, synthetic: pd.DataFrame, columns: Se
     1400-px-wide JupyterLab with its file browser open), one shared legend on top."""
     charts = [marginal_chart(original, synthetic, c, schema=schema, width=width) for c in columns]
     rows = [alt.hconcat(*charts[i:i + per_row], spacing=18) for i in range(0, len(charts), per_row)]
-    return alt.vconcat(*rows, spacing=12).resolve_scale(color="shared")
+    return describe(
+        alt.vconcat(*rows, spacing=12).resolve_scale(color="shared"),
+        f"Small multiples, one per column ({', '.join(columns)}): the share of rows per value in the private "
+        "and the synthetic table side by side.",
+        "Take-away: where the two bars of a value differ, the synthetic table misrepresents that value.")
 
 
 def utility_chart(utility: pd.DataFrame) -> alt.Chart:
@@ -78,11 +90,14 @@ def utility_chart(utility: pd.DataFrame) -> alt.Chart:
     if not {"model", "error", "private"} <= set(utility.columns):
         raise ValueError("utility needs the columns model, error, private")
     data = utility.assign(kind=np.where(utility["private"], "private release", "reference (not private)"))
-    return alt.Chart(data).mark_bar().encode(
+    return describe(alt.Chart(data).mark_bar().encode(
         y=alt.Y("model:N", sort=None, title=None), x=alt.X("error:Q", title="test error (lower is better)"),
         color=alt.Color("kind:N", title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["model", alt.Tooltip("error:Q", format=".3f")],
-    ).properties(width=320, height=90, title="Utility on held-out rows")
+    ).properties(width=320, height=90, title="Utility on held-out rows"),
+        "Utility on held-out rows: bars of the test error of "
+        + ", ".join(f"{m} {e:.3f}" for m, e in zip(data["model"], data["error"])) + ".",
+        "Take-away: compare the private release with the references; lower is better.")
 
 
 def ledger_chart(ledger: pd.DataFrame) -> alt.Chart:
@@ -90,10 +105,13 @@ def ledger_chart(ledger: pd.DataFrame) -> alt.Chart:
     if not {"label", "charged"} <= set(ledger.columns):
         raise ValueError("ledger needs the columns label, charged")
     data = ledger.groupby("label", sort=False, as_index=False)["charged"].sum()
-    return alt.Chart(data).mark_bar().encode(
+    return describe(alt.Chart(data).mark_bar().encode(
         y=alt.Y("label:N", sort=None, title=None), x=alt.X("charged:Q", title="ε charged"),
         tooltip=["label", alt.Tooltip("charged:Q", format=".4g")],
-    ).properties(width=320, height=alt.Step(20), title="Budget ledger")
+    ).properties(width=320, height=alt.Step(20), title="Budget ledger"),
+        "Budget ledger: one bar per label, the ε charged: "
+        + "; ".join(f"{lab} {c:.3g}" for lab, c in zip(data["label"], data["charged"])) + ".",
+        f"Take-away: the release spent ε = {data['charged'].sum():.3g} in total.")
 
 
 def method_chart(sweep: pd.DataFrame) -> alt.LayerChart:
@@ -119,8 +137,14 @@ def method_chart(sweep: pd.DataFrame) -> alt.LayerChart:
         color=alt.Color("reference:N", scale=alt.Scale(domain=list(refs["reference"]), range=["grey", "black"]),
                         legend=None),
         tooltip=["reference", alt.Tooltip("error:Q", format=".3f")])
-    return alt.layer(lines, rules).resolve_scale(color="independent").properties(
-        width=420, height=220, title="Every method on the messy table")
+    best = mean.loc[mean["error"].idxmin()]
+    return describe(
+        alt.layer(lines, rules).resolve_scale(color="independent").properties(
+            width=420, height=220, title="Every method on the messy table"),
+        "Every method on the messy table: lines of the mean held-out error against ε (log axis) for "
+        f"{', '.join(map(str, mean['method'].unique()))}; the majority class ({refs['error'].iloc[0]:.3f}, grey "
+        f"dashes) and the non-private logistic regression ({refs['error'].iloc[1]:.3f}, black) as references.",
+        f"Take-away: the lowest mean error is {best['error']:.3f} ({best['method']} at ε = {fmt(best['epsilon'])}).")
 
 
 def occupancy_chart(sweep: pd.DataFrame) -> alt.HConcatChart:
@@ -140,5 +164,11 @@ def occupancy_chart(sweep: pd.DataFrame) -> alt.HConcatChart:
     err = base.mark_line(point=True, color="#e45756").encode(y=alt.Y("error:Q", title="held-out error",
                                                                       scale=alt.Scale(zero=False)),
                                                            tooltip=[alt.Tooltip("error:Q", format=".3f")])
-    return alt.hconcat(cells.properties(title="Records per cell of the chosen grid"),
-                       err.properties(title="PrivPfC's error"))
+    return describe(
+        alt.hconcat(cells.properties(title="Records per cell of the chosen grid"),
+                    err.properties(title="PrivPfC's error")),
+        "Left: the expected records per cell of PrivPfC's chosen grid against ε (log axes). Right: PrivPfC's "
+        "held-out error against ε.",
+        f"Take-away: from {fmt(p['records_per_cell'].iloc[0])} records per cell at ε = {fmt(p['epsilon'].iloc[0])} "
+        f"to {fmt(p['records_per_cell'].iloc[-1])} at ε = {fmt(p['epsilon'].iloc[-1])}: larger ε picks finer "
+        "grids than the table can fill.")

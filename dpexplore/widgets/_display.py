@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..plots import vegalite_bundle
+from ..plots._render import vegalite_metadata
 
 __all__ = ["show_chart", "chart_outputs"]
 
 
 def chart_outputs(*charts: Any) -> tuple:
     """The ``Output.outputs`` value showing ``charts`` one below the other (cacheable)."""
-    return tuple({"output_type": "display_data", "data": vegalite_bundle(c), "metadata": {}} for c in charts)
+    return tuple({"output_type": "display_data", "data": vegalite_bundle(c), "metadata": vegalite_metadata()}
+                 for c in charts)
 
 
 def show_chart(output: Any, *charts: Any) -> None:

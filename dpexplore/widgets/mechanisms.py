@@ -23,16 +23,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
+from ..accuracy import epsilon_for_accuracy, laplace_accuracy
 from ..audit import privacy_loss
 from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..mechanisms import (exponential, exponential_probabilities, geometric, geometric_variance,
                           laplace, laplace_scale, laplace_variance)
 from ._display import show_chart
-from ..plots.mechanisms import (audit_points, budget_chart, exponential_chart, exponential_frame,
-                                noise_chart, noise_frames, privacy_loss_chart, privacy_loss_frames)
+from ..plots.mechanisms import (accuracy_chart, audit_points, budget_chart, curve_labels, exponential_chart,
+                                exponential_frame, noise_chart, noise_frames, privacy_loss_chart,
+                                privacy_loss_frames)
 
-__all__ = ["NoiseExplorer", "PrivacyLossExplorer", "ExponentialExplorer", "BudgetExplorer"]
+__all__ = ["NoiseExplorer", "AccuracyExplorer", "PrivacyLossExplorer", "ExponentialExplorer", "BudgetExplorer"]
 
 _STYLE = {"description_width": "120px"}
 _LAYOUT = widgets.Layout(width="440px")
@@ -113,6 +115,48 @@ class NoiseExplorer(_Explorer):
                                      f"at ε = {eps:.3g}, Δ = {delta}"))
 
 
+class AccuracyExplorer(_Explorer):
+    """Accuracy before release: slide ε, Δ and α and read the (1 − α) error bound a = b·ln(1/α)
+    of the Laplace mechanism (:func:`~dpexplore.accuracy.laplace_accuracy`), drawn on the noise
+    distribution, with an empirical check: the share of ``n_samples`` noise draws at or beyond ±a.
+
+    The draws are made once at scale 1 (with :func:`~dpexplore.mechanisms.laplace`) and scaled by
+    b = Δ/ε on each redraw, so the same slider position gives the same picture. The bound needs
+    no data: it is what an analyst can promise before releasing anything.
+    """
+
+    def __init__(self, *, epsilon: float = 1.0, sensitivity: int = 1, alpha: float = 0.05,
+                 n_samples: int = 20_000, random_state: int = 0):
+        self.n_samples = int(n_samples)
+        # slider-independent: Laplace(1) draws, scaled by b on each redraw
+        self._unit = laplace(np.zeros(self.n_samples), epsilon=1.0, sensitivity=1.0,
+                             random_state=np.random.default_rng(random_state))
+        self.epsilon = _epsilon_slider(epsilon, "ε")
+        self.sensitivity = widgets.IntSlider(value=sensitivity, min=1, max=5, description="sensitivity Δ",
+                                             continuous_update=False, style=_STYLE, layout=_LAYOUT)
+        self.alpha = widgets.FloatLogSlider(value=alpha, base=10, min=-3, max=-0.3, step=0.05,
+                                            description="α (miss chance)", readout_format=".3g",
+                                            continuous_update=False, style=_STYLE, layout=_LAYOUT)
+        self._build([self.epsilon, self.sensitivity, self.alpha])
+
+    def update(self, change: Any = None) -> None:
+        """Redraw: the bound at the current ε, Δ, α and the share of the draws beyond it."""
+        eps, delta, alpha = self.epsilon.value, self.sensitivity.value, self.alpha.value
+        b = laplace_scale(epsilon=eps, sensitivity=delta)
+        self.bound = laplace_accuracy(eps, delta, alpha)
+        noise = b * self._unit
+        self.exceeded = float(np.mean(np.abs(noise) >= self.bound))
+        hist, theory = noise_frames({"Laplace": noise}, epsilon=eps, sensitivity=delta, true_value=0.0,
+                                    n_scales=max(6.0, 1.25 * np.log(1 / alpha)))
+        self.summary.value = (
+            f"<b>a = b·ln(1/α) = {b:.3g} × {np.log(1 / alpha):.3g} = {self.bound:.3g}</b>: with probability "
+            f"{1 - alpha:.1%} a release is within ±{self.bound:.3g} of the truth · check: "
+            f"{self.exceeded:.2%} of {self.n_samples:,} draws fell at or beyond ±a (α = {alpha:.2%}) · "
+            f"to halve the bound, spend ε = {epsilon_for_accuracy(self.bound / 2, delta, alpha):.3g}")
+        self._draw(accuracy_chart(hist, theory, epsilon=eps, sensitivity=delta, alpha=alpha,
+                                  exceeded=self.exceeded))
+
+
 class PrivacyLossExplorer(_Explorer):
     """The privacy-loss picture on two neighbouring datasets, with an empirical audit.
 
@@ -189,6 +233,7 @@ class ExponentialExplorer(_Explorer):
             cats = list(schema[name].categories)
             self.utilities[name] = frame[name].astype(str).value_counts().reindex(cats, fill_value=0).astype(float)
             self.curves[name] = exponential_frame(cats, self.utilities[name].to_numpy(), grid)
+        self._labels = {name: curve_labels(c) for name, c in self.curves.items()}   # the curves' names
         self.attribute = widgets.Dropdown(options=attributes, value=attributes[0], description="attribute",
                                           style=_STYLE, layout=_LAYOUT)
         self.epsilon = _epsilon_slider(epsilon, "ε (selection)", lo=-2, hi=1)
@@ -208,7 +253,8 @@ class ExponentialExplorer(_Explorer):
             f"P[the mechanism picks it] = {p_best:.3f} · one private draw picked "
             f"<b>{html.escape(u.index[pick])}</b>")
         self._draw(exponential_chart(self.current, self.curves[self.attribute.value],
-                                     title=f"Most common {self.attribute.value}: selection probabilities"))
+                                     title=f"Most common {self.attribute.value}: selection probabilities",
+                                     labels=self._labels[self.attribute.value]))
 
 
 class BudgetExplorer(_Explorer):

@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes
 from ..models.histogram import HistogramClassifier
+from ..plots._render import vegalite_metadata
 from ._display import show_chart
 from ..plots.privpfc import (candidates_chart, candidates_data, counts_chart, counts_data, errors_bar_chart,
                              errors_data, grid_levels_chart, levels_data, selection_chart, selection_data)
@@ -395,6 +396,7 @@ class PrivPfCExplorer:
             leaves, stack = [], [chart]
             while stack:
                 node = stack.pop()
+                node.description = alt.Undefined   # the sub-charts' texts would go stale: one, rebuilt per redraw
                 data = getattr(node, "data", alt.Undefined)
                 if isinstance(data, pd.DataFrame):
                     leaves.append((node, frozenset(data.columns)))
@@ -404,7 +406,19 @@ class PrivPfCExplorer:
         chart, leaves = self._template
         for node, columns in leaves:
             node.data = by_columns[columns]
+        chart.description = self._description(res)
         return chart
+
+    def _description(self, res: dict) -> str:
+        """The charts' text description (their aria-label and alt text) for one :meth:`compute` result."""
+        drawn = res["candidates"][res["candidates"]["chosen"]]
+        cells = f" with {int(drawn['size'].iloc[0]):,} cells" if len(drawn) else ""
+        return (f"PrivPfC at ε = {self.epsilon.value:.3g}. Top: the candidate grids' expected accuracy against "
+                "their number of cells, the drawn grid ringed, next to the test errors of this release and of "
+                "non-private baselines. Middle: the selection probabilities of the most likely grids and the "
+                "chosen grid on the taxonomies. Bottom: true (non-private diagnostic) and noisy counts of a few "
+                f"cells. Take-away: the drawn grid{cells} gives a test error of {res['histogram_error']:.3f} "
+                f"(histogram classifier) and {res['tree_error']:.3f} (tree on synthetic data).")
 
     def _show(self, res: dict) -> None:
         """Display the charts of ``res``: the first time through altair (:func:`show_chart`), then by
@@ -422,8 +436,9 @@ class PrivPfCExplorer:
         frames = {frozenset(f.columns): f for f in self._frames(res).values()}
         # pandas' JSON writer: numpy types and NaN (→ null) handled in C, as altair's own data step does
         spec = dict(bundle[mime], datasets={name: json.loads(frames[cols].to_json(orient="records", double_precision=15))
-                                            for name, cols in names.items()})
-        self.out.outputs = ({"output_type": "display_data", "data": {**bundle, mime: spec}, "metadata": {}},)
+                                            for name, cols in names.items()}, description=self._description(res))
+        self.out.outputs = ({"output_type": "display_data", "data": {**bundle, mime: spec},
+                             "metadata": vegalite_metadata()},)
 
     def update(self) -> None:
         """Redraw: one PrivPfC run (stored counts) and its charts, displayed as one chart."""

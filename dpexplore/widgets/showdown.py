@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from ..plots.mechanisms import vegalite_bundle
+from ..plots._render import vegalite_bundle, vegalite_metadata
 from ..plots.showdown import HIGHER_IS_BETTER, ranking_chart
 
 __all__ = ["ShowdownExplorer"]
@@ -57,7 +57,8 @@ class ShowdownExplorer:
         """Show the precomputed chart of the selected ε."""
         self.epsilon_ = self._snap(self.epsilon.value)
         self.chart_bundle = self._bundles[self.epsilon_]
-        self.output.outputs = ({"output_type": "display_data", "data": self.chart_bundle, "metadata": {}},)
+        self.output.outputs = ({"output_type": "display_data", "data": self.chart_bundle,
+                                "metadata": vegalite_metadata()},)
 
     @property
     def chart(self):

@@ -75,8 +75,10 @@ def stored_charts(ipynb) -> int:
     the charts inside the saved state of its Output widgets."""
     nb = json.loads(ipynb.read_text())
     outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
-    n = sum(_is_chart(o) for o in outputs)
-    views = [o for o in outputs if WIDGET_VIEW in o.get("data", {})]
+    # an explorer's stored picture is the output after its view (notebooks/build.py, PICTURE_KEY)
+    pictured = {o["metadata"]["dpexplore"]["static_picture_of"] for o in outputs if "dpexplore" in o.get("metadata", {})}
+    n = sum(_is_chart(o) or "dpexplore" in o.get("metadata", {}) for o in outputs)
+    views = [o for o in outputs if WIDGET_VIEW in o.get("data", {}) and o["data"][WIDGET_VIEW]["model_id"] not in pictured]
     if any(not _is_chart(o) for o in views):   # some explorer has no picture: its Outputs must show
         state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
         for model in state.get("state", {}).values():

@@ -1,0 +1,55 @@
+"""Checks of notebook 07, the showdown: sequential composition (Dwork & Roth 2014, Thm 3.16), and
+reading the stored sweep (``notebooks/results/07_showdown_*``) that the notebook's charts draw.
+"""
+from __future__ import annotations
+
+import json
+
+from ._core import choice, close, exercise
+from ._stored import read_results, results_path
+
+
+@exercise("07.1",
+          hint="Sequential composition adds the ε of every fit that sees the same person: count the "
+               "fits per method (budgets × runs), then the methods.",
+          why="6 methods × 3 runs × (0.03 + 0.1 + 0.3 + 1) = 25.74: a benchmark that refits on the same "
+              "people is no release — its ε adds up.",
+          wrong=[1.0, 1.43, 4.29, 8.58], right=[25.74, "25.7", 6 * 3 * 1.43])
+def sweep_composition(answer) -> bool:
+    meta = json.loads(results_path("07_showdown_sweep.json").read_text())
+    fits_per_person = len(meta["methods"]["Adult"]) * meta["repetitions"]
+    return close(answer, fits_per_person * sum(meta["epsilons"]))
+
+
+@exercise("07.2",
+          hint="Find ε = 0.03 at the left of the Adult panel and compare the two lines there "
+               "(or the ε = 0.03 column of the table in section 2).",
+          why="the projected histogram's median is far below DiffGen's at ε = 0.03: one histogram does "
+              "not protect a method from a small budget by itself (section 6).",
+          wrong=["above", "Above ", "same"], right=["below", " Below", "below."])
+def projected_vs_diffgen(answer) -> bool:
+    results = read_results("07_showdown_results.csv")
+    adult = results[(results["dataset"] == "Adult") & (results["metric"] == "accuracy")]
+    smallest = adult.loc[adult["epsilon"] > 0, "epsilon"].min()
+    medians = adult[adult["epsilon"] == smallest].groupby("method")["value"].median()
+    return choice(answer, "below" if medians["Projected histogram"] < medians["DiffGen"] else "above")
+
+
+@exercise("07.3",
+          hint="The 25 % quantile of three sorted values x₁ ≤ x₂ ≤ x₃ is interpolated at position "
+               "0.25·(3 − 1) = 0.5 between them.",
+          why="at position 0.5 between x₁ and x₂: halfway between the lowest run and the median — a "
+              "spread of three runs, not a confidence interval.",
+          wrong=["a", "c", "the lowest run"], right=["b", "(b)", " B"])
+def band_edge(answer) -> bool:
+    import pandas as pd
+
+    from ..evaluate.sweeps import summarise
+
+    runs = [0.70, 0.76, 0.80]   # three runs of one (method, ε)
+    toy = pd.DataFrame({"method": "m", "epsilon": 1.0, "run": range(3), "metric": "accuracy",
+                        "value": runs, "seconds": 1.0})
+    q25 = float(summarise(toy)["q25"].iloc[0])
+    if abs(q25 - (runs[0] + runs[1]) / 2) < 1e-12:
+        return choice(answer, "b")
+    return choice(answer, "c" if q25 == runs[0] else "a")

@@ -1,0 +1,309 @@
+"""The lab kit: self-checking exercises (``dpexplore.lab``) and the student / instructor versions.
+
+Every registered check tells each of its wrong examples "not yet", each right example "right" and
+``None`` "not answered yet"; every notebook has at least three exercises, each followed by a
+registered self-check; the stored student notebooks hold no solution and their self-checks say
+"Not answered yet"; the stored instructor notebooks say "Right" in every self-check (nbval re-runs
+them: their self-check cells carry ``nbval-check-output``).
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpexplore import lab
+from dpexplore.lab import _core
+
+nbformat = pytest.importorskip("nbformat")
+jupytext = pytest.importorskip("jupytext")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def _versions_module():
+    spec = importlib.util.spec_from_file_location("notebooks_versions", NOTEBOOKS / "_versions.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("notebooks_versions", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+versions = _versions_module()
+EXERCISE_IDS = sorted(lab.EXERCISES)
+
+
+def _label(answer) -> str:
+    return getattr(answer, "__name__", repr(answer))[:40]
+
+
+# --------------------------------------------------------------------------- every registered check
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_wrong_examples_are_told_not_yet_with_the_hint(exercise_id):
+    ex = lab.EXERCISES[exercise_id]
+    assert len(ex.wrong) >= 2 and len(ex.right) >= 1
+    for answer in ex.wrong:
+        result = lab.evaluate(exercise_id, answer)
+        assert not result and result.status == "not yet", f"{exercise_id}: wrong answer {_label(answer)} accepted"
+        assert result.message == f"✗ Not yet: {ex.hint}"
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_right_examples_are_told_right_with_the_reason(exercise_id):
+    ex = lab.EXERCISES[exercise_id]
+    for answer in ex.right:
+        result = lab.evaluate(exercise_id, answer)
+        assert result and result.status == "right", f"{exercise_id}: right answer {_label(answer)} refused"
+        assert result.message == f"✓ Right: {ex.why}"
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_an_unanswered_exercise_is_told_what_to_do(exercise_id):
+    for placeholder in (None, ...):
+        result = lab.evaluate(exercise_id, placeholder)
+        assert not result and result.status == "not answered"
+        assert result.message.startswith("Not answered yet: ")
+
+
+def _shown(value) -> set[str]:
+    """How a number may be written in a sentence (3 or more characters: "10" matches too much)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return set()
+    return {s for s in (f"{value:.3g}", f"{value:.4g}") if len(s) >= 3}
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_the_hint_does_not_give_the_answer_away(exercise_id):
+    ex = lab.EXERCISES[exercise_id]
+    if any(s in ex.hint for w in ex.wrong for s in _shown(w)):
+        return          # the hint lists the options to choose from, wrong ones included
+    for answer in ex.right:
+        for shown in _shown(answer):
+            assert shown not in ex.hint, f"{exercise_id}: the hint shows the answer {shown}"
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_the_verdict_is_deterministic(exercise_id):
+    ex = lab.EXERCISES[exercise_id]
+    for answer in (ex.wrong[0], ex.right[0]):
+        assert lab.evaluate(exercise_id, answer) == lab.evaluate(exercise_id, answer)
+
+
+def test_every_exercise_belongs_to_a_notebook_module():
+    for exercise_id, ex in lab.EXERCISES.items():
+        module = ex.verify.__module__.rsplit(".", 1)[-1]
+        assert module == f"nb{exercise_id[:2]}", f"{exercise_id} is registered in {module}"
+
+
+# --------------------------------------------------------------------------- the API itself
+@pytest.fixture
+def scratch_registry():
+    """Register test exercises under ids 99.x and remove them afterwards."""
+    before = set(_core._registry)
+    yield
+    for key in set(_core._registry) - before:
+        del _core._registry[key]
+
+
+def test_check_shows_one_message_and_returns_a_truthy_result(scratch_registry, capsys):
+    @lab.exercise("99.1", hint="add the two numbers.", why="2 + 2 = 4.", wrong=[3, 5], right=[4])
+    def four(answer):
+        return _core.close(answer, 4)
+
+    right = lab.check("99.1", 4)
+    assert capsys.readouterr().out == "✓ Right: 2 + 2 = 4.\n"      # plain Python: printed once
+    assert right and bool(right) is True
+    wrong = lab.check("99.1", 5)
+    assert capsys.readouterr().out == "✗ Not yet: add the two numbers.\n" and not wrong
+    assert "4" not in wrong.message
+    assert right._ipython_display_() is None                          # silent: check() showed it
+    bundle = right._repr_mimebundle_()
+    assert bundle["text/plain"] == right.message and 'role="status"' in bundle["text/html"]
+
+
+def test_an_answer_that_breaks_the_check_is_not_yet(scratch_registry):
+    @lab.exercise("99.2", hint="give a function.", why="it runs.", wrong=[1, "x"], right=[len])
+    def runs(answer):
+        return answer([1, 2]) == 2
+
+    assert lab.evaluate("99.2", lambda _: 1 / 0).status == "not yet"
+    assert lab.evaluate("99.2", "not a function").status == "not yet"
+    assert lab.evaluate("99.2", len).status == "right"
+
+
+def test_registration_is_validated(scratch_registry):
+    def ok(answer):
+        return True
+
+    with pytest.raises(ValueError, match="NN.k"):
+        lab.exercise("1.2", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
+    with pytest.raises(ValueError, match="at least two wrong"):
+        lab.exercise("99.3", hint="h", why="w", wrong=[1], right=[3])(ok)
+    with pytest.raises(ValueError, match="hint"):
+        lab.exercise("99.3", hint=" ", why="w", wrong=[1, 2], right=[3])(ok)
+    lab.exercise("99.3", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
+    with pytest.raises(ValueError, match="twice"):
+        lab.exercise("99.3", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
+
+
+def test_an_unknown_exercise_id_is_a_clear_error():
+    with pytest.raises(ValueError, match="no exercise '98.9'"):
+        lab.check("98.9", 1)
+
+
+@pytest.mark.parametrize("answer, expected", [("b", True), (" B ", True), ("(b)", True), ("b.", True),
+                                              ("Fewer cells", True), ("a", False), ("", False), (2, False)])
+def test_choices_accept_case_and_space_variants(answer, expected):
+    assert _core.choice(answer, "b", "fewer cells") is expected
+
+
+def test_numbers_accept_strings_and_numpy_but_not_truth_values():
+    assert _core.close("0.25", 0.25) and _core.close(np.float32(0.25), 0.25) and _core.close("0,25", 0.25)
+    assert not _core.close(0.3, 0.25)
+    with pytest.raises(TypeError):
+        _core.close(True, 1.0)
+
+
+# --------------------------------------------------------------------------- the student and instructor versions
+SOLVED = '''x = None   # your answer
+### BEGIN SOLUTION
+x = 2
+### END SOLUTION'''
+
+
+def _exercise_notebook(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def _cell(source, *tags, kind="code"):
+    make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
+    cell = make(source)
+    if tags:
+        cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def test_student_version_drops_the_solution_and_keeps_the_placeholder():
+    nb = _exercise_notebook(_cell("[glossary](../docs/glossary.md)", kind="markdown"),
+                            _cell(SOLVED, "exercise"), _cell('lab.check("01.2", x)', "self-check"))
+    student = versions.student_version(nb)
+    assert student.cells[1].source == "x = None   # your answer"
+    assert "SOLUTION" not in student.cells[1].source and nb.cells[1].source == SOLVED   # input untouched
+    teacher = versions.instructor_version(nb)
+    assert teacher.cells[1].source == SOLVED
+    assert teacher.cells[1].metadata["nbgrader"]["solution"] is True
+    for cell in teacher.cells[1:]:      # nbgrader's schema: grade ids of letters, digits, _ and -
+        assert re.fullmatch(r"[A-Za-z0-9_\-]+", cell.metadata["nbgrader"]["grade_id"])
+    assert teacher.cells[2].metadata["tags"] == ["self-check", "nbval-check-output"]
+    assert teacher.cells[0].source == "[glossary](../../docs/glossary.md)"   # one folder deeper
+    assert student.cells[0].source == "[glossary](../docs/glossary.md)"
+
+
+@pytest.mark.parametrize("cells, message", [
+    ([_cell(SOLVED, "exercise")], "followed by a self-check"),
+    ([_cell("x = None", "exercise"), _cell('lab.check("01.1", x)', "self-check")], "BEGIN SOLUTION"),
+    ([_cell(SOLVED), _cell('lab.check("01.1", x)', "self-check")], "outside an exercise"),
+    ([_cell("x = 1\n### BEGIN SOLUTION\nx = 2", "exercise"), _cell('lab.check("01.1", x)', "self-check")],
+     "without"),
+    ([_cell(SOLVED, "exercise"), _cell("print(x)", "self-check")], "once"),
+    ([_cell(SOLVED, "exercise"), _cell('lab.check("01.1", x)', "self-check"),
+      _cell(SOLVED, "exercise"), _cell('lab.check("01.1", x)', "self-check")], "used twice"),
+])
+def test_a_broken_exercise_layout_is_refused(cells, message):
+    with pytest.raises(ValueError, match=message):
+        versions.check_structure(_exercise_notebook(*cells))
+
+
+def _ids(source: Path) -> list[str]:
+    return versions.check_structure(jupytext.read(source), source.name)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_every_notebook_has_three_registered_exercises(source):
+    ids = _ids(source)
+    assert len(ids) >= 3, f"{source.name} has {len(ids)} exercises, at least 3 are needed"
+    assert all(i.startswith(source.name[:2] + ".") for i in ids), f"{source.name}: ids {ids}"
+    missing = [i for i in ids if i not in lab.EXERCISES]
+    assert not missing, f"{source.name}: self-checks {missing} are not registered in dpexplore.lab"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_exercises_are_spread_through_the_notebook(source):
+    cells = jupytext.read(source).cells
+    where = [i for i, c in enumerate(cells) if versions.EXERCISE in versions.tags(c)]
+    assert len(where) >= 3
+    # not all piled at the end: the first exercise sits in the first half of the notebook
+    assert where[0] < len(cells) / 2, f"{source.name}: the first exercise is cell {where[0]} of {len(cells)}"
+
+
+def _solution_lines(source: Path) -> list[str]:
+    lines = []
+    for cell in jupytext.read(source).cells:
+        if versions.EXERCISE in versions.tags(cell):
+            inside = False
+            for line in cell.source.splitlines():
+                if line.strip() in (versions.BEGIN, versions.END):
+                    inside = line.strip() == versions.BEGIN
+                elif inside and line.strip() and not line.strip().startswith("#"):
+                    lines.append(line.strip())
+    return lines
+
+
+def _stored(path: Path):
+    if not path.exists():
+        pytest.fail(f"{path} is missing: build it with `python notebooks/build.py {path.name[:2]}`")
+    return nbformat.read(path, as_version=4)
+
+
+def _self_check_texts(nb) -> list[str]:
+    texts = []
+    for cell in nb.cells:
+        if versions.SELF_CHECK in versions.tags(cell):
+            shown = [o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", [])
+                     if o.get("output_type") == "display_data"]
+            texts.append("".join("".join(t) if isinstance(t, list) else t for t in shown))
+    return texts
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_student_version_holds_no_solution(source):
+    nb = _stored(versions.student_path(source))
+    text = "\n".join(c.source for c in nb.cells)
+    assert versions.BEGIN not in text and versions.END not in text
+    solutions = [line for line in _solution_lines(source) if len(line) > 12]
+    exercise_text = "\n".join(c.source for c in nb.cells if versions.EXERCISE in versions.tags(c))
+    leaked = [line for line in solutions if line in exercise_text]
+    assert not leaked, f"{source.name}: solution lines in the student version: {leaked}"
+    texts = _self_check_texts(nb)
+    assert texts and all(t.startswith("Not answered yet") for t in texts), texts
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_instructor_version_says_right_in_every_self_check(source):
+    nb = _stored(versions.instructor_path(source))
+    texts = _self_check_texts(nb)
+    assert len(texts) == len(_ids(source))
+    wrong = [t for t in texts if not t.startswith("✓ Right")]
+    assert not wrong, f"{source.name}: instructor self-checks not right: {wrong}"
+    for cell in nb.cells:
+        if versions.SELF_CHECK in versions.tags(cell):
+            assert versions.NBVAL_CHECK in versions.tags(cell)
+
+
+def test_the_instructor_folder_reads_the_same_results():
+    link = NOTEBOOKS / versions.INSTRUCTOR_DIR / "results"
+    assert link.is_dir() and link.resolve() == (NOTEBOOKS / "results").resolve()
+
+
+def test_notebooks_are_not_paired_with_their_sources():
+    # a paired student notebook, opened and saved in JupyterLab, would overwrite its source
+    # (solutions included) with the solutions stripped
+    config = (NOTEBOOKS / "jupytext.toml").read_text()
+    assert not re.search(r"^\s*formats\s*=", config, re.M)
