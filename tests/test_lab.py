@@ -8,13 +8,14 @@ them: their self-check cells carry ``nbval-check-output``).
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from _benchmarks import load_script
 
 from dpexplore import lab
 from dpexplore.lab import _core
@@ -26,15 +27,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 
 
-def _versions_module():
-    spec = importlib.util.spec_from_file_location("notebooks_versions", NOTEBOOKS / "_versions.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("notebooks_versions", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-versions = _versions_module()
+versions = load_script(NOTEBOOKS / "_versions.py", "notebooks_versions")
 EXERCISE_IDS = sorted(lab.EXERCISES)
 
 

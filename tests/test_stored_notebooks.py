@@ -10,12 +10,13 @@ Rebuild a failing notebook with ``python notebooks/build.py NN``.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
+
+from _benchmarks import load_script
 
 nbformat = pytest.importorskip("nbformat")
 jupytext = pytest.importorskip("jupytext")
@@ -24,14 +25,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
 
 
-def _versions_module():
-    spec = importlib.util.spec_from_file_location("notebooks_versions", NOTEBOOKS / "_versions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-versions = _versions_module()
+versions = load_script(NOTEBOOKS / "_versions.py", "notebooks_versions")
 
 
 def _has_exercises(source: Path) -> bool:
@@ -169,14 +163,9 @@ def test_no_output_references_a_cdn(source, version):
 
 # --------------------------------------------------------------------------- the build step itself
 def _build_module():
-    import importlib.util
-
     pytest.importorskip("vl_convert")
     pytest.importorskip("PIL")
-    spec = importlib.util.spec_from_file_location("notebooks_build", NOTEBOOKS / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(NOTEBOOKS / "build.py", "notebooks_build")
 
 
 def _model(name, **state):
