@@ -390,7 +390,7 @@ class Attribute:
 
     A numeric attribute also has a public ``resolution``: released values of it (split points,
     medians) are points of the lattice ``lattice`` = (resolution, origin), origin + k·resolution
-    (DESIGN.md, Contracts). Declared, or by default 1 for integer attributes and the largest power
+    (README, "Floating-point noise"). Declared, or by default 1 for integer attributes and the largest power
     of two ≤ (upper − lower)/2**20 otherwise (:func:`dpexplore.mechanisms.lattice_resolution`):
     a function of the declared bounds only.
     """

@@ -661,7 +661,7 @@ def _uniform_index(n: int, rng: np.random.Generator) -> int:
 def lattice_resolution(lower: float, upper: float) -> float:
     """Default spacing of the public lattice on [lower, upper]: the largest power of two
     ≤ (upper − lower) / 2**20, so at least a million steps. A function of the public bounds only
-    (DESIGN.md, Contracts: every released real number lies on a public grid)."""
+    (README, "Floating-point noise": every released real number lies on a public grid)."""
     lo, hi = float(lower), float(upper)
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi and math.isfinite(hi - lo)):
         raise ValueError(f"a lattice needs finite public bounds lower < upper, got [{lower!r}, {upper!r}]")

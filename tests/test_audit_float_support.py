@@ -3,8 +3,8 @@
 The continuous exponential mechanism used to return a + (b − a)·U with a, b data values; which
 floats that formula can produce depends on a and b, so the output showed which data values bound
 its interval (the floating-point channel of Mironov 2012, here in the base measure). The fixed
-mechanism draws a point of a public lattice (the attribute's declared resolution, DESIGN.md
-"Contracts": every released real number lies on a public grid).
+mechanism draws a point of a public lattice (the attribute's declared resolution; README,
+"Floating-point noise": every released real number lies on a public grid).
 
 Neighbours: D, and D′ = D plus one record inside D's widest gap. The event, the same
 for every variant and every run: "the output is not in the neighbour's support", where the

@@ -1,7 +1,7 @@
 """Private ROC curves and AUC on a private test set: PriROC and the LaplaceROC baseline.
 
 Stoddard, Chen & Machanavajjhala (2014), "Differentially Private Algorithms for Empirical
-Machine Learning", §4 (specs/private-roc-and-selection.md §4, §9.3–9.5, §9.10, §9.14–9.16).
+Machine Learning", §4.
 
 PriROC (Alg. 3) in three steps:
 
@@ -12,7 +12,7 @@ PriROC (Alg. 3) in three steps:
 3. isotonic regression on the noisy prefix sums (Hay et al., §4.2.3), then divide by the last
    prefix sum (= n1, n0), so n1 and n0 are never released separately.
 
-Conventions (all documented choices, §9.10): a score is predicted positive at θ iff score > θ;
+Conventions (documented choices where the paper is silent): a score is predicted positive at θ iff score > θ;
 bins are half-open (θ_i, θ_{i-1}] and the lowest bin also holds scores equal to the lower end of
 the public ``score_range`` (θ_ℓ = −∞). Scores outside the public range are clipped into it, which
 is post-processing of each record and needs no budget; the range itself is never read from the
@@ -21,7 +21,7 @@ data. Neighbours differ by adding or removing one test record.
 Every function returns the curve as a DataFrame with columns ``threshold, fpr, tpr`` from (0, 0)
 to (1, 1); ``curve.attrs`` holds ``auc``, ``epsilon``, ``ledger`` (the spends of this call),
 ``method``, ``n_bins`` and ``degenerate`` (True when a noisy total came out ≤ 0 and the diagonal
-was returned instead, §9.14).
+was returned instead).
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ __all__ = [
 
 
 #: spacing of the public lattice k·2**-20 on which the private medians lie, on the [0, 1] scale of
-#: the public ``score_range`` (DESIGN.md, Contracts: every released real number on a public grid)
+#: the public ``score_range`` (README, "Floating-point noise": every released real number on a public grid)
 THRESHOLD_RESOLUTION = lattice_resolution(0.0, 1.0)
 
 
@@ -188,13 +188,13 @@ def privelet_sensitivity(m: int) -> float:
 
 
 def privelet(counts: Any, *, epsilon: float, random_state: RandomState = None) -> np.ndarray:
-    """Privelet release of a 1-D histogram (spec §4.3): noisy Haar coefficients, then inverse.
+    """Privelet release of a 1-D histogram (Xiao, Wang & Gehrke 2011; Stoddard et al. 2014, §4.3): noisy Haar coefficients, then inverse.
 
     The weighted coefficients W(c)·c have L1 sensitivity exactly 1 + log2 m when one count moves
     by 1, so the Laplace mechanism with that sensitivity on W·c, divided back by W, adds
     Lap((1 + log2 m)/(ε·W(c))) to each coefficient and is ε-DP. The histogram is padded with
-    zeros to a power of two m (data-independent) and the padding is dropped after the inverse
-    (§9.15). The caller spends ``epsilon``. Prefix sums of the output have O(log³ m/ε²) variance.
+    zeros to a power of two m (data-independent) and the padding is dropped after the inverse.
+    The caller spends ``epsilon``. Prefix sums of the output have O(log³ m/ε²) variance.
     """
     x = np.asarray(counts, dtype=float)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
@@ -235,8 +235,8 @@ def isotonic_increasing(values: Any) -> np.ndarray:
 def fixed_space_thresholds(n_bins: int) -> np.ndarray:
     """α-FixedSpace on [0, 1]: the grid {0, 1/N, ..., 1} with N = ``n_bins`` bins (ε1 = 0).
 
-    The paper sets N = ⌊α·n⌋ with the test-set size n, which is private under add/remove
-    (§9.12): here N is given directly (e.g. α times a public size).
+    The paper sets N = ⌊α·n⌋ with the test-set size n, which is private under add/remove:
+    here N is given directly (e.g. α times a public size).
     """
     n_bins = _check_int(n_bins, "n_thresholds", 1)
     return np.linspace(0.0, 1.0, n_bins + 1)
@@ -255,7 +255,7 @@ def median_smooth_sensitivity(values: Any, *, beta: float, left: float, right: f
     Values lie in [left, right]; sorted x_1 ≤ … ≤ x_n, padded x_i = left (i ≤ 0), right (i > n);
     median = x_m with m = ⌊(n + 1)/2⌋ (the lower median for even n; n = 0 gives ``left``).
     Nissim, Raskhodnikova & Smith (2007) give S* = max_k e^{−kβ}·max_t (x_{m+t} − x_{m+t−k−1})
-    for substitution with fixed n (spec §4.4). Under the paper's add/remove neighbours (§9.5) a
+    for substitution with fixed n (Stoddard et al. 2014, §4.4). Under the paper's add/remove neighbours a
     dataset reached by a additions and r removals has its median in a window of the original
     order statistics, and its local sensitivity is at most
 
@@ -263,7 +263,7 @@ def median_smooth_sensitivity(values: Any, *, beta: float, left: float, right: f
 
     and U_j(x) ≤ U_{j+1}(x') for neighbours x, x'. Hence S = max_j e^{−jβ} U_j is a β-smooth upper
     bound (NRS Def. 2.1), which is what the Cauchy mechanism needs. Empty or tiny partitions get
-    S ≈ right − left, with no branch on the private size (§9.5).
+    S ≈ right − left, with no branch on the private size.
     """
     x = np.sort(np.asarray(values, dtype=float))
     n = x.size
@@ -319,14 +319,14 @@ def recursive_median_thresholds(scores01: Any, *, epsilon: float, depth: int,
 
     Each of the k levels spends ε' = ε/k on disjoint partitions (parallel composition); a
     partition's median gets Cauchy noise of scale 8·S/ε' with S the β = ε'/2 smooth sensitivity
-    (NRS Lemma 2.7 with γ = 2). The paper prints ε1 instead of ε' in the noise (§9.4): that would
+    (NRS Lemma 2.7 with γ = 2). The paper prints ε1 instead of ε' in the noise: that would
     under-noise by a factor k. The noisy median is released snapped to the public lattice
     k·:data:`THRESHOLD_RESOLUTION` (DP-safe reading): NRS's guarantee is for the real number
     m + (8S/ε')·Z, and snapping it is post-processing, while the float m + noise would carry the
     low bits of the data-dependent m and S (Mironov 2012); the float sum differs from the exact one
     by at most 2**-51 inside (0, 1), so it snaps differently only within that distance of a cell
     boundary. A noisy median outside (left, right) falls back to the midpoint (post-processing,
-    §9.16); scores equal to a threshold are dropped from both children.
+    Stoddard et al. 2014, Alg. 4); scores equal to a threshold are dropped from both children.
     ``median="exponential"`` replaces the smooth-sensitivity median by the exponential-mechanism
     median on the same lattice (:func:`_exponential_median`), exact under add/remove and far less
     noisy when ε'·n is small: the smooth bound is at least e^{−β·n/2}·(right − left), so with
@@ -549,7 +549,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     tp_prefix = np.cumsum(release(tp_bins, eps_tp))
     fp_prefix = np.cumsum(release(fp_bins, eps_fp))
 
-    # Step 3: consistency (§4.5, §9.14)
+    # Step 3: consistency (§4.5)
     if isotonic:
         tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
     grid = np.concatenate([[1.0], interior[::-1], [0.0]])
@@ -576,9 +576,9 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
 
     Thresholds: ``n_thresholds`` = t equally spaced interior points of the public range (the
     paper's "chosen based on the data" is unspecified; a data-independent grid keeps the
-    baseline honest, spec §11). Sensitivity of the released vector: ``"paper"`` = 2t + 1 as
-    printed, or ``"tight"`` = t + 1 (a record touches n1 and its TP(θ)'s, or n0 and its FP(θ)'s;
-    §9.3). Rates are noisy TP / noisy n1 clipped to [0, 1]; with ``isotonic=True`` the counts
+    baseline honest). Sensitivity of the released vector: ``"paper"`` = 2t + 1 as
+    printed, or ``"tight"`` = t + 1 (a record touches n1 and its TP(θ)'s, or n0 and its FP(θ)'s).
+    Rates are noisy TP / noisy n1 clipped to [0, 1]; with ``isotonic=True`` the counts
     are made monotone first. ``classes`` as in :func:`private_roc_curve`. Same return format.
     """
     positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range, classes,

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 __all__ = ["CheckResult", "Exercise", "EXERCISES", "check", "exercise"]
 
 _ID = re.compile(r"^\d{2}\.\d{1,2}$")
-_DEFAULT_TODO = "replace None with your answer in the exercise cell above, run it, then run this cell."
+_DEFAULT_UNANSWERED = "replace None with your answer in the exercise cell above, run it, then run this cell."
 
 _registry: dict[str, "Exercise"] = {}
 EXERCISES: Mapping[str, "Exercise"] = MappingProxyType(_registry)
@@ -43,7 +43,7 @@ class Exercise:
     why: str
     wrong: tuple
     right: tuple
-    todo: str = _DEFAULT_TODO
+    todo: str = _DEFAULT_UNANSWERED
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class CheckResult:
 
 
 def exercise(exercise_id: str, *, hint: str, why: str, wrong: Sequence, right: Sequence,
-             todo: str = _DEFAULT_TODO) -> Callable[[Callable[[Any], bool]], Callable[[Any], bool]]:
+             todo: str = _DEFAULT_UNANSWERED) -> Callable[[Callable[[Any], bool]], Callable[[Any], bool]]:
     """Register the decorated ``verify(answer) -> bool`` as the check of ``exercise_id``.
 
     ``hint`` is shown when the answer is not yet right, ``why`` (one sentence) when it is;

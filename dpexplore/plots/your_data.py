@@ -149,7 +149,7 @@ def method_chart(sweep: pd.DataFrame) -> alt.LayerChart:
 
 def occupancy_chart(sweep: pd.DataFrame) -> alt.HConcatChart:
     """PrivPfC's chosen grid against ε: cells (log) and expected records per cell, next to its
-    held-out error — the grid gets finer than the table can fill (issue 12 item 15)."""
+    held-out error — the grid gets finer than the table can fill (Su et al. 2018, Alg. 2 line 4: τ from n̂)."""
     p = sweep[sweep["method"] == "PrivPfC"].groupby("epsilon", as_index=False)[
         ["cells", "records_per_cell", "error"]].mean()
     eps = sorted(p["epsilon"].unique())

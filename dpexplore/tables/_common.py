@@ -9,8 +9,8 @@ import numpy as np
 __all__ = ["InputError", "HighCardinalityWarning", "FewRecordsWarning", "EPSILON_RANGE", "HIGH_CARDINALITY",
            "FEW_RECORDS", "show", "show_list", "check_epsilon_range"]
 
-#: the ε an analyst may ask for (the app's range): outside it is an error, never a clamp (issue 12
-#: item 12). Below 0.01 a release is noise; above 10 the guarantee means little.
+#: the ε an analyst may ask for (the app's range): outside it is an error, never a clamp.
+#: Below 0.01 a release is noise; above 10 the guarantee means little.
 EPSILON_RANGE = (0.01, 10.0)
 #: a categorical column with more declared values than this gets a warning and a taxonomy hint
 HIGH_CARDINALITY = 50

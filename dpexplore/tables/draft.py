@@ -4,7 +4,7 @@
 flagged ``from_data`` (those values leak; a :class:`PrivacyLeakWarning` says so) plus notes that
 say what to do about missing values, text in numeric columns and columns with thousands of
 values. :func:`declare` sets a row's values and marks it declared — typing the value the draft
-already shows counts as declaring it (issue 12 item 4). :func:`build_schema` turns the reviewed
+already shows counts as declaring it. :func:`build_schema` turns the reviewed
 rows into a :class:`~dpexplore.domain.Schema` and the table encoded to it: typed cut points per
 numeric column (``"long-tail"`` by default for counts: 0 | 1 | 2–3 | 4–7 | …, read from the
 declared bounds only), a typed taxonomy that groups a categorical column's values.

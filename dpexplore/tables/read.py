@@ -1,6 +1,6 @@
 """Reading the analyst's file: CSV, CSV.gz or Parquet → a DataFrame; picking columns.
 
-Every refusal is an :class:`InputError` with one line saying what to do (issue 12 items 1, 2, 11).
+Every refusal is an :class:`InputError` with one line saying what to do.
 """
 from __future__ import annotations
 

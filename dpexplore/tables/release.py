@@ -19,8 +19,8 @@ from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_r
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
            "column_sources", "grid_occupancy"]
 
-#: public cap on the synthetic table's rows (issue 12 item 9: a size that follows from ε or a
-#: noisy count is capped before anything is spent)
+#: public cap on the synthetic table's rows (a size that follows from ε or a noisy count is
+#: capped before anything is spent)
 MAX_SYNTHETIC_ROWS = 200_000
 #: share of ε the workflow gives the one-way marginals of the columns a method does not model
 #: (a documented extension beyond the papers; 0 = the paper's budget, those columns uniform)
@@ -124,7 +124,7 @@ def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.Data
 def grid_occupancy(est: Any) -> dict:
     """Cells of the released histogram and the expected records per cell (n̂ / cells, both
     released values): PrivPfC on a small table picks grids so fine that cells hold < 1 record
-    (issue 12 item 15). Empty dict when the publisher has no single grid."""
+    (Su et al. 2018, Alg. 2 line 4). Empty dict when the publisher has no single grid."""
     counts, n_hat = getattr(est, "counts_", None), getattr(est, "n_hat_", None)
     if counts is None or n_hat is None or not isinstance(getattr(est, "grid_", None), dict):
         return {}
