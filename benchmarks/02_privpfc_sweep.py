@@ -4,9 +4,9 @@
 
 Protocol (PrivPfC §7, the notebook's split): 80/20 train/test split with random_state=0; at each
 ε ∈ {0.05, 0.1, 0.2, 0.5, 1} and seed s = 0..reps-1, exactly ``PrivPfC(epsilon=ε,
-random_state=s).fit(X_train, y_train, schema=schema)`` (Θ = 10,000, split 3/37/60), scored on the
+random_state=s, schema=schema).fit(X_train, y_train)`` (Θ = 10,000, shares 3/37/60), scored on the
 test set as the histogram classifier and as a decision tree trained on the synthetic records; plus
-one run of the NON-PRIVATE diagnostic PrivPfC-SelNF per ε (``dpexplore.widgets.privpfc.error_sweep``).
+one run of the NON-PRIVATE diagnostic PrivPfC-SelNF per ε (``dpexplore.evaluate.privpfc.error_sweep``).
 One row per (dataset, ε, seed, method); the notebook reads the CSV so that Run All stays short.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import pandas as pd  # noqa: E402
 
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split  # noqa: E402
-from dpexplore.widgets.privpfc import error_sweep  # noqa: E402
+from dpexplore.evaluate.privpfc import error_sweep  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0)

@@ -36,7 +36,7 @@ COLUMNS = ["sweep", "method", "h", "epsilon", "seed", "accuracy", "discernibilit
 
 def evaluate(method, X_tr, X_te, y_tr, y_te, schema, seed: int, **params) -> dict:
     """Test accuracy of the tree trained on one seeded release, and its discernibility penalty."""
-    release = method(random_state=seed, **params).fit(X_tr, y_tr, schema)
+    release = method(random_state=seed, **params, schema=schema).fit(X_tr, y_tr)
     accuracy = release.train_classifier(random_state=seed).score(X_te, y_te)
     penalty = float((release.released_counts().sum(axis=1).astype(float) ** 2).sum())
     return {"seed": seed, "accuracy": float(accuracy), "discernibility": penalty}

@@ -24,7 +24,8 @@ import pandas as pd  # noqa: E402
 from dpexplore._config import repetitions  # noqa: E402
 from dpexplore.datasets import load_adult, load_iris  # noqa: E402
 from dpexplore.publish.projected import ProjectedHistogram  # noqa: E402
-from dpexplore.widgets import projected as explore  # noqa: E402
+from dpexplore.evaluate import projected as explore  # noqa: E402
+from dpexplore.models import PrivateLRClassifier  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parents[1] / "notebooks" / "results"
 GRIDS = {"epsilon": [0.1, 0.3, 1.0, 3.0], "k": [1, 2, 3, 4], "gamma": [0.1, 0.3, 0.5, 0.7, 0.9]}
@@ -35,10 +36,10 @@ def sweeps(data: dict, grids: dict = GRIDS, progress=None) -> pd.DataFrame:
     reference = {}
     for name, (frame, schema, folds) in data.items():
         methods = {"LR (non-private)": lambda s, sc=schema: explore.NonPrivateLR(sc),
-                   "projection only (ε = 10⁴)": lambda s: ProjectedHistogram(1e4, random_state=s)}
+                   "projection only (ε = 10⁴)": lambda s, sc=schema: ProjectedHistogram(1e4, random_state=s,
+                                                                                        schema=sc)}
         if name == "Adult":
-            methods["DP-LR"] = lambda s, sc=schema: explore.OneVsRestPrivateLR(sc, 1.0, random_state=s,
-                                                                              fit_intercept=True)
+            methods["DP-LR"] = lambda s, sc=schema: PrivateLRClassifier(sc, epsilon=1.0, random_state=s)
         reference[name] = explore.cross_validated_auc(frame, schema, methods, folds=folds)
     parts = []
     for parameter, values in grids.items():

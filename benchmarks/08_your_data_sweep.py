@@ -62,14 +62,17 @@ def sweep(rows: int, reps: int, epsilons=EPSILONS, methods=None) -> pd.DataFrame
     """One row per (method, ε, seed) with the columns :data:`COLUMNS`."""
     schema, encoded, leaks = declared_messy(rows)
     out = []
-    for method in methods or list(tables.METHODS):
+    # the publishing methods (a model, e.g. PrivateNaiveBayes, releases no synthetic table),
+    # recorded under their display names, as notebook 08 shows them
+    publishers = [name for name, spec in tables.METHODS.items() if spec.kind == "publisher"]
+    for method in methods or publishers:
         for eps in epsilons:
             for seed in range(reps):
                 t0 = time.perf_counter()
                 res = tables.release(encoded, schema, method, eps, random_state=seed, progress=False, leaks=leaks)
                 u = res.utility.set_index("model")["error"]
                 occ = res.occupancy
-                out.append({"method": method, "epsilon": eps, "seed": seed, "error": float(u.iloc[0]),
+                out.append({"method": tables.METHODS[method].display, "epsilon": eps, "seed": seed, "error": float(u.iloc[0]),
                             "majority": float(u["majority class"]),
                             "nonprivate_lr": float(u["non-private logistic regression"]),
                             "synthetic_rows": len(res.synthetic), "cells": occ.get("cells", np.nan),

@@ -36,10 +36,10 @@ def main() -> None:
     t0 = time.perf_counter()
     for seed in range(RUNS):
         X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=1 / 3, random_state=seed)
-        dm = DiffMulti(1.0, h=1_000, random_state=seed).fit(X_tr, y_tr, schema)
+        dm = DiffMulti(1.0, h=1_000, random_state=seed, schema=schema).fit(X_tr, y_tr)
         results["DiffMulti h=1000"].append(dm.train_classifier(random_state=seed).score(X_te, y_te))
         results["DiffMulti h=1000 predict()"].append(dm.score(X_te, y_te))
-        dg = DiffGen(1.0, steps=10, random_state=seed).fit(X_tr, y_tr, schema)
+        dg = DiffGen(1.0, steps=10, random_state=seed, schema=schema).fit(X_tr, y_tr)
         results["DiffGen 10 steps"].append(dg.train_classifier(random_state=seed).score(X_te, y_te))
         results["majority (LA)"].append(float(np.mean(y_te == y_tr.mode()[0])))
         # C4.5 on the raw data: numeric attributes as numbers, categorical ones one-hot

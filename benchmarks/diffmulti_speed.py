@@ -3,14 +3,13 @@
 Prints the fit time (median of a few runs) of DiffMulti on Adult at h = 1,000 and h = 10,000,
 on 1×, 4× and 16× Adult (rows resampled with replacement), DiffGen (10 steps) for comparison,
 and the time of predict() on the whole table. The paper reports ~30 s at h = 100k and < 120 s
-for 1M records in C++ (2015 hardware); the theory says O(|D| log² |D|).
+for 1M records in C++ (2015 hardware); the theory says O(|D| log² |D|). The explorer's slider
+latency is measured with the other explorers: ``benchmarks/widget_latency.py --only DiffMultiExplorer``.
 
 Run: python benchmarks/diffmulti_speed.py
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import time
 
@@ -22,7 +21,6 @@ import numpy as np  # noqa: E402
 from dpexplore.datasets import load_adult  # noqa: E402
 from dpexplore.publish.diffgen import DiffGen  # noqa: E402
 from dpexplore.publish.diffmulti import DiffMulti  # noqa: E402
-from dpexplore.widgets.diffmulti import DiffMultiExplorer  # noqa: E402
 
 
 def timed(fn, repeats: int) -> tuple[float, object]:
@@ -47,31 +45,17 @@ def main() -> None:
             rows = rng.integers(0, len(X), factor * len(X))
             Xf, yf = X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
         for h in ((1_000, 10_000) if factor == 1 else (1_000,)):
-            t, m = timed(lambda: DiffMulti(1.0, h=h, random_state=1).fit(Xf, yf, schema), 3 if factor == 1 else 1)
+            t, m = timed(lambda: DiffMulti(1.0, h=h, random_state=1, schema=schema).fit(Xf, yf), 3 if factor == 1 else 1)
             print(f"{'DiffMulti':<10} {len(Xf):>10,} {h:>7,} {t:>9.2f} {m.n_regions_:>8,} {t / len(Xf) * 1e4:>12.3f}")
-    t, m = timed(lambda: DiffGen(1.0, steps=10, random_state=1).fit(X, y, schema), 3)
+    t, m = timed(lambda: DiffGen(1.0, steps=10, random_state=1, schema=schema).fit(X, y), 3)
     print(f"{'DiffGen':<10} {len(X):>10,} {'10 st.':>7} {t:>9.2f} {m.n_regions_:>8,} {t / len(X) * 1e4:>12.3f}")
-    m = DiffMulti(1.0, h=1_000, random_state=1).fit(X, y, schema)
+    m = DiffMulti(1.0, h=1_000, random_state=1, schema=schema).fit(X, y)
     t, _ = timed(lambda: m.predict(X), 3)
     print(f"predict() on {len(X):,} records through a {m.n_regions_:,}-region tree: {t:.3f} s")
     X2 = X[["age", "education-num"]]
-    t, _ = timed(lambda: DiffMulti(1.0, h=1_000, random_state=1).fit(X2, y, schema), 3)
+    t, _ = timed(lambda: DiffMulti(1.0, h=1_000, random_state=1, schema=schema).fit(X2, y), 3)
     print(f"DiffMulti on 2 attributes (the notebook's plane), h = 1,000: {t:.3f} s")
-    # slider -> redraw latency of the notebook's explorer (each assignment triggers update())
-    quiet = contextlib.redirect_stdout(io.StringIO())   # outside Jupyter, Output widgets print
-    quiet.__enter__()
-    explorer = DiffMultiExplorer(X, y, schema, x="age", y_attribute="education-num", h=300)
-    lat = []
-    moves = [(explorer.eps_slider, v) for v in (0.5, 2.0, 1.0, 0.2, 1.0)]
-    moves += [(explorer.h_slider, v) for v in (100, 1000, 30, 300)]
-    moves += [(explorer.steps_slider, v) for v in (4, 10, 6)]
-    for slider, value in moves:          # each assignment triggers exactly one update()
-        t0 = time.perf_counter()
-        slider.value = value
-        lat.append(time.perf_counter() - t0)
-    quiet.__exit__(None, None, None)
-    print(f"explorer slider -> redraw over {len(lat)} moves: median {np.median(lat) * 1000:.0f} ms, "
-          f"max {np.max(lat) * 1000:.0f} ms (h = 1,000: {lat[6] * 1000:.0f} ms)")
+
 
 if __name__ == "__main__":
     main()

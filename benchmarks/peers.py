@@ -1,12 +1,13 @@
-"""What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult (issue 13).
+"""What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult.
 
-Writes ``notebooks/results/peers.csv`` (one row per library × method × ε: the mean test accuracy
-over ``n_runs`` splits; notebook 07 draws them as reference lines) and the sidecar
+Writes ``notebooks/results/peers.csv`` (one row per library × method × ε × metric: the mean test
+``accuracy`` over ``n_runs`` splits, which notebook 07 draws as reference lines, and for MST the
+shape of its synthetic table, ``tvd_1way`` and ``tvd_2way``) and the sidecar
 ``notebooks/results/peers.json`` (versions, settings, per-run values, timings).
 
 The task is notebook 07's: Adult (``dpexplore.datasets.load_adult``, the bundled file), the
 showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..., random_state=
-2026)`` (stratified 80/20; recomputed here with the sweep's own ``_Splits``). The peers:
+2026)`` (stratified 80/20; recomputed here with the sweep's own ``Splits``). The peers:
 
 - diffprivlib ``GaussianNB``: the 6 numeric predictors (diffprivlib's GaussianNB models numbers),
   ``bounds`` = the schema's declared bounds, classes from the schema; ε-DP (δ = 0).
@@ -19,7 +20,14 @@ showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..
   leaf intervals of the public Adult taxonomies), then ``synthesize()``; the classifier trained on
   the synthetic table is the showdown's non-private reference pipeline (one-hot → scikit-learn
   logistic regression) on the released domain: numbers as their public bin, the real test rows
-  binned the same way. MST runs under ρ-zCDP; ρ is
+  binned the same way. The synthetic rows are drawn with ``synthesize(method="sample")`` (i.i.d.
+  from the fitted model; :data:`MST_SYNTHESIS`): mbi's default randomized rounding fills each
+  column by rank within its parent's group and invents correlations the model does not hold,
+  which would misstate the peer. Its fidelity: the mean total-variation distance between the
+  synthetic table and the training part over the same public bins as ours
+  (:func:`dpexplore.evaluate.fidelity.fidelity_summary`, computed here in the project's venv
+  from the synthetic table the worker writes: one definition of the bins and of the distance),
+  1-way over every column and 2-way over every pair, the target included. MST runs under ρ-zCDP; ρ is
   the largest with ρ + 2√(ρ ln(1/δ)) ≤ ε (Bun & Steinke 2016, Prop. 1.3), so the release is
   (ε, δ)-DP with δ = 1e-6 (``--delta``). Optional ``--mst-pure``: MST under pure ε-DP (Laplace
   noise; OpenDP allows δ = 0 because every key and cut is declared).
@@ -42,9 +50,10 @@ A peer whose interpreter is missing or fails gets rows with an empty ``value`` a
 ``notes`` (never a made-up number). ``--only dpl|odp`` reruns one peer and keeps the other's rows.
 
 The stored files came from ``--only dpl`` (3 repetitions: 74 s wall) then ``--only odp
---repetitions 1`` (4 MST releases on the 36,177 training rows: 4 min 39 s of CPU, 9 min 21 s of
-wall time on the shared, overloaded 2-core machine; the first release carries JAX's compilation),
-so the MST rows average one run (``n_runs``). ``--mst-pure`` is implemented but was not run. opendp 0.16's MST refuses its own
+--repetitions 1`` (4 MST releases on the 36,177 training rows, one per ε, each synthesized with
+``method="sample"``: 925 s of fitting, 991 s wall on the shared 2-core machine; the first
+release carries JAX's compilation), so the MST rows average one run (``n_runs``). ``--mst-pure``
+is implemented but was not run. opendp 0.16's MST refuses its own
 selection plan by one ulp (opendp/opendp#2789); ``_patch_mst_selection_budget`` gives the
 selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more than stated.
 """
@@ -71,6 +80,13 @@ REPETITIONS = 3                         # notebook 07's repetitions (full mode)
 SEED = 2026                             # notebook 07's random_state: same splits
 TEST_SIZE = 0.2
 DELTA = 1e-6
+#: how the MST worker draws its synthetic rows (mbi 1.1.0: "sample" = i.i.d. from the model)
+MST_SYNTHESIS = "sample"
+#: the shape metrics of a synthetic table (mean total-variation distance over public bins)
+FIDELITY_METRICS = ("tvd_1way", "tvd_2way")
+FIDELITY_NOTES = ("mean total-variation distance over the schema's public bins between the synthetic table "
+                  "(synthesize(method='sample'), numbers clipped to the declared bounds) and the training part; "
+                  "{way} over every column{pairs}, target included")
 METHODS = {  # key → (library, method label, notes)
     "dpl_gnb": ("diffprivlib", "GaussianNB",
                 "6 numeric predictors, bounds declared from the schema; pure ε-DP"),
@@ -104,8 +120,9 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
 
 def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str],
               epsilons: list[float], delta: float, methods: list[str]) -> "pd.DataFrame":
-    """One row per method × ε (mean accuracy over the runs that finished); methods that could not
-    run get an empty value and the reason in ``notes``."""
+    """One row per method × ε (mean accuracy over the runs that finished), plus one per shape
+    metric (:data:`FIDELITY_METRICS`) for the methods whose runs carry it; methods that could not
+    run get an empty accuracy and the reason in ``notes``."""
     import numpy as np
     import pandas as pd
 
@@ -120,6 +137,16 @@ def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str]
                          "metric": "accuracy", "value": float(np.mean(values)) if values else np.nan,
                          "n_runs": len(values),
                          "notes": notes if values else f"not run: {reason or 'no result'}"})
+            accuracy_row = rows[-1]
+            for metric in FIDELITY_METRICS:
+                shape = [r[metric] for r in raw if r["method"] == key and np.isclose(r["epsilon"], eps)
+                         and metric in r]
+                if shape:
+                    pairs = metric == "tvd_2way"
+                    rows.append({**accuracy_row, "metric": metric, "value": float(np.mean(shape)),
+                                 "n_runs": len(shape),
+                                 "notes": FIDELITY_NOTES.format(way="2-way" if pairs else "1-way",
+                                                                pairs=" pair" if pairs else "")})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -297,9 +324,13 @@ def worker_opendp(job: Path) -> dict:
                     table = (ctx.query(**query)
                              .contingency_table(keys=keys, cuts=cuts, algorithm=dp.mbi.MST())
                              .release())
-                # synthetic size: the number of training rows (public: the split sizes are declared)
-                synthetic = table.synthesize(rows=len(tr)).to_pandas()
+                # synthetic size: the number of training rows (public: the split sizes are declared);
+                # mbi and OpenDP draw the rows with NumPy's global generator: seeded per fit
+                np.random.seed(run_seed(key, e_idx, run))
+                synthetic = table.synthesize(rows=len(tr), method=MST_SYNTHESIS).to_pandas()
                 seconds = time.perf_counter() - t0
+                synthetic_file = f"synthetic-{key}-{e_idx}-{run}.csv"   # for the parent's fidelity figures
+                synthetic.to_csv(job / synthetic_file, index=False)
                 model = _reference_classifier()
                 missing = {c: int(n) for c, n in synthetic.isna().sum().items() if n}
                 synthetic = synthetic.dropna()      # rows MST left without a value: not used (counted)
@@ -313,7 +344,8 @@ def worker_opendp(job: Path) -> dict:
                 accuracy = float(np.mean(pred == frame.iloc[te][target].to_numpy()))
                 timing[key] += seconds
                 raw.append({"method": key, "epsilon": eps, "run": run, "accuracy": accuracy, "seconds": seconds,
-                            "synthetic_rows": int(len(y_syn)), "missing_values": missing})
+                            "synthetic_rows": int(len(y_syn)), "missing_values": missing,
+                            "synthesis": MST_SYNTHESIS, "synthetic_file": synthetic_file})
                 with open(job / "progress-odp.jsonl", "a") as fh:   # kept if a later fit fails
                     fh.write(json.dumps(raw[-1]) + "\n")
                 print(f"  {key} ε={eps:g} run {run}: accuracy {accuracy:.4f} ({seconds:.0f} s)", flush=True)
@@ -326,15 +358,15 @@ def worker_opendp(job: Path) -> dict:
 
 # =========================================================================== driver side (project venv)
 def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, methods: list[str]) -> dict:
-    """Adult, its public schema and the showdown's splits (sweep's ``_Splits``) into ``job``."""
+    """Adult, its public schema and the showdown's splits (sweep's ``Splits``) into ``job``."""
     import numpy as np
 
     from dpexplore.datasets import load_adult
-    from dpexplore.evaluate.sweeps import _root_entropy, _Splits
+    from dpexplore.evaluate.sweeps import Splits, root_entropy
 
     frame, schema = load_adult()
     frame.to_csv(job / "adult.csv", index=False)
-    splits = _Splits(frame, schema, None, TEST_SIZE, _root_entropy(SEED))
+    splits = Splits(frame, schema, None, TEST_SIZE, root_entropy(SEED))
     arrays = {}
     for r in range(repetitions):
         (tr, te), = splits.folds(r)
@@ -345,6 +377,37 @@ def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, 
               "n_test": int(len(arrays["test0"]))}
     (job / "config.json").write_text(json.dumps(config))
     return config
+
+
+def add_fidelity(raw: list[dict], job: Path) -> None:
+    """Each run that wrote a synthetic table gains ``tvd_1way``/``tvd_2way``: its distance to the
+    training part it was made from, over the schema's public bins
+    (:func:`~dpexplore.evaluate.fidelity.fidelity_summary`; NOT private, an evaluation). Numbers
+    are first clipped to their declared bounds: OpenDP draws a number of the outer bins uniformly
+    in [first cut − 1, first cut] or [last cut, last cut + 1], which can step past a bound while
+    the bin itself is inside it."""
+    import pandas as pd
+
+    from dpexplore.domain import Schema
+    from dpexplore.evaluate.fidelity import fidelity_summary
+
+    config, _, _, frame, runs = _load_job(job)
+    schema = Schema.from_dict(config["schema"])
+    for row in raw:
+        path = job / row.get("synthetic_file", "")
+        if "synthetic_file" not in row or not path.exists():
+            continue
+        synthetic = pd.read_csv(path, dtype={c: str for c in schema.categorical + [schema.target]},
+                                keep_default_na=True)
+        for name in schema.numeric:
+            synthetic[name] = synthetic[name].clip(schema[name].lower, schema[name].upper)
+        train, _ = runs[row["run"]]
+        real = frame.iloc[train].reset_index(drop=True)
+        real[schema.numeric] = real[schema.numeric].astype(float)
+        shape = fidelity_summary(real, synthetic, schema)
+        row.update(tvd_1way=shape["tvd_1way"], tvd_2way=shape["tvd_2way"])
+        print(f"  {row['method']} ε={row['epsilon']:g} run {row['run']}: TVD 1-way {shape['tvd_1way']:.3f}, "
+              f"2-way {shape['tvd_2way']:.3f}", flush=True)
 
 
 def run_peer(python: str | None, peer: str, job: Path) -> tuple[dict | None, str]:
@@ -425,6 +488,7 @@ def main(argv: list[str] | None = None) -> None:
                 reasons.update({m: why for m in mine})
                 runs_info[peer] = {"error": why}
                 continue
+            add_fidelity(result["raw"], job)
             raw += result["raw"]
             versions.update({k: v for k, v in result["versions"].items() if k in ("diffprivlib", "opendp")})
             runs_info[peer] = ({k: v for k, v in result.items() if k != "raw"}

@@ -38,14 +38,14 @@ def run(name: str, loader, repetitions: int) -> pd.DataFrame:
     for eps in EPSILONS:
         t0 = time.perf_counter()
         for seed in range(repetitions):
-            model = PrivPfC(epsilon=eps, random_state=seed).fit(X_train, y_train, schema=schema)
+            model = PrivPfC(epsilon=eps, random_state=seed, schema=schema).fit(X_train, y_train)
             rows.append({"dataset": name, "epsilon": eps, "seed": seed, "method": "PrivPfC",
                          "error": 1 - model.score(X_test, y_test),
                          "grid": describe_grid(list(model.grid_.values()), list(model.grid_))})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             for seed in range(min(repetitions, 3)):
-                selnf = PrivPfCSelNF(epsilon=eps, random_state=seed).fit(X_train, y_train, schema=schema)
+                selnf = PrivPfCSelNF(epsilon=eps, random_state=seed, schema=schema).fit(X_train, y_train)
                 rows.append({"dataset": name, "epsilon": eps, "seed": seed, "method": "SelNF (non-private)",
                              "error": 1 - selnf.score(X_test, y_test), "grid": ""})
         res = pd.DataFrame([r for r in rows if r["epsilon"] == eps and r["method"] == "PrivPfC"])

@@ -56,7 +56,7 @@ def main() -> None:
               f"({', '.join(f'{a}@{d}' for a, d in zip(codes.attributes, best) if d)})")
     for eps in (0.1, 1.0):
         t0, c0 = time.perf_counter(), time.process_time()
-        PrivPfC(epsilon=eps, theta=theta, random_state=0).fit(X, y, schema=schema)
+        PrivPfC(epsilon=eps, theta=theta, random_state=0, schema=schema).fit(X, y)
         print(f"full PrivPfC fit at ε = {eps}: {time.perf_counter() - t0:.2f} s "
               f"(CPU {time.process_time() - c0:.2f} s)")
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from dpexplore.datasets import load_adult, load_iris
 from dpexplore.publish.projected import ProjectedHistogram
-from dpexplore.widgets.projected import NonPrivateLR, cross_validated_auc
+from dpexplore.evaluate.projected import NonPrivateLR, cross_validated_auc
 
 QUICK = "--quick" in sys.argv
 

@@ -109,7 +109,7 @@ def measure_baseline() -> dict:
     frame, schema = load_adult()
     X, y = frame[schema.predictors], frame[schema.target]
     t = time.perf_counter()
-    PrivPfC(epsilon=1.0, random_state=0).fit(X, y, schema)
+    PrivPfC(epsilon=1.0, random_state=0, schema=schema).fit(X, y)
     return {"engine": "records", "rows": len(frame), "fit_s": time.perf_counter() - t,
             "peak_rss_mib": peak_rss_mib([os.getpid()])}
 

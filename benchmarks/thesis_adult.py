@@ -58,7 +58,7 @@ def adult_nb(runs: int) -> bool:
             for seed in range(runs):
                 selector = None if k is None else PrivateKSubsetSelector(k=k, feature_score="count")
                 model = SelectThenTrain(selector, PrivateNaiveBayes(clamp_quantile=0.65), epsilon=eps,
-                                        selection_fraction=0.5, classes=classes,
+                                        selection_share=0.5, classes=classes,
                                         random_state=seed).fit(B_tr, y_tr)
                 assert abs(model.accountant_.spent - eps) < 1e-12
                 accs.append(model.score(B_te, y_te))

@@ -13,7 +13,9 @@ explorer's own observer synchronously: the recomputation, the chart building, an
 into its Output widget (altair's JSON serialisation and the iopub message included). The time of
 that assignment is the redraw latency; one change before timing warms caches. Explorers found in
 the modules but without a case here are listed as "no case" (``auc_explorer`` has no ε slider:
-its dropdown switches between precomputed sweeps). Target: median < 300 ms.
+its dropdown switches between precomputed sweeps). Target: median < 300 ms. Explorers listed in
+``MOVES`` are then also timed over a fixed sequence of moves of every slider (DiffMulti's ε, h and
+DiffGen steps), each move one redraw.
 """
 from __future__ import annotations
 
@@ -51,6 +53,14 @@ def find_slider(root, prefer="ε"):
     if not found:
         raise LookupError(f"no slider whose description has {prefer!r}")
     return found[0]
+
+def time_moves(moves):
+    times = []
+    for slider, value in moves:          # each assignment triggers exactly one update()
+        t0 = time.perf_counter()
+        slider.value = value
+        times.append(1000 * (time.perf_counter() - t0))
+    return times
 
 def time_slider(slider, changes):
     if isinstance(slider, W.SelectionSlider):   # one option at a time, as a key press does
@@ -163,6 +173,13 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                     "exp.widget", "Adult: Release button"),
 }
 
+# name → expression giving [(slider, value), ...] on the explorer ``exp`` of its case
+MOVES: dict[str, str] = {
+    "DiffMultiExplorer": "[(exp.eps_slider, v) for v in (0.5, 2.0, 1.0, 0.2, 1.0)]"
+                         " + [(exp.h_slider, v) for v in (100, 1000, 30, 300)]"
+                         " + [(exp.steps_slider, v) for v in (4, 10, 6)]",
+}
+
 
 def discover() -> dict[str, str]:
     """Explorer classes (``*Explorer``, ``*App``) and ``*_explorer`` functions in dpexplore/widgets."""
@@ -224,6 +241,10 @@ def run(changes: int, only: list[str] | None) -> list[dict]:
             else:
                 times = json.loads(out.split("RESULT", 1)[1].splitlines()[0])
                 row.update(status="ok", times=times)
+                if name in MOVES:
+                    out, err = execute(f"print('MOVES' + json.dumps(time_moves({MOVES[name]})))")
+                    if not err:
+                        row["moves"] = json.loads(out.split("MOVES", 1)[1].splitlines()[0])
             results.append(row)
             print(f"  measured {name}", file=sys.stderr, flush=True)
     finally:
@@ -254,6 +275,11 @@ def main() -> None:
         elif med >= TARGET_MS:
             slow.append(r["explorer"])
         print(f"{r['explorer']:<28} {r['module']:<10} {r['data']:<26} {med:9.0f} {p90:8.0f}  {verdict}")
+    for r in rows:
+        if "moves" in r:
+            t = np.asarray(r["moves"])
+            print(f"{r['explorer']}: every slider over {len(t)} moves: median {np.median(t):.0f} ms, "
+                  f"max {t.max():.0f} ms")
     print(f"\n{len(rows)} explorers; target median < {TARGET_MS:.0f} ms; too slow: {', '.join(slow) or 'none'}")
 
 

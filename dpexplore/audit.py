@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ._validation import RandomState, check_random_state
+from ._validation import RandomState, check_fraction, check_int, check_random_state
 
 __all__ = ["AuditResult", "privacy_loss"]
 
@@ -90,13 +90,9 @@ def privacy_loss(mechanism: Callable, data: Any, neighbour: Any, *, n_samples: i
     ``n_samples`` outputs are drawn on each side for the test, plus a pilot of ``n_samples // 4``
     on each side that only chooses the events (see the module docstring).
     """
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or n_samples < 100:
-        raise ValueError(f"n_samples must be an integer ≥ 100, got {n_samples!r}")
-    if isinstance(min_count, bool) or not isinstance(min_count, numbers.Integral) or min_count < 0:
-        raise ValueError(f"min_count must be a non-negative integer, got {min_count!r}")
-    n = int(n_samples)
+    check_fraction(confidence, "confidence", high_closed=False)
+    n = check_int(n_samples, "n_samples", minimum=100)
+    check_int(min_count, "min_count", minimum=0)
     n_pilot = max(100, n // 4)
     edges = None
     if bins is not None and not np.isscalar(bins):

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_epsilon, check_fraction_weights, check_random_state
+from .exceptions import BudgetExceededError, DetachedAccountantError
 
 __all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError", "RecordsSpends",
            "prepare_accountant"]
@@ -27,15 +28,6 @@ __all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError",
 # float sum may differ from 1.0 in the last bit. Rounding errors of a few hundred additions are
 # ~1e-14 relative; 1e-9 is far above them and far below any spend that matters.
 _REL_TOL = 1e-9
-
-
-class BudgetExceededError(RuntimeError):
-    """Raised before a spend that would take the total past the accountant's budget."""
-
-
-class DetachedAccountantError(BudgetExceededError):
-    """Raised before a spend on a copy of an accountant that left its process (pickled, or
-    inherited by a forked or joblib worker): its spends would never reach the original."""
 
 
 _DETACHED_MESSAGE = (
@@ -112,7 +104,7 @@ class BudgetAccountant:
     (True, 1.0)
     >>> detached.require(0.1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    dpexplore.budget.DetachedAccountantError: this BudgetAccountant was copied out of its process ...
+    dpexplore.exceptions.DetachedAccountantError: this BudgetAccountant was copied out of its process ...
     """
 
     def __init__(self, epsilon: float):

@@ -1,60 +1,47 @@
 """scikit-learn conformance: which estimators the package has, and which checks may fail by design.
 
-:data:`ESTIMATORS` lists one default-constructed instance factory per public estimator;
+The estimators are the registered classes (:func:`dpexplore.registry.all_methods`; a composite
+entry is made of registered classes and is checked through them), each built by
+:meth:`~dpexplore.registry.MethodSpec.check_instance` with its ``check_params``;
 ``tests/test_sklearn_conformance.py`` runs scikit-learn's own ``parametrize_with_checks`` over all
-of them. A check may fail only when the estimator's class lists it in
-``_sklearn_expected_failures`` (at most five, each with a one-line reason: a check that contradicts
-differential privacy by design, such as identical results from two unseeded fits). The union of
-those lists is the public mapping :data:`SKLEARN_EXPECTED_FAILURES`
-(``{estimator name: {check name: reason}}``), also available as
+of them. A spec that cannot be built raises (no silent skip). A check may fail only when the
+estimator's class lists it in ``_sklearn_expected_failures`` (at most five, each with a one-line
+reason: a check that contradicts differential privacy by design, such as identical results from
+two unseeded fits). The union of those lists is the public mapping
+:data:`SKLEARN_EXPECTED_FAILURES` (``{estimator name: {check name: reason}}``), also available as
 ``dpexplore.SKLEARN_EXPECTED_FAILURES``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-__all__ = ["ESTIMATORS", "SKLEARN_EXPECTED_FAILURES", "estimator_instances", "expected_failed_checks"]
+from .registry import MethodSpec, all_methods
+
+__all__ = ["ESTIMATORS", "SKLEARN_EXPECTED_FAILURES", "estimator_instances", "expected_failed_checks",
+           "checked_methods"]
 
 
-def _factories() -> dict[str, Callable[[], Any]]:
-    from .models import (Binarizer, HistogramClassifier, PrivateGaussianNB, PrivateLogisticRegression,
-                         PrivateNaiveBayes, SelectThenTrain)
-    from .publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
-    from .select.stoddard import (ClusterSelection, ExponentialTopKSelector, PrivateThresholdTesting,
-                                  ScorePerturbationSelector, SparseVectorSelector)
-    from .select.thesis import IterativeSelector, PrivateKSubsetSelector
-    from .evaluate.showdown import PrivateLRClassifier
-    classes = [PrivateNaiveBayes, PrivateGaussianNB, PrivateLogisticRegression, PrivateLRClassifier,
-               HistogramClassifier, SelectThenTrain, Binarizer, PrivPfC, DiffMulti, DiffGen,
-               ProjectedHistogram, PrivateKSubsetSelector, IterativeSelector, ScorePerturbationSelector,
-               ExponentialTopKSelector, SparseVectorSelector, PrivateThresholdTesting, ClusterSelection]
-    out = {}
-    for cls in classes:
-        make = getattr(cls, "_sklearn_check_instance", None)  # a classmethod where defaults need help
-        out[cls.__name__] = make if make is not None else cls
-    return out
+def checked_methods() -> list[MethodSpec]:
+    """The registered classes scikit-learn's checks run on (every entry but the composites)."""
+    return [spec for spec in all_methods() if not spec.composite]
 
 
 def estimator_instances() -> list[Any]:
-    """One fresh instance of every public estimator that can be made without arguments (or by
-    its ``_sklearn_check_instance``), as the conformance checks use them."""
-    out = []
-    for make in _factories().values():
-        try:
-            out.append(make())
-        except TypeError:  # reported by test_every_estimator_can_be_made
-            continue
-    return out
+    """One fresh instance of every registered estimator class, as the conformance checks use
+    them; :class:`~dpexplore.exceptions.MethodUnavailableError` (or the constructor's error) when
+    one cannot be made."""
+    return [spec.check_instance() for spec in checked_methods()]
 
 
 def unmakeable() -> list[str]:
-    """Names of estimators that cannot be made for the checks (each is a conformance failure)."""
+    """Names of registered estimators that cannot be made for the checks, with the error (each
+    is a conformance failure); empty when every one can be made."""
     bad = []
-    for name, make in _factories().items():
+    for spec in checked_methods():
         try:
-            make()
-        except TypeError as err:
-            bad.append(f"{name}: {err}")
+            spec.check_instance()
+        except Exception as err:  # noqa: BLE001 - reported, one line per estimator
+            bad.append(f"{spec.name}: {type(err).__name__}: {err}")
     return bad
 
 
@@ -65,7 +52,7 @@ def expected_failed_checks(estimator: Any) -> dict[str, str]:
 
 def __getattr__(name: str) -> Any:
     if name == "ESTIMATORS":
-        return list(_factories())
+        return [spec.name for spec in checked_methods()]
     if name == "SKLEARN_EXPECTED_FAILURES":
-        return {est: expected_failed_checks(make()) for est, make in _factories().items()}
+        return {spec.name: expected_failed_checks(spec.check_instance()) for spec in checked_methods()}
     raise AttributeError(name)

@@ -23,18 +23,13 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from ._validation import check_target, rule_message
+from ._validation.schema import check_schema
 from .domain import Schema
+from .histogram import cell_codes, resolve_grid
+from .limits import MAX_DENSE_ENTRIES
 
 __all__ = ["CountTable", "Marginal", "group_counts"]
-
-
-def _check_schema(schema: Any) -> Schema:
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-    for name, attr in schema.attributes.items():
-        if attr.taxonomy is None:
-            raise ValueError(f"attribute {name!r} has no taxonomy; declare one to generalise it")
-    return schema
 
 
 def group_counts(columns: Sequence[np.ndarray], sizes: Sequence[int],
@@ -115,7 +110,7 @@ class CountTable:
     __hash__ = None  # mutable arrays: equality, not identity, is what tests compare
 
     def __init__(self, schema: Schema, leaf_codes: Mapping[str, Any], class_codes: Any, counts: Any):
-        schema = _check_schema(schema)
+        schema = check_schema(schema)
         names = schema.predictors
         if not isinstance(leaf_codes, Mapping) or list(leaf_codes) != names:
             got = list(leaf_codes) if isinstance(leaf_codes, Mapping) else type(leaf_codes).__name__
@@ -146,7 +141,7 @@ class CountTable:
     def from_codes(cls, schema: Schema, leaf_codes: Mapping[str, Any], class_codes: Any,
                    weights: Any = None) -> "CountTable":
         """Count per-record codes (one entry per record; ``weights`` default to 1)."""
-        schema = _check_schema(schema)
+        schema = check_schema(schema)
         y = np.asarray(class_codes)
         w = np.ones(y.shape[0], dtype=np.int64) if weights is None else np.asarray(weights)
         return cls(schema, {n: leaf_codes[n] for n in schema.predictors}, y, w)
@@ -157,7 +152,7 @@ class CountTable:
 
         Same checks and messages as every method's ``fit(X, y, schema)``.
         """
-        schema = _check_schema(schema)
+        schema = check_schema(schema)
         schema.validate(X, None)
         _check_labels(y, len(X), schema)
         codes = schema.leaf_codes(X)
@@ -212,18 +207,8 @@ class CountTable:
         return names
 
     def _depths(self, names: list[str], depths: Sequence[int] | Mapping[str, int] | None) -> dict[str, int]:
-        if depths is None:
-            return {n: self.schema[n].taxonomy.height - 1 for n in names}
-        if isinstance(depths, Mapping):
-            unknown = sorted(set(depths) - set(names))
-            if unknown:
-                raise ValueError(f"depths names attribute(s) {unknown} that are not in {names}")
-            raw = [depths.get(n, self.schema[n].taxonomy.height - 1) for n in names]
-        else:
-            raw = list(depths)
-            if len(raw) != len(names):
-                raise ValueError(f"depths needs one depth per attribute ({len(names)}), got {len(raw)}")
-        return {n: self.schema[n].taxonomy._check_depth(d) for n, d in zip(names, raw)}
+        """Omitted attributes at their leaves (:func:`~dpexplore.histogram.resolve_grid`)."""
+        return dict(zip(names, resolve_grid(depths, names, self.schema, missing="leaf", name="depths")))
 
     def node_codes(self, attribute: str, depth: int) -> np.ndarray:
         """Node code at ``depth`` of each occupied cell's ``attribute`` (one array lookup)."""
@@ -237,13 +222,7 @@ class CountTable:
         ``grid`` gives one depth per attribute (a mapping defaults missing attributes to depth 0,
         as ``LevelCodes`` does)."""
         names = self._names(attributes)
-        if isinstance(grid, Mapping):
-            unknown = sorted(set(grid) - set(names))
-            if unknown:
-                raise ValueError(f"grid names unknown attribute(s) {unknown}")
-            grid = [grid.get(n, 0) for n in names]
-        depths = self._depths(names, grid)
-        from .histogram import cell_codes
+        depths = dict(zip(names, resolve_grid(grid, names, self.schema)))
         shape = [self.schema[n].taxonomy.level_sizes[depths[n]] for n in names]
         return cell_codes([self.node_codes(n, depths[n]) for n in names], shape)
 
@@ -253,11 +232,10 @@ class CountTable:
         Equal to ``histogram.class_counts(LevelCodes(X, schema).cell_codes(grid), y, ...)`` on the
         records, at a cost that depends on the occupied cells only.
         """
-        from .histogram import MAX_DENSE_ENTRIES
         names = self._names(attributes)
         cells = self.cell_codes(grid, names)
-        g = [grid.get(n, 0) for n in names] if isinstance(grid, Mapping) else list(grid)
-        n_cells = int(np.prod([float(self.schema[n].taxonomy.level_sizes[int(d)]) for n, d in zip(names, g)]))
+        g = resolve_grid(grid, names, self.schema)
+        n_cells = int(np.prod([float(self.schema[n].taxonomy.level_sizes[d]) for n, d in zip(names, g)]))
         k = self.schema.n_classes
         if n_cells * k > MAX_DENSE_ENTRIES:
             raise ValueError(f"a dense histogram of {n_cells:,} cells × {k} classes is too large; "
@@ -387,7 +365,6 @@ class CountTable:
 def _check_labels(y: Any, n_rows: int, schema: Schema) -> None:
     """The target checks of the pandas path (same messages), without its "≥ 2 classes occur"
     rule: which classes occur is private, and the table keeps the declared classes."""
-    from ._validation import check_target, rule_message
     s = check_target(y, "y", min_classes=1)
     if len(s) != n_rows:
         raise ValueError("X and y have different numbers of rows: pass the labels of the same records")

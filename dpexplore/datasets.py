@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import RandomState, check_frame, check_random_state
+from ._validation import RandomState, check_fraction, check_frame, check_int, check_random_state
+from ._validation.schema import check_schema
 from .domain import Attribute, Schema, Taxonomy
 
 __all__ = ["ADULT_COLUMNS", "load_adult", "load_adult_multiclass", "load_german", "load_iris",
@@ -188,14 +189,6 @@ def load_iris() -> tuple[pd.DataFrame, Schema]:
 SYNTHETIC_CATEGORIES = ("a", "b", "c", "d")
 
 
-def _check_count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
 def make_synthetic(n_samples: int = 10_000, n_numeric: int = 4, n_categorical: int = 4,
                    n_classes: int = 2, random_state: RandomState = None) -> tuple[pd.DataFrame, Schema]:
     """A seeded table with a known signal, for experiments where the truth must be known.
@@ -213,10 +206,10 @@ def make_synthetic(n_samples: int = 10_000, n_numeric: int = 4, n_categorical: i
     A classifier should therefore beat the majority rate (1/k) clearly using num_0 and cat_0,
     and a good feature selector should pick those two.
     """
-    n = _check_count(n_samples, "n_samples", 2)
-    n_num = _check_count(n_numeric, "n_numeric", 0)
-    n_cat = _check_count(n_categorical, "n_categorical", 0)
-    k = _check_count(n_classes, "n_classes", 2)
+    n = check_int(n_samples, "n_samples", minimum=2)
+    n_num = check_int(n_numeric, "n_numeric", minimum=0)
+    n_cat = check_int(n_categorical, "n_categorical", minimum=0)
+    k = check_int(n_classes, "n_classes", minimum=2)
     if n_num + n_cat == 0:
         raise ValueError("n_numeric + n_categorical must be >= 1: the table needs a predictor")
     if n < k:
@@ -268,8 +261,8 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
     ``note_4`` with 20–95 % missing. ``duplicate_names=True`` adds a second column named
     ``n_visits`` (its CSV then has a duplicated header, as some exports do).
     """
-    n = _check_count(n_rows, "n_rows", 10)
-    k_codes = _check_count(n_codes, "n_codes", 2)
+    n = check_int(n_rows, "n_rows", minimum=10)
+    k_codes = check_int(n_codes, "n_codes", minimum=2)
     rng = check_random_state(random_state)
     frailty = rng.gamma(2.0, 0.5, n)                      # a hidden severity behind the signal
     p = 1 / (1 + np.exp(-(-2.0 + 0.9 * np.log1p(frailty * 3))))
@@ -332,6 +325,15 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
 
 
 # =========================================================================== splitting
+def _check_frame_and_schema(frame: Any, schema: Any) -> None:
+    """The checks both splitters run first: a DataFrame and a Schema whose columns it holds."""
+    check_frame(frame, "frame")
+    check_schema(schema, taxonomies=False)
+    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the schema's column(s) {missing}")
+
+
 def train_test_split(frame: pd.DataFrame, schema: Schema, test_size: float | int = 0.2,
                      random_state: RandomState = None
                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Series]:
@@ -341,12 +343,7 @@ def train_test_split(frame: pd.DataFrame, schema: Schema, test_size: float | int
     """
     from sklearn.model_selection import train_test_split as _sk_split
 
-    check_frame(frame, "frame")
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
-    if missing:
-        raise ValueError(f"frame lacks the schema's column(s) {missing}")
+    _check_frame_and_schema(frame, schema)
     if isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating)):
         raise TypeError(f"test_size must be a fraction or a row count, got {type(test_size).__name__}")
     if isinstance(test_size, (float, np.floating)) and not 0.0 < test_size < 1.0:
@@ -371,16 +368,9 @@ def bernoulli_split(frame: pd.DataFrame, schema: Schema, test_fraction: float = 
     which costs 2ε. Neither part is guaranteed to be non-empty or to hold every class.
     ``test_fraction`` = 0 puts every row in training. Returns copies: X_train, X_test, y_train, y_test.
     """
-    check_frame(frame, "frame")
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-    missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
-    if missing:
-        raise ValueError(f"frame lacks the schema's column(s) {missing}")
-    if (isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float, np.integer, np.floating))
-            or not 0.0 <= float(test_fraction) < 1.0):
-        raise ValueError(f"test_fraction must be a number in [0, 1), got {test_fraction!r}")
+    _check_frame_and_schema(frame, schema)
+    fraction = check_fraction(test_fraction, "test_fraction", low_open=False, high_closed=False)
     rng = check_random_state(random_state)
-    test = rng.random(len(frame)) < float(test_fraction)
+    test = rng.random(len(frame)) < fraction
     X, y = frame[schema.predictors], frame[schema.target]
     return X[~test].copy(), X[test].copy(), y[~test].copy(), y[test].copy()

@@ -21,19 +21,12 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_frame, check_same_length, check_target, rule_message
+from ._validation import check_frame, check_same_length, check_target, format_number, rule_message
+from .exceptions import PrivacyLeakWarning
 from .mechanisms import check_lattice, lattice_resolution
 
 __all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
            "observed_attribute", "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
-
-
-class PrivacyLeakWarning(UserWarning):
-    """Something that should be public was derived from the private data."""
-
-
-def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def class_values(classes: Sequence, like: Any) -> np.ndarray:
@@ -334,7 +327,7 @@ class Taxonomy:
         leaf_high = leaf_edges[1:]
         labels, maps = [], []
         for e in edges:
-            labels.append([("[" if i == 0 else "(") + f"{_fmt(a)}, {_fmt(b)}]"
+            labels.append([("[" if i == 0 else "(") + f"{format_number(a)}, {format_number(b)}]"
                            for i, (a, b) in enumerate(zip(e[:-1], e[1:]))])
             maps.append(np.searchsorted(e, leaf_high, side="left") - 1)
         return cls(name, "numeric", labels[-1], labels, maps, edges=edges)
@@ -395,6 +388,8 @@ class Attribute:
     a function of the declared bounds only.
     """
 
+    source: str | None = None       # a derived column (:meth:`derived`): the column it is computed from
+
     def __init__(self, name: str, kind: str, *, categories: Sequence | None = None,
                  lower: float | None = None, upper: float | None = None,
                  taxonomy: Taxonomy | None = None, integer: bool = False, resolution: float | None = None):
@@ -405,6 +400,8 @@ class Attribute:
         self.taxonomy, self.integer = taxonomy, bool(integer)
         self.resolution = (_numeric_resolution(self.name, self.lower, self.upper, self.integer, resolution)
                            if kind == "numeric" and self.lower is not None and self.upper is not None else None)
+        self.source = None
+        self.rule: dict[str, Any] = {}        # derived: {"edges": [...], "labels": [...]} or {"mapping": {...}}
 
     @property
     def lattice(self) -> tuple[float, float] | None:
@@ -452,8 +449,68 @@ class Attribute:
         return cls(name, "numeric", lower=lower, upper=upper, taxonomy=taxonomy, integer=integer,
                    resolution=resolution)
 
+    @classmethod
+    def derived(cls, name: str, source: str, *, edges: Sequence[float] | None = None,
+                labels: Sequence | None = None, mapping: Mapping[Any, Any] | None = None) -> "Attribute":
+        """A categorical column that is a PUBLIC function of another column ``source``: bands of a
+        numeric source (``edges`` e0 < e1 < … < ek and one label per band: a value v gets the
+        label of the band e_i ≤ v < e_(i+1), the last band closed at e_k) or a ``mapping`` of the
+        source's categories to labels. It is neither modelled nor paid for: a synthetic table
+        computes it from its source column (see :class:`Schema`)."""
+        if (edges is None) == (mapping is None) or (mapping is not None and labels is not None):
+            raise ValueError(f"derived column {name!r}: give edges= and labels= (bands of a number) "
+                             "or mapping= (categories to labels), not both")
+        if mapping is not None:
+            if not isinstance(mapping, Mapping) or not mapping:
+                raise TypeError(f"derived column {name!r}: mapping must be a non-empty dict "
+                                "{source category: label}")
+            rule = {"mapping": {str(k): str(v) for k, v in mapping.items()}}
+            categories = list(dict.fromkeys(rule["mapping"].values()))
+        else:
+            try:
+                cuts = [float(e) for e in edges]
+            except (TypeError, ValueError):
+                raise ValueError(f"derived column {name!r}: edges must be numbers") from None
+            if len(cuts) < 2 or not all(math.isfinite(e) for e in cuts) or any(b <= a for a, b in zip(cuts, cuts[1:])):
+                raise ValueError(f"derived column {name!r}: edges must be at least two increasing finite numbers")
+            if labels is None or len(labels) != len(cuts) - 1:
+                raise ValueError(f"derived column {name!r}: give one label per band ({len(cuts) - 1})")
+            rule = {"edges": cuts, "labels": [str(v) for v in labels]}
+            categories = rule["labels"]
+        if len(set(categories)) != len(categories):
+            raise ValueError(f"derived column {name!r}: band labels must be distinct")
+        attr = cls.categorical(name, categories)
+        attr.source, attr.rule = str(source), rule
+        return attr
+
+    def check_source(self, source: "Attribute") -> None:
+        """Refuse a rule that does not cover the source's whole public domain (named column and
+        rule only): every value the source may hold must get a label."""
+        if "mapping" in self.rule:
+            missing = [c for c in (source.categories or ()) if c not in self.rule["mapping"]]
+            if source.kind != "categorical" or missing:
+                raise ValueError(f"derived column {self.name!r}: its mapping must give a label to every declared "
+                                 f"category of {source.name!r}{f' (missing {missing[:5]})' if missing else ''}")
+            return
+        edges = self.rule["edges"]
+        if source.kind != "numeric" or edges[0] > source.lower or edges[-1] < source.upper:
+            raise ValueError(f"derived column {self.name!r}: its bands must cover the public bounds of the numeric "
+                             f"column {source.name!r}, got edges from {format_number(edges[0])} to "
+                             f"{format_number(edges[-1])}")
+
+    def derive(self, values: Any) -> np.ndarray:
+        """The label of each source value (a derived column; see :meth:`derived`)."""
+        if self.source is None:
+            raise TypeError(f"{self.name!r} is not a derived column")
+        if "mapping" in self.rule:
+            text = pd.Series(np.asarray(values, dtype=object)).map(str)
+            return text.map(self.rule["mapping"]).to_numpy(dtype=object)
+        edges, labels = np.asarray(self.rule["edges"]), np.asarray(self.rule["labels"], dtype=object)
+        band = np.clip(np.searchsorted(edges, np.asarray(values, dtype=float), side="right") - 1, 0, len(labels) - 1)
+        return labels[band]
+
     def __repr__(self) -> str:
-        dom = f"{len(self.categories)} categories" if self.kind == "categorical" else f"[{_fmt(self.lower)}, {_fmt(self.upper)}]"
+        dom = f"{len(self.categories)} categories" if self.kind == "categorical" else f"[{format_number(self.lower)}, {format_number(self.upper)}]"
         return f"Attribute({self.name!r}, {self.kind}, {dom})"
 
     def validate(self, values: Any) -> None:
@@ -482,12 +539,17 @@ class Attribute:
             d.update(lower=self.lower, upper=self.upper, integer=self.integer)
             if self.resolution != _numeric_resolution(self.name, self.lower, self.upper, self.integer, None):
                 d["resolution"] = self.resolution
+        if self.source is not None:
+            return {"name": self.name, "kind": "derived", "source": self.source, **self.rule}
         if self.taxonomy is not None:
             d["taxonomy"] = self.taxonomy.to_spec()
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Attribute":
+        if d["kind"] == "derived":
+            return cls.derived(d["name"], d["source"], edges=d.get("edges"), labels=d.get("labels"),
+                               mapping=d.get("mapping"))
         tax = Taxonomy.from_spec(d["name"], d["taxonomy"]) if d.get("taxonomy") else None
         if d["kind"] == "categorical":
             return cls.categorical(d["name"], d.get("categories"), tax)
@@ -530,20 +592,43 @@ def observed_attribute(name: Any, values: pd.Series, *, categorical: bool = Fals
 
 # =========================================================================== Schema
 class Schema:
-    """The public schema of a classification table: predictors, target column, class labels."""
+    """The public schema of a classification table: predictors, target column, class labels.
+
+    A column may be declared as a public function of another (:meth:`Attribute.derived`: an
+    age band from age, a grouping of categories). It is not a predictor: no method models it or
+    spends ε on it, fitting data may hold it or not (it is dropped), and a synthetic table
+    computes it from its source column, so the two always agree. ``derived`` holds those
+    columns; ``columns`` lists every declared column in the order given.
+
+    >>> age = Attribute.numeric("age", 17, 90, integer=True)
+    >>> band = Attribute.derived("age band", "age", edges=[17, 30, 50, 90], labels=["young", "middle", "old"])
+    >>> schema = Schema([age, band], "income", ["<=50K", ">50K"])
+    >>> schema.predictors, schema.columns
+    (['age'], ['age', 'age band'])
+    >>> list(schema["age band"].derive([17, 29, 30, 90]))
+    ['young', 'young', 'middle', 'old']
+    """
 
     def __init__(self, attributes: Sequence[Attribute] | Mapping[str, Attribute], target: str,
                  classes: Sequence):
         attrs = list(attributes.values()) if isinstance(attributes, Mapping) else list(attributes)
-        if not attrs:
+        if not [a for a in attrs if getattr(a, "source", None) is None]:
             raise ValueError("a schema needs at least one predictor attribute")
         self.attributes: dict[str, Attribute] = {}
+        self.derived: dict[str, Attribute] = {}
+        self.columns: list[str] = []
         for a in attrs:
             if not isinstance(a, Attribute):
                 raise TypeError(f"attributes must be Attribute objects, got {type(a).__name__}")
-            if a.name in self.attributes or a.name == target:
+            if a.name in self.columns or a.name == target:
                 raise ValueError(f"attribute name {a.name!r} is used twice (or is the target)")
-            self.attributes[a.name] = a
+            (self.attributes if getattr(a, "source", None) is None else self.derived)[a.name] = a
+            self.columns.append(a.name)
+        for a in self.derived.values():
+            if a.source not in self.attributes:
+                raise ValueError(f"derived column {a.name!r}: its source {a.source!r} is not a predictor of "
+                                 "the schema (a derived column is computed from a declared, non-derived column)")
+            a.check_source(self.attributes[a.source])
         self.target = str(target)
         classes = tuple(str(c) for c in classes)
         if len(classes) < 2 or len(set(classes)) != len(classes):
@@ -556,7 +641,7 @@ class Schema:
 
     def __getitem__(self, name: str) -> Attribute:
         try:
-            return self.attributes[name]
+            return self.attributes[name] if name in self.attributes else self.derived[name]
         except KeyError:
             raise KeyError(f"unknown column {name!r}; the schema knows {self.predictors}") from None
 
@@ -589,7 +674,7 @@ class Schema:
         """Check columns, missing values, domains and class labels; raise a clear error naming
         the column and the rule, never a private value."""
         check_frame(X, name)
-        extra = [c for c in X.columns if c not in self.attributes]
+        extra = [c for c in X.columns if c not in self.attributes and c not in self.derived]
         if extra:
             hint = f" ({self.target!r} is the target: pass it as y)" if self.target in extra else ""
             raise ValueError(f"{name} has column(s) the schema does not know: {extra}{hint}")
@@ -636,12 +721,20 @@ class Schema:
 
     # ------------------------------------------------------------------ derived schemas
     def subset(self, names: Sequence[str]) -> "Schema":
-        """The same schema restricted to the given predictors (in that order)."""
-        return Schema([self.attributes[n] for n in self.check_columns(names)], self.target, self.classes)
+        """The same schema restricted to the given predictors (in that order), with the derived
+        columns whose source is among them."""
+        names = self.check_columns(names)
+        return Schema([self.attributes[n] for n in names] + [a for a in self.derived.values() if a.source in names],
+                      self.target, self.classes)
 
     def with_target(self, target: str, classes: Sequence) -> "Schema":
         """The same predictors with another target column and class list."""
-        return Schema([a for n, a in self.attributes.items() if n != target], target, classes)
+        return Schema([self[n] for n in self.columns if n != target and self[n].source != target], target, classes)
+
+    def __setstate__(self, state: dict) -> None:     # schemas pickled before derived columns existed
+        state.setdefault("derived", {})
+        state.setdefault("columns", list(state["attributes"]))
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ from data (leaks)
     @classmethod
@@ -671,7 +764,7 @@ class Schema:
     # ------------------------------------------------------------------ (de)serialisation
     def to_dict(self) -> dict:
         return {"target": self.target, "classes": list(self.classes),
-                "attributes": [a.to_dict() for a in self.attributes.values()]}
+                "attributes": [self[n].to_dict() for n in self.columns]}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
@@ -734,8 +827,8 @@ def cut_taxonomy(name: str, lower: float, upper: float, cuts: Sequence[float], *
         raise ValueError(f"column {name!r}: cut points must be numbers, got {list(cuts)!r}") from None
     outside = [c for c in cut_list if not (lower < c <= upper)]
     if outside:
-        raise ValueError(f"column {name!r}: cut points {[_fmt(c) for c in outside][:5]} are outside "
-                         f"({_fmt(lower)}, {_fmt(upper)}]: type cut points inside the declared bounds")
+        raise ValueError(f"column {name!r}: cut points {[format_number(c) for c in outside][:5]} are outside "
+                         f"({format_number(lower)}, {format_number(upper)}]: type cut points inside the declared bounds")
     if integer:
         lo, hi = math.ceil(lower), math.floor(upper)
         if any(not float(c).is_integer() for c in cut_list):

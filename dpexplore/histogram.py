@@ -6,17 +6,58 @@ table on a grid is one ``numpy.bincount`` over ``cell * n_classes + class``.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+import numbers
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import mechanisms
 from ._validation import RandomState, check_random_state
-from .domain import Schema
+from .domain import Attribute, Schema, Taxonomy
+from .limits import MAX_DENSE_ENTRIES, MAX_SYNTHETIC_ROWS
 
-__all__ = ["MAX_SYNTHETIC_ROWS", "LevelCodes", "cell_codes", "decode_cells", "class_counts", "sparse_class_counts",
-           "noisy_counts", "synthetic_from_counts"]
+__all__ = ["MAX_SYNTHETIC_ROWS", "LevelCodes", "resolve_grid", "cell_codes", "decode_cells", "class_counts",
+           "sparse_class_counts", "noisy_counts", "synthetic_from_counts", "sample_within"]
+
+Grid = Sequence[int] | Mapping[str, int]
+
+
+def resolve_grid(grid: Grid | None, names: Iterable[str], schema: Schema, *, missing: str = "root",
+                 name: str = "grid") -> list[int]:
+    """One taxonomy depth per attribute of ``names`` (in that order): a grid picks one level of
+    each attribute's taxonomy (Su et al. 2018, Def. 2).
+
+    ``grid`` is a sequence with one depth per attribute, or a mapping {attribute: depth} whose
+    omitted attributes get depth 0 (``missing="root"``) or their leaf depth (``missing="leaf"``);
+    ``None`` omits every attribute. Every depth must be an integer in 0..height-1. Errors name
+    ``name``, the attribute and the rule (public facts only).
+    """
+    if missing not in ("root", "leaf"):
+        raise ValueError(f"missing must be 'root' or 'leaf', got {missing!r}")
+    names = list(names)
+    taxes: list[Taxonomy] = []
+    for a in names:
+        tax = schema[a].taxonomy
+        if tax is None:
+            raise ValueError(f"attribute {a!r} has no taxonomy; declare one to build a grid on it")
+        taxes.append(tax)
+    if grid is None or isinstance(grid, Mapping):
+        given = {} if grid is None else grid
+        unknown = [k for k in given if k not in names]
+        if unknown:
+            raise ValueError(f"{name}: unknown column(s) {unknown}; the attributes are {names}")
+        raw = [given.get(a, 0 if missing == "root" else tax.height - 1) for a, tax in zip(names, taxes)]
+    else:
+        raw = list(grid)
+        if len(raw) != len(names):
+            raise ValueError(f"{name} needs one depth per predictor ({len(names)}: {names}), got {len(raw)}")
+    depths = []
+    for a, tax, d in zip(names, taxes, raw):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral) or not 0 <= d < tax.height:
+            raise ValueError(f"{name}: depth of {a!r} must be an integer in 0..{tax.height - 1}, got {d!r}")
+        depths.append(int(d))
+    return depths
 
 
 class LevelCodes:
@@ -63,29 +104,15 @@ class LevelCodes:
         """Node code of every row for ``attribute`` generalised to ``depth``."""
         return self._codes[attribute][depth]
 
-    def _depths(self, grid: Sequence[int] | Mapping[str, int]) -> list[int]:
-        if isinstance(grid, Mapping):
-            unknown = set(grid) - set(self.attributes)
-            if unknown:
-                raise ValueError(f"grid names unknown attribute(s) {sorted(unknown)}")
-            depths = [int(grid.get(a, 0)) for a in self.attributes]
-        else:
-            depths = [int(d) for d in grid]
-            if len(depths) != len(self.attributes):
-                raise ValueError(f"grid needs one depth per attribute ({len(self.attributes)}), got {len(depths)}")
-        for a, d in zip(self.attributes, depths):
-            if not 0 <= d < len(self.level_sizes[a]):
-                raise ValueError(f"depth {d} is out of range for {a!r} (height {len(self.level_sizes[a])})")
-        return depths
+    def grid_shape(self, grid: Grid) -> tuple[int, ...]:
+        """Number of nodes per attribute at the grid's depths (:func:`resolve_grid`)."""
+        depths = resolve_grid(grid, self.attributes, self.schema)
+        return tuple(self.level_sizes[a][d] for a, d in zip(self.attributes, depths))
 
-    def grid_shape(self, grid: Sequence[int] | Mapping[str, int]) -> tuple[int, ...]:
-        """Number of nodes per attribute at the grid's depths."""
-        return tuple(self.level_sizes[a][d] for a, d in zip(self.attributes, self._depths(grid)))
-
-    def cell_codes(self, grid: Sequence[int] | Mapping[str, int]) -> np.ndarray:
-        """Cell index of every row on ``grid`` (mixed radix, C order)."""
-        depths = self._depths(grid)
-        shape = self.grid_shape(depths)
+    def cell_codes(self, grid: Grid) -> np.ndarray:
+        """Cell index of every row on ``grid`` (mixed radix, C order; :func:`resolve_grid`)."""
+        depths = resolve_grid(grid, self.attributes, self.schema)
+        shape = tuple(self.level_sizes[a][d] for a, d in zip(self.attributes, depths))
         return cell_codes([self._codes[a][d] for a, d in zip(self.attributes, depths)], shape)
 
 
@@ -115,10 +142,6 @@ def cell_codes(level_codes: Sequence[np.ndarray], shape: Sequence[int]) -> np.nd
 def decode_cells(cells: Any, shape: Sequence[int]) -> tuple[np.ndarray, ...]:
     """Per-dimension node codes of cell indices (inverse of :func:`cell_codes`)."""
     return np.unravel_index(np.asarray(cells, dtype=np.int64), tuple(int(s) for s in shape))
-
-
-MAX_DENSE_ENTRIES = 200_000_000  # (cell, class) entries a dense count array may hold
-MAX_SYNTHETIC_ROWS = 10_000_000  # public cap on the rows synthetic_from_counts materialises
 
 
 def class_counts(cells: np.ndarray, y_codes: np.ndarray, n_cells: int, n_classes: int) -> np.ndarray:
@@ -186,7 +209,7 @@ def noisy_counts(counts: Any, *, epsilon: float, mechanism: str = "laplace",
                                 random_state=random_state).astype(float)
 
 
-def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], schema: Schema,
+def synthetic_from_counts(counts: Any, grid: Grid, schema: Schema,
                           attributes: Sequence[str] | None = None, *, values: str = "generalized",
                           rounding: str = "round", random_state: RandomState = None,
                           max_rows: int | None = None) -> pd.DataFrame:
@@ -210,20 +233,8 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
         raise ValueError(f"counts must have shape (n_cells, {schema.n_classes})")
     if not np.all(np.isfinite(counts)):
         raise ValueError("counts must be finite (no NaN or infinity)")
-    if isinstance(grid, Mapping):
-        unknown = sorted(set(grid) - set(names))
-        if unknown:
-            raise ValueError(f"grid names unknown attribute(s) {unknown}; the attributes are {names}")
-        depths = [grid.get(a, 0) for a in names]
-    else:
-        depths = list(grid)
-        if len(depths) != len(names):
-            raise ValueError(f"grid needs one depth per attribute ({len(names)}), got {len(depths)}")
+    depths = resolve_grid(grid, names, schema)
     taxes = [schema[a].taxonomy for a in names]
-    for a, tax in zip(names, taxes):
-        if tax is None:
-            raise ValueError(f"attribute {a!r} has no taxonomy; declare one to build a grid on it")
-    depths = [tax._check_depth(d) for tax, d in zip(taxes, depths)]
     shape = tuple(t.level_sizes[d] for t, d in zip(taxes, depths))
     if int(np.prod(shape)) != counts.shape[0]:
         raise ValueError(f"counts has {counts.shape[0]} cells but the grid has {int(np.prod(shape))}")
@@ -237,7 +248,7 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
     if total > limit:
         raise ValueError(f"the synthetic table would have about {total:,.0f} rows, more than max_rows = {limit:,} "
                          "(noisy counts at a small ε are huge); raise max_rows, or use the counts themselves "
-                         "(e.g. PrivPfC.synthetic(weighted=True): one row per cell with its copy count)")
+                         "(e.g. PrivPfC.weighted_table(): one row per cell with its copy count)")
     idx = np.repeat(np.arange(flat.size), flat)
     cells, labels = np.divmod(idx, schema.n_classes)
     node = decode_cells(cells, shape) if shape else ()
@@ -247,13 +258,17 @@ def synthetic_from_counts(counts: Any, grid: Sequence[int] | Mapping[str, int], 
         if values == "generalized":
             data[a] = np.asarray(tax.labels(d), dtype=object)[codes]
         else:
-            data[a] = _sample_within(schema[a], tax, d, codes, rng)
+            data[a] = sample_within(schema[a], tax, d, codes, rng)
     data[schema.target] = np.asarray(schema.classes, dtype=object)[labels]
     return pd.DataFrame(data, columns=list(names) + [schema.target])
 
 
-def _sample_within(attr, tax, depth: int, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A raw value drawn uniformly inside each node (a leaf category, or a number in the interval)."""
+def sample_within(attr: Attribute, tax: Taxonomy, depth: int, codes: Any, rng: np.random.Generator) -> np.ndarray:
+    """A raw value drawn uniformly inside each node ``codes`` at ``depth`` of the taxonomy ``tax``
+    of ``attr`` (its own, or the bins of a one-way marginal): a declared leaf category under the
+    node, or a number in the node's interval clipped to the public bounds (an integer for integer
+    attributes). Post-processing of a released histogram: it reads public facts and ``rng`` only."""
+    codes = np.asarray(codes)
     if tax.kind == "numeric":
         iv = tax.intervals(depth)[codes]
         lo = np.maximum(iv[:, 0], attr.lower if attr.lower is not None else -np.inf)

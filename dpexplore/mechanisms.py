@@ -58,7 +58,8 @@ from typing import Any, Iterator
 import numpy as np
 from scipy.special import logsumexp
 
-from ._validation import RandomState, check_epsilon, check_positive, check_random_state
+from ._validation import RandomState, check_epsilon, check_flag, check_int, check_positive, check_random_state
+from .limits import MAX_LATTICE_STEPS
 
 __all__ = [
     "laplace", "laplace_scale", "hardened_noise", "is_hardened", "hardened_laplace_parameters",
@@ -113,8 +114,7 @@ def laplace(value: Any, *, epsilon: float, sensitivity: float = 1.0,
     """
     b = laplace_scale(epsilon=epsilon, sensitivity=sensitivity)
     v = _as_float_array(value)
-    if not isinstance(integer, (bool, np.bool_)):
-        raise TypeError(f"integer must be True or False, got {integer!r}")
+    check_flag(integer, "integer")
     if integer and not np.all(v == np.rint(v)):
         raise ValueError("value must hold integers (counts) when integer=True")
     n = v.size if size is None else _check_size(size, "size")
@@ -252,8 +252,7 @@ def hardened_laplace_parameters(*, epsilon: float, sensitivity: float = 1.0, siz
     eps = check_epsilon(epsilon)
     delta = check_positive(sensitivity, "sensitivity")
     m = max(_check_size(size, "size"), 1)
-    if not isinstance(integer, (bool, np.bool_)):
-        raise TypeError(f"integer must be True or False, got {integer!r}")
+    check_flag(integer, "integer")
     slack = 0 if integer else m                      # lattice units the rounding can add
     grid = 2.0 ** math.floor(math.log2(delta / (2 ** _GRID_SHIFT * (1 if integer else m))))
     grid = min(grid, 1.0) if integer else grid
@@ -311,8 +310,7 @@ def _bernoulli_exp(num: np.ndarray, den: np.ndarray, rng: np.random.Generator) -
 
 def _check_scale(t: Any, s: Any) -> tuple[int, int]:
     for name, v in (("t", t), ("s", s)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        check_int(v, name, minimum=1)
     if t >= _MAX_NUMERATOR or s >= 2 ** 20:
         raise ValueError("the noise scale t/s is too large for the exact sampler (t < 2**50, s < 2**20)")
     return int(t), int(s)
@@ -415,10 +413,6 @@ def _check_integer_sensitivity(sensitivity: Any) -> int:
 def _geometric_rate(epsilon: float, sensitivity: Any) -> float:
     """ε/Δ, checked: α = exp(-ε/Δ) and 1 - α = -expm1(-ε/Δ) (accurate for tiny ε)."""
     return check_epsilon(epsilon) / _check_integer_sensitivity(sensitivity)
-
-
-def _geometric_alpha(epsilon: float, sensitivity: Any) -> float:
-    return float(np.exp(-_geometric_rate(epsilon, sensitivity)))
 
 
 def geometric(value: Any, *, epsilon: float, sensitivity: int = 1,
@@ -641,8 +635,6 @@ def exponential_subset_inclusion(scores: Any, k: int, *, epsilon: float,
 # --------------------------------------------------------------------------- public lattices
 #: a default lattice cuts its public range into at least 2**LATTICE_BITS steps
 LATTICE_BITS = 20
-#: the most lattice steps one range may hold: indices stay exact integers in float64
-MAX_LATTICE_STEPS = 2 ** 52
 #: up to this many points, a uniform point is ⌊U·N⌋ with a 53-bit uniform U (within a factor
 #: 1 + 2**-20 of uniform); beyond it, an exact integer draw
 _FLOOR_DRAW_LIMIT = 2 ** 32

@@ -41,11 +41,12 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dpexplore import BudgetAccountant, lab
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
-from dpexplore.publish.privpfc import (PrivPfC, cell_quality, counts_comparison, grid_levels,
-                                       sensitivity_curve, win_probability_curve)
+from dpexplore.publish.privpfc import PrivPfC, cell_quality
+from dpexplore.evaluate.privpfc import (counts_comparison, error_sweep,  # noqa: F401 (recompute below)
+                                        grid_levels, sensitivity_curve, win_probability_curve)
 from dpexplore.plots.privpfc import (candidates_chart, counts_chart, error_chart, grid_levels_chart,
                                      selection_chart, sensitivity_chart, win_probability_chart)
-from dpexplore.widgets.privpfc import PrivPfCExplorer, error_sweep  # noqa: F401 (recompute below)
+from dpexplore.widgets.privpfc import PrivPfCExplorer
 
 frame, schema = load_adult()
 X_train, X_test, y_train, y_test = train_test_split(frame, schema, test_size=0.2, random_state=0)
@@ -139,7 +140,7 @@ lab.check("02.2", tau_small)
 
 # %%
 acc = BudgetAccountant(1.0)
-model = PrivPfC(epsilon=1.0, random_state=0, accountant=acc).fit(X_train, y_train, schema=schema)
+model = PrivPfC(epsilon=1.0, random_state=0, accountant=acc, schema=schema).fit(X_train, y_train)
 # NOT part of the release: every candidate's true quality, recomputed from the training data
 candidates = model.diagnostics(X_train, y_train)
 print(f"N̂ = {model.n_hat_:,.0f}, τ = {model.tau_:,.0f} cells, {len(candidates):,} candidates, "
@@ -180,7 +181,7 @@ lab.check("02.3", grid_at_small_epsilon)
 def n_cells(grid):
     return int(np.prod([schema[a].taxonomy.level_sizes[d] for a, d in grid.items()]))
 
-small = PrivPfC(epsilon=0.05, random_state=0).fit(X_train, y_train, schema=schema)
+small = PrivPfC(epsilon=0.05, random_state=0, schema=schema).fit(X_train, y_train)
 print(f"ε = 1:    τ = {model.tau_:,.0f}, the drawn grid has {n_cells(model.grid_):,} cells")
 print(f"ε = 0.05: τ = {small.tau_:,.0f}, the drawn grid has {n_cells(small.grid_):,} cells")
 
@@ -223,7 +224,7 @@ def raw_baselines(X_tr, y_tr, X_te, y_te, schema):
     return {"majority (non-private)": float(np.mean(y_te != y_tr.value_counts().idxmax())),
             "tree on raw data (non-private)": 1 - raw_tree.score(X_te, y_te)}
 
-syn = model.synthetic(weighted=True)            # one row per (cell, class) with its copy count
+syn = model.weighted_table()                    # one row per (cell, class) with its copy count
 used = [a for a, d in model.grid_.items() if d > 0]
 synthetic_tree = tree_on(syn[used], syn[schema.target], syn["weight"])
 baselines = raw_baselines(X_train, y_train, X_test, y_test, schema)

@@ -163,7 +163,7 @@ lab.check("03.3", eps_op)
 # The release of this section uses ε = 1 (`epsilon_prime_` is the code's name for ε_op):
 
 # %%
-release = DiffMulti(1.0, h=1000, random_state=0).fit(X_train, y_train, schema)
+release = DiffMulti(1.0, h=1000, random_state=0, schema=schema).fit(X_train, y_train)
 print(f"|g| = {release.max_depth_}, ε_op = ε/{1 / release.epsilon_prime_:.0f} = {release.epsilon_prime_:.5f}")
 print(f"{release.n_regions_} leaf regions; partitioning charged {release.partitioning_epsilon_:.4f}, "
       f"counts {release.leaf_epsilon_:.4f} (total {release.epsilon_spent_:.4f})")
@@ -196,8 +196,8 @@ fig = tree_figure(release.tree_, max_depth=3)
 
 # %%
 pair = ["age", "education-num"]
-multi = DiffMulti(1.0, h=300, random_state=0).fit(X_train[pair], y_train, schema)
-grid = DiffGen(1.0, steps=6, random_state=0).fit(X_train[pair], y_train, schema)
+multi = DiffMulti(1.0, h=300, random_state=0, schema=schema).fit(X_train[pair], y_train)
+grid = DiffGen(1.0, steps=6, random_state=0, schema=schema).fit(X_train[pair], y_train)
 partition_comparison(multi.rectangles(*pair), grid.rectangles(*pair), *pair)
 
 # %% [markdown]

@@ -51,7 +51,7 @@ import altair as alt
 from sklearn.naive_bayes import BernoulliNB
 
 from dpexplore import lab
-from dpexplore._config import repetitions
+from dpexplore.config import repetitions
 from dpexplore.budget import BudgetAccountant
 from dpexplore.datasets import load_adult, train_test_split
 from dpexplore.mechanisms import exponential_subset, exponential_subset_inclusion

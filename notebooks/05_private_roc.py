@@ -47,7 +47,7 @@ from tqdm.auto import tqdm
 from sklearn.linear_model import LogisticRegression
 
 from dpexplore import lab
-from dpexplore._config import repetitions
+from dpexplore.config import repetitions
 from dpexplore.datasets import load_adult
 from dpexplore.evaluate import roc
 from dpexplore.select import stoddard

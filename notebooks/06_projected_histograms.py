@@ -45,10 +45,11 @@ import altair as alt
 from tqdm.auto import tqdm
 
 from dpexplore import lab
-from dpexplore._config import repetitions
+from dpexplore.config import repetitions
 from dpexplore.datasets import load_iris, train_test_split
 from dpexplore.publish import projected as ph
 from dpexplore.publish.projected import ProjectedHistogram
+from dpexplore.evaluate import projected as evaluation
 from dpexplore.plots import projected as charts
 from dpexplore.widgets import projected as explore
 
@@ -77,9 +78,9 @@ X_train, X_test, y_train, y_test = train_test_split(iris, iris_schema, test_size
 # (`n_bins="projected"`, the bw(n, k) rule of §2): a small histogram, little noise per cell.
 
 # %%
-model = ProjectedHistogram(epsilon=1.0, k=1, n_bins="projected", random_state=0).fit(X_train, y_train, iris_schema)
+model = ProjectedHistogram(epsilon=1.0, k=1, n_bins="projected", random_state=0, schema=iris_schema).fit(X_train, y_train)
 print(charts.summary_text(model))
-print("test AUC (Hand–Till):", round(explore.auc(y_test, model.predict_proba(X_test), model.classes_), 3))
+print("test AUC (Hand–Till):", round(evaluation.auc(y_test, model.predict_proba(X_test), model.classes_), 3))
 model.ledger_
 
 # %% [markdown]
@@ -116,9 +117,9 @@ lab.check("06.1", split_answer)
 # swings between about 0.56 and 1. Sections 2 and 3 take this model apart.
 
 # %%
-heuristic = ProjectedHistogram(epsilon=1.0, random_state=0).fit(X_train, y_train, iris_schema)
+heuristic = ProjectedHistogram(epsilon=1.0, random_state=0, schema=iris_schema).fit(X_train, y_train)
 print(charts.summary_text(heuristic))
-aucs = [explore.auc(y_test, ProjectedHistogram(epsilon=1.0, random_state=r).fit(X_train, y_train, iris_schema)
+aucs = [evaluation.auc(y_test, ProjectedHistogram(epsilon=1.0, random_state=r, schema=iris_schema).fit(X_train, y_train)
                     .predict_proba(X_test), iris_schema.classes) for r in range(6)]
 print("test AUC over seeds 0–5:", ", ".join(f"{a:.2f}" for a in aucs))
 
@@ -201,9 +202,9 @@ lab.check("06.2", eps_p_reliable)
 # dashed line τ. Red bars are cells that were **empty in truth**: their records are pure noise.
 
 # %%
-demo = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=3).fit(X_train, y_train, iris_schema)
+demo = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=3, schema=iris_schema).fit(X_train, y_train)
 print(charts.summary_text(demo))
-charts.histogram_chart(explore.histogram_table(demo, X_train, y_train), demo.threshold_)
+charts.histogram_chart(evaluation.histogram_table(demo, X_train, y_train), demo.threshold_)
 
 # %% [markdown]
 # The synthetic table repeats every kept cell ⌈h̃ − ½⌉ times (numeric bins become their midpoints). Its
@@ -264,7 +265,7 @@ lab.check("06.4", empty_cell_change)
 
 # %%
 n_iris = len(X_train)
-charts.survival_chart(explore.survival_table(n_iris, [0.1, 0.3, 1.0], A=0.5, sensitivity=1.0, z_max=60),
+charts.survival_chart(evaluation.survival_table(n_iris, [0.1, 0.3, 1.0], A=0.5, sensitivity=1.0, z_max=60),
                       floor=0.5 / np.sqrt(n_iris))
 
 # %% [markdown]

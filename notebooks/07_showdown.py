@@ -41,7 +41,6 @@
 # **ε slider** in section 3 to rank the methods at another budget.
 
 # %%
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +48,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from dpexplore import lab
-from dpexplore._config import quick
+from dpexplore.config import quick
 from dpexplore.evaluate.sweeps import summarise
 from dpexplore.evaluate.showdown_results import load_peers, load_showdown, which_one_when   # no scikit-learn
 from dpexplore.plots.showdown import error_chart, runtime_chart
@@ -57,7 +56,6 @@ from dpexplore.widgets.showdown import ShowdownExplorer
 import altair as alt   # after dpexplore.plots, which loads altair quickly (dpexplore/plots/_render.py)
 
 _ = alt.data_transformers.disable_max_rows()
-warnings.simplefilter("ignore")       # method-specific warnings are discussed in their notebooks
 
 RESULTS = Path("results")             # notebooks/results, next to this notebook
 METRIC = "accuracy"

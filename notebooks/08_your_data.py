@@ -48,7 +48,7 @@ from IPython.display import Markdown, display
 import dpexplore.plots  # noqa: F401  (charts drawn offline by JupyterLab and Voilà)
 from dpexplore import lab, tables
 from dpexplore.datasets import make_messy_table
-from dpexplore.domain import PrivacyLeakWarning
+from dpexplore.exceptions import PrivacyLeakWarning
 from dpexplore.plots.your_data import ledger_chart, marginals_chart, method_chart, occupancy_chart
 from dpexplore.widgets.your_data import YourDataApp
 
@@ -114,9 +114,10 @@ frame.head(3)
 # a number with those values missing (not as a category in text order).
 
 # %%
-with warnings.catch_warnings():            # the draft's leak warning is the first note below
-    warnings.simplefilter("ignore", PrivacyLeakWarning)
+with warnings.catch_warnings(record=True) as leaks:   # the draft reads domains from the data, so it
+    warnings.simplefilter("always", PrivacyLeakWarning)  # warns PrivacyLeakWarning: its text is the first note below
     draft, notes = tables.draft_schema(frame, "readmitted")
+assert any(issubclass(w.category, PrivacyLeakWarning) for w in leaks)
 for note in notes:
     print("•", note)
 draft[["column", "kind", "lower", "upper", "integer", "cuts", "from_data"]]
@@ -255,11 +256,11 @@ app.columns.value = tuple(KEEP)
 app.apply_columns.click()
 app.drop_missing.value = True
 for name, upper in COUNT_BOUNDS.items():                 # typing the public bounds
-    row = app._rows[name]
+    row = app.rows[name]
     row["lower"].value, row["upper"].value = "0", str(upper)
-app._rows["weight_kg"]["lower"].value, app._rows["weight_kg"]["upper"].value = "30", "200"
+app.rows["weight_kg"]["lower"].value, app.rows["weight_kg"]["upper"].value = "30", "200"
 for name in ("admission_type", "discharge", "age_band"):
-    app._rows[name]["public"].value = True               # the drafted lists are in the data dictionary
+    app.rows[name]["public"].value = True               # the drafted lists are in the data dictionary
 print("still ⚠ from data:", app.leak_rows())
 app.release()
 display(app.widget)

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.pipeline import Pipeline
 
 from dpexplore import BudgetAccountant, PrivacyLeakWarning
 from dpexplore.datasets import make_synthetic
@@ -20,7 +21,8 @@ from dpexplore.evaluate import private_roc_curve
 from dpexplore.models import PrivateGaussianNB, PrivateLogisticRegression, PrivateNaiveBayes, SelectThenTrain
 from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
 from dpexplore.select import PrivateKSubsetSelector
-from dpexplore.select.stoddard import ExponentialTopKSelector, ScorePerturbationSelector
+from dpexplore.registry import all_methods, get_method
+from dpexplore.select.stoddard import ExponentialTopKSelector, ScorePerturbationSelector, SparseVectorSelector
 
 EPS = 1.0
 BUDGET = 10.0
@@ -42,7 +44,17 @@ def _schema_table(seed: int = 0):
 def _fit_schema_method(cls, **kw):
     def fit(acc, rng):
         X, y, schema = _schema_table()
-        return cls(epsilon=EPS, accountant=acc, random_state=rng, **kw).fit(X, y, schema)
+        return cls(epsilon=EPS, accountant=acc, random_state=rng, **kw, schema=schema).fit(X, y)
+    return fit
+
+
+def _fit_registered(name: str):
+    """The registry's build of ``name`` with the public schema, fitted on the raw table (a
+    pipeline reports through its last step)."""
+    def fit(acc, rng):
+        X, y, schema = _schema_table()
+        est = get_method(name).build(schema, epsilon=EPS, accountant=acc, random_state=rng).fit(X, y)
+        return est[-1] if isinstance(est, Pipeline) else est
     return fit
 
 
@@ -53,7 +65,8 @@ def _fit_binary(make):
     return fit
 
 
-METHODS = {
+#: one fast fit per registered method that spends ε (test_every_registered_method_is_audited_here)
+PARAMS = {
     "PrivPfC": _fit_schema_method(PrivPfC, theta=50),
     "DiffMulti": _fit_schema_method(DiffMulti),
     "DiffGen": _fit_schema_method(DiffGen),
@@ -73,7 +86,17 @@ METHODS = {
     "SelectThenTrain": _fit_binary(lambda acc, rng: SelectThenTrain(
         PrivateKSubsetSelector(k=2, classes=[0, 1]), PrivateNaiveBayes(classes=[0, 1]),
         epsilon=EPS, accountant=acc, random_state=rng)),
+    "SparseVectorSelector": _fit_binary(lambda acc, rng: SparseVectorSelector(
+        cutoff=2, epsilon=EPS, accountant=acc, random_state=rng, classes=[0, 1])),
+    "k-subset + NB": _fit_registered("k-subset + NB"),
+    "PrivateLRClassifier": _fit_registered("PrivateLRClassifier"),
 }
+REGISTERED = [spec.name for spec in all_methods(private=True) if spec.kind != "transformer"]
+METHODS = {name: PARAMS[name] for name in REGISTERED if name in PARAMS}
+
+
+def test_every_registered_method_is_audited_here():
+    assert sorted(PARAMS) == sorted(REGISTERED), "give each registered method a fast fit in PARAMS"
 
 
 def _fit_roc(acc, rng):

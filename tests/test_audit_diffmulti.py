@@ -22,8 +22,8 @@ import pytest
 from privacy_audit import assert_flagged, assert_private, long_audit, weakened_noise
 
 from dpexplore.domain import Attribute, Schema, Taxonomy
-from dpexplore.publish import DiffGen, DiffMulti
-from dpexplore.publish.diffmulti import _RegionRelease
+from dpexplore.publish.partition import RegionRelease
+from dpexplore.registry import all_methods, get_method
 
 EPS = 1.0
 Y = pd.Series([0, 0, 1, 1], name="label")
@@ -31,13 +31,23 @@ Y_PRIME = pd.Series([0, 0, 1, 1, 2], name="label")                   # + one rec
 NUMERIC = Schema([Attribute.numeric("x", 0, 3, integer=True)], "label", ["0", "1", "2"])
 ABCD = Taxonomy.from_spec("c", {"type": "categorical", "tree": {"Any": {"ab": ["a", "b"], "cd": ["c", "d"]}}})
 CATEGORICAL = Schema([Attribute.categorical("c", taxonomy=ABCD)], "label", ["0", "1", "2"])
-# name: (class, parameters, schema, D, D', probe at the edge)
-METHODS = {
-    "DiffMulti": (DiffMulti, {"h": 1}, NUMERIC, (pd.DataFrame({"x": [0, 1, 1, 2]}), Y),
+# every registered region publisher (DiffMulti, DiffGen and any later one) is audited here
+REGISTERED = [spec.name for spec in all_methods("publisher", private=True) if issubclass(spec.load(), RegionRelease)]
+# name: (fast parameters, schema, D, D', probe at the edge)
+PARAMS = {
+    "DiffMulti": ({"h": 1}, NUMERIC, (pd.DataFrame({"x": [0, 1, 1, 2]}), Y),
                   (pd.DataFrame({"x": [0, 1, 1, 2, 3]}), Y_PRIME), pd.DataFrame({"x": [3]})),
-    "DiffGen": (DiffGen, {"steps": 1}, CATEGORICAL, (pd.DataFrame({"c": list("abbc")}), Y),
+    "DiffGen": ({"steps": 1}, CATEGORICAL, (pd.DataFrame({"c": list("abbc")}), Y),
                 (pd.DataFrame({"c": list("abbcd")}), Y_PRIME), pd.DataFrame({"c": ["d"]})),
 }
+# name: (class, parameters, schema, D, D', probe at the edge)
+METHODS = {name: (get_method(name).load(), *PARAMS[name]) for name in REGISTERED if name in PARAMS}
+
+
+def test_every_registered_region_publisher_has_an_audit_case():
+    assert sorted(PARAMS) == sorted(REGISTERED)
+    assert {get_method(name).audit for name in REGISTERED} == {
+        f"tests/test_audit_diffmulti.py::{test_release_is_private_at_its_claimed_epsilon.__name__}"}
 
 
 def _runner(name: str):
@@ -45,7 +55,7 @@ def _runner(name: str):
 
     def run(data, rng):
         X, y = data
-        m = cls(epsilon=EPS, random_state=rng, **kw).fit(X, y, schema)
+        m = cls(epsilon=EPS, random_state=rng, **kw, schema=schema).fit(X, y)
         leaf = int(m.apply(probe)[0])
         return repr((m.classes_.tolist(), bool(m.noisy_counts_[leaf, 2] > 1.0)))
     return run
@@ -77,7 +87,7 @@ def test_audit_flags_noise_divided_by_three(name):
 
 @pytest.mark.parametrize("name", list(METHODS))
 def test_audit_flags_class_labels_read_from_y(name, monkeypatch):
-    monkeypatch.setattr(_RegionRelease, "_set_labels", _old_set_labels)
+    monkeypatch.setattr(RegionRelease, "_set_labels", _old_set_labels)
     res = assert_flagged(_runner(name), *METHODS[name][3:5], EPS, n_samples=150, seed=2)
     _row(f"{name}: classes_ read from y (old code, broken)", res)
 

@@ -18,6 +18,7 @@ Each test prints an ``AUDIT |`` row (``pytest -s``): the lower bound of every pa
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import numpy as np
@@ -31,7 +32,7 @@ from dpexplore._validation import check_random_state
 from dpexplore.domain import Attribute, Schema
 from dpexplore.evaluate import roc
 from dpexplore.mechanisms import exponential_interval, lattice_value
-from dpexplore.publish import DiffGen, DiffMulti, diffgen, diffmulti
+from dpexplore.publish import DiffGen, DiffMulti, diffgen, diffmulti, partition
 from dpexplore.publish.diffmulti import split_utilities
 from dpexplore.tables import release as tables_release
 
@@ -101,7 +102,7 @@ def _old_private_split_point(values, y, n_classes, a, b, *, integer, score, epsi
     assert score != "ncp" and not integer, "the copy covers the paths these audits use"
     rng = check_random_state(random_state)
     edges, left, total = split_utilities(values, y, n_classes, a, b, integer=integer, weights=weights)
-    util = diffmulti._piece_utilities(left, total, score)
+    util = partition.piece_utilities(left, total, score)
     point, probs = _old_exponential_interval(edges, util, epsilon=epsilon, sensitivity=sensitivity,
                                              random_state=rng, return_probabilities=True)
     s = float(min(max(point, a), b))
@@ -129,7 +130,7 @@ def _primitive(sampler):
     def run(data, rng):
         values, labels = data
         edges, left, total = split_utilities(values, labels, 2, 0.0, 1.0, integer=False)
-        util = diffmulti._piece_utilities(left, total, "max")
+        util = partition.piece_utilities(left, total, "max")
         x = sampler(edges, util, epsilon=EPS, sensitivity=1.0, resolution=LATTICE[0], origin=LATTICE[1],
                     random_state=rng)
         return _not_in_support(x, _neighbour_edges(), LATTICE)
@@ -141,12 +142,12 @@ def _frame(values, labels):
 
 
 def _diffmulti(data, rng):
-    m = DiffMulti(EPS, h=1, max_depth=1, random_state=rng).fit(*_frame(*data), SCHEMA)
+    m = DiffMulti(EPS, h=1, max_depth=1, random_state=rng, schema=SCHEMA).fit(*_frame(*data))
     return _not_in_support(float(m.tree_.loc[0, "split"]), _neighbour_edges(), LATTICE)
 
 
 def _diffgen(data, rng):
-    m = DiffGen(EPS, steps=1, random_state=rng).fit(*_frame(*data), SCHEMA)
+    m = DiffGen(EPS, steps=1, random_state=rng, schema=SCHEMA).fit(*_frame(*data))
     return _not_in_support(float(m.history_.loc[0, "split"]), _neighbour_edges(), LATTICE)
 
 
@@ -154,8 +155,9 @@ def _diffgen(data, rng):
 def one_level_diffmulti(monkeypatch):
     """The registry's DiffMulti with max_depth=1, so a release takes milliseconds: the root split
     point (the audited output) is drawn exactly as with the default depth, only at a larger ε'."""
+    spec = tables_release_module.METHODS["DiffMulti"]
     monkeypatch.setitem(tables_release_module.METHODS, "DiffMulti",
-                        tables_release_module._factory("diffmulti", "DiffMulti", {"values": "sampled"}, max_depth=1))
+                        dataclasses.replace(spec, params={**spec.params, "max_depth": 1}))
 
 
 def _tables_release(data, rng):

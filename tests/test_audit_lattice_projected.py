@@ -82,17 +82,17 @@ def estimator_run(data: pd.DataFrame, rng: np.random.Generator) -> tuple[int, st
     """The estimator's released ``histogram_`` (noisy counts of the kept cells), fitted under
     hardened noise, summarised by :func:`lattice_signature`."""
     with mechanisms.hardened_noise():
-        model = ProjectedHistogram(epsilon=EPS, random_state=rng, **PH).fit(
-            data[["colour"]], data["y"], SCHEMA)
+        model = ProjectedHistogram(epsilon=EPS, random_state=rng, **PH, schema=SCHEMA).fit(
+            data[["colour"]], data["y"])
     h = model.histogram_
     hit = h[(h["colour"] == TARGET[0]) & (h["y"] == TARGET[1])]["noisy_count"]
     return lattice_signature(h["noisy_count"].to_numpy(), float(hit.iloc[0]) if len(hit) else None)
 
 
 def release_run(data: pd.DataFrame, rng: np.random.Generator) -> tuple[int, str]:
-    """``tables.release(..., "Projected histogram")`` (hardened by default): the released
+    """``tables.release(..., "ProjectedHistogram")`` (hardened by default): the released
     histogram of the estimator it returns (``counts_``), summarised by :func:`lattice_signature`."""
-    est = release(data, SCHEMA, "Projected histogram", EPS, random_state=rng, evaluate=False,
+    est = release(data, SCHEMA, "ProjectedHistogram", EPS, random_state=rng, evaluate=False,
                   progress=False).estimator
     counts = est.counts_
     code = np.ravel_multi_index((SCHEMA["colour"].categories.index(TARGET[0]),

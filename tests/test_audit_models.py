@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
-from dpexplore.evaluate.showdown import PrivateLRClassifier
+from dpexplore.models import PrivateLRClassifier
 from dpexplore.models import PrivateGaussianNB, PrivateLogisticRegression, PrivateNaiveBayes, SelectThenTrain
 from dpexplore.select.thesis import PrivateKSubsetSelector
 
@@ -114,7 +114,7 @@ def test_audit_naive_bayes():
 
 
 # =========================================================================== Gaussian NB
-# public bounds [0, 1]; the budget is put mostly on the class counts (budget_split 8:1:1), whose
+# public bounds [0, 1]; the budget is put mostly on the class counts (shares 8:1:1), whose
 # noisy value for the rare class 1 is the audited output; D' adds a class-1 record at x = 1.
 GNB_X = np.array([[0.5]] * 20 + [[0.5]] * 2)
 GNB_Y = np.array([0] * 20 + [1] * 2)
@@ -124,7 +124,7 @@ GNB_D, GNB_D2 = (GNB_X, GNB_Y), (np.vstack([GNB_X, [[1.0]]]), np.append(GNB_Y, 1
 def _gnb_run(classes):
     @_quiet
     def run(data, rng):
-        m = PrivateGaussianNB(EPS, classes=classes, bounds=(0.0, 1.0), budget_split=(8, 1, 1),
+        m = PrivateGaussianNB(EPS, classes=classes, bounds=(0.0, 1.0), shares=(8, 1, 1),
                               random_state=rng).fit(*data)
         return len(m.classes_), _bucket(m.class_count_[-1], 2.0)
     return run
@@ -199,7 +199,7 @@ def _st_run(classes):
     @_quiet
     def run(data, rng):
         m = SelectThenTrain(PrivateKSubsetSelector(k=1), PrivateNaiveBayes(), classes=classes, epsilon=EPS,
-                            selection_fraction=0.2, random_state=rng).fit(*data)
+                            selection_share=0.2, random_state=rng).fit(*data)
         rare = len(m.classes_) - 1
         return (len(m.classes_), int(m.get_support(indices=True)[0]),
                 _bucket(m.model_.noisy_on_counts_[rare, 0], 0.0))

@@ -13,7 +13,7 @@ small public domains, D' = D plus ONE record of the rare class ("maybe") at the 
   ``counts_`` (true count 1 vs 2; floor clipped to 0..2; a dropped cell, below the threshold,
   reads 0).
 
-Public parameters concentrate the budget on that count: PrivPfC ``split=(0.02, 0.03, 0.95)``,
+Public parameters concentrate the budget on that count: PrivPfC ``shares=(0.02, 0.03, 0.95)``,
 ``theta=3``, ``noise_to_signal=0.5`` (a pool of up to 3 grids: root, age, c);
 ProjectedHistogram ``k=2`` (every predictor: nothing to select, γ = 1), ``n_bins=2``,
 ``count_share=0.02``, ``A=0.1`` (τ ≈ 0.1·ln n̂/ε_h: the cell is nearly always kept).
@@ -64,7 +64,7 @@ D_RARE = _plus(D, EDGE, "maybe")                                 # + one rare-cl
 P = _plus(D, pd.DataFrame({"age": [9.5], "c": ["v"]}), "maybe")
 P_RARE = _plus(P, EDGE, "maybe")
 
-PFC = dict(split=(0.02, 0.03, 0.95), theta=3, noise_to_signal=0.5)
+PFC = dict(shares=(0.02, 0.03, 0.95), theta=3, noise_to_signal=0.5)
 PH = dict(k=2, A=0.1, count_share=0.02, n_bins=2, C=1.0)
 
 ROWS: list[tuple[str, float, float]] = []
@@ -102,7 +102,7 @@ def _privpfc_outputs(data, rng: np.random.Generator) -> dict[str, int]:
     key = (id(data), repr(rng.bit_generator.state), _samplers_in_force())
     if key not in _PFC_FITS:
         X, y = data
-        model = PrivPfC(epsilon=EPS, random_state=rng, **PFC).fit(X, y, SCHEMA)
+        model = PrivPfC(epsilon=EPS, random_state=rng, **PFC, schema=SCHEMA).fit(X, y)
         cell = model.classifier_.cells(EDGE)[0]
         out = {"count": int(np.clip(np.floor(model.counts_[cell, 2]), -1, 1)),
                # a public size (n=): the default size, N̂ at ε_size = 0.02, is mostly noise here
@@ -127,7 +127,7 @@ def privpfc_synthetic(data, rng):
 def projected_count(data, rng):
     """ProjectedHistogram's counts_: the rare class's noisy count in the edge cell (0, 1, 2)."""
     X, y = data
-    model = ProjectedHistogram(epsilon=EPS, random_state=rng, **PH).fit(X, y, SCHEMA)
+    model = ProjectedHistogram(epsilon=EPS, random_state=rng, **PH, schema=SCHEMA).fit(X, y)
     level = {"age": 1, "c": 1}                      # bin [5, 10] of 2, category "v"
     code = np.ravel_multi_index(tuple(level[a] for a in model.selected_) + (2,), model.counts_.shape)
     kept = np.flatnonzero(model.counts_.codes == code)
@@ -189,7 +189,7 @@ def test_classes_read_from_y_are_flagged_and_a_schema_fixes_it(run):
             def declared(data, rng):  # the same output with the public schema: always the same
                 X, y = data
                 cls, params = (PrivPfC, PFC) if run is privpfc_classes_from_y else (ProjectedHistogram, PH)
-                return "|".join(map(str, cls(epsilon=EPS, random_state=rng, **params).fit(X, y, SCHEMA).classes_))
+                return "|".join(map(str, cls(epsilon=EPS, random_state=rng, **params, schema=SCHEMA).fit(X, y).classes_))
             assert declared(D, 0) == declared(D_RARE, 0) == "no|yes|maybe"
     finally:
         ctx.__exit__(None, None, None)

@@ -231,12 +231,9 @@ def secret_frame(n=50):
 
 
 def _sources(frame, tmp_path):
-    import duckdb
+    from _fixtures import write_parquet
     frame.to_csv(tmp_path / "t.csv", index=False)
-    con = duckdb.connect()
-    con.register("f", frame)
-    con.execute(f"COPY (SELECT * FROM f) TO '{tmp_path / 't.parquet'}' (FORMAT parquet)")
-    con.close()
+    write_parquet(frame, tmp_path / "t.parquet")
     return {"pandas": lambda s: sources.pandas(frame, s), "duckdb": lambda s: sources.duckdb(frame, s),
             "csv": lambda s: sources.csv(tmp_path / "t.csv", s),
             "parquet": lambda s: sources.parquet(tmp_path / "t.parquet", s)}

@@ -252,11 +252,12 @@ def test_fitted_objects_sharing_an_accountant_each_report_only_their_own_spends(
     X = rng.integers(0, 2, size=(400, 4))
     y = (X[:, 0] ^ (rng.random(400) < 0.1)).astype(int)
     acc = BudgetAccountant(3.0)
-    nb = PrivateNaiveBayes(epsilon=0.5, accountant=acc, random_state=1).fit(X, y)
-    lr = PrivateLogisticRegression(epsilon=1.0, accountant=acc, bounds=(0, 1), random_state=2).fit(X, y)
+    nb = PrivateNaiveBayes(epsilon=0.5, classes=[0, 1], accountant=acc, random_state=1).fit(X, y)
+    lr = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], accountant=acc, bounds=(0, 1),
+                                   random_state=2).fit(X, y)
     frame, schema = make_synthetic(n_samples=300, random_state=3)
     X2, y2 = schema.split(frame)
-    ph = ProjectedHistogram(epsilon=1.0, accountant=acc, random_state=4).fit(X2, y2, schema)
+    ph = ProjectedHistogram(epsilon=1.0, accountant=acc, random_state=4, schema=schema).fit(X2, y2)
     assert abs(nb.epsilon_spent_ - 0.5) < 1e-12 and abs(lr.epsilon_spent_ - 1.0) < 1e-12
     assert abs(ph.epsilon_spent_ - 1.0) < 1e-12
     # the three slices partition the shared ledger, in order

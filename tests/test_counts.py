@@ -9,59 +9,7 @@ import pytest
 from dpexplore import Attribute, Schema, Taxonomy
 from dpexplore.counts import CountTable, group_counts
 from dpexplore.histogram import LevelCodes, class_counts, sparse_class_counts
-
-
-def make_schema() -> Schema:
-    x_tax = Taxonomy.from_spec("x", {"type": "numeric", "levels": [
-        [0.0, 1.0], [0.0, 0.30000000000000004, 1.0], [0.0, 0.1, 0.30000000000000004, 0.7, 1.0]]})
-    color_tax = Taxonomy.from_spec("color", {"type": "categorical", "tree": {
-        "Any": {"warm": ["red", "orange"], "cool": ["blue", "green"]}}})
-    return Schema([
-        Attribute.numeric("age", 0, 100, Taxonomy.equal_width("age", 0, 100, (2, 5)), integer=True),
-        Attribute.numeric("x", 0.0, 0.9, x_tax),  # public range narrower than the taxonomy
-        Attribute.categorical("color", ["red", "orange", "blue"], color_tax),  # "green" is a leaf, not a category
-        Attribute.categorical("code", ["1", "2", "3"]),  # stored as integers in the frame
-        Attribute.categorical("flag", ["False", "True"]),  # stored as booleans
-    ], "label", ["a", "b", "c"])  # "c" never occurs
-
-
-def make_frame(n: int = 400, seed: int = 0) -> pd.DataFrame:
-    """Random rows plus every numeric edge (and its neighbouring doubles) and every category."""
-    rng = np.random.default_rng(seed)
-    age_edges = list(range(0, 101, 10)) + [9, 11, 55, 99, 1]
-    x_edges = [0.0, 5e-324, 0.1, np.nextafter(0.1, 0), np.nextafter(0.1, 1), 0.3, 0.30000000000000004,
-               np.nextafter(0.30000000000000004, 1), 0.7, np.nextafter(0.7, 0), np.nextafter(0.7, 1), 0.9]
-    edge_rows = max(len(age_edges), len(x_edges))
-    age = np.concatenate([np.resize(age_edges, edge_rows), rng.integers(0, 101, n)])
-    x = np.concatenate([np.resize(x_edges, edge_rows), rng.uniform(0, 0.9, n)])
-    m = len(age)
-    return pd.DataFrame({
-        "age": age.astype(np.int64),
-        "x": x.astype(float),
-        "color": rng.choice(["red", "orange", "blue"], m).astype(object),
-        "code": rng.integers(1, 4, m).astype(np.int64),
-        "flag": rng.random(m) < 0.3,
-        "label": rng.choice(["a", "b"], m, p=[0.8, 0.2]).astype(object),
-    })
-
-
-def reference(frame: pd.DataFrame, schema: Schema):
-    """Brute force: per-row codes from Schema.leaf_codes, then np.unique on the code rows."""
-    codes = schema.leaf_codes(frame[schema.predictors])
-    y = schema.encode_target(frame[schema.target])
-    rows = np.column_stack([codes[n] for n in schema.predictors] + [y])
-    uniq, counts = np.unique(rows, axis=0, return_counts=True)
-    return uniq, counts
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame()
+from _fixtures import frame, make_schema, reference, schema  # noqa: F401 (pytest fixtures)
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from sklearn.base import clone
 
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
+from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.publish import diffgen as diffgen_module
 from dpexplore.publish.diffgen import DiffGen
 
@@ -31,7 +32,7 @@ def toy_data(n: int = 2000, seed: int = 0):
 
 def test_epsilon_prime_and_ledger():
     X, y, schema = toy_data()
-    m = DiffGen(0.8, steps=4, random_state=0).fit(X, y, schema)
+    m = DiffGen(0.8, steps=4, random_state=0, schema=schema).fit(X, y)
     assert m.epsilon_prime_ == pytest.approx(0.8 / (2 * (2 + 2 * 4)))      # |A_num| = 2, h = 4
     ledger = m.ledger_
     assert ledger["charged"].sum() == pytest.approx(0.8)
@@ -46,7 +47,7 @@ def test_epsilon_prime_and_ledger():
 
 def test_grid_is_the_product_of_the_cuts_and_covers_the_domain():
     X, y, schema = toy_data()
-    m = DiffGen(1.0, steps=5, random_state=1).fit(X, y, schema)
+    m = DiffGen(1.0, steps=5, random_state=1, schema=schema).fit(X, y)
     shape = m.grid_shape_
     assert m.n_regions_ == int(np.prod(shape)) == len(m.partitions_)
     # every value of the public domain falls in exactly one cell, and apply() finds it
@@ -71,36 +72,36 @@ def test_grid_is_the_product_of_the_cuts_and_covers_the_domain():
 
 def test_large_epsilon_picks_the_best_specialization_first():
     X, y, schema = toy_data()
-    m = DiffGen(1e5, steps=1, random_state=0).fit(X, y, schema)
+    m = DiffGen(1e5, steps=1, random_state=0, schema=schema).fit(X, y)
     # Max of 'colour' (warm/cold) vs x split at 60: both informative only jointly; z is noise.
     assert m.history_.loc[0, "attribute"] in ("x", "colour")
-    m = DiffGen(1e5, steps=3, random_state=0).fit(X, y, schema)
+    m = DiffGen(1e5, steps=3, random_state=0, schema=schema).fit(X, y)
     assert set(m.history_["attribute"]) >= {"x", "colour"}
     assert m.score(X, y) > 0.85
 
 
 def test_steps_zero_and_exhausted_candidates():
     X, y, schema = toy_data(300)
-    m = DiffGen(1.0, steps=0, random_state=0).fit(X, y, schema)
+    m = DiffGen(1.0, steps=0, random_state=0, schema=schema).fit(X, y)
     assert m.n_regions_ == 1 and m.ledger_["charged"].sum() == pytest.approx(1.0)
     # only a two-level categorical attribute: at most 1 + 2 specializations exist
     Xc = X[["colour"]]
-    m = DiffGen(1.0, steps=10, random_state=0).fit(Xc, y, schema)
+    m = DiffGen(1.0, steps=10, random_state=0, schema=schema).fit(Xc, y)
     assert len(m.history_) == 3 and m.n_regions_ == 5
     assert m.ledger_["charged"].sum() == pytest.approx(1.0)           # unused ε' reused by the counts
-    m = DiffGen(1.0, steps=10, reuse_budget=False, random_state=0).fit(Xc, y, schema)
+    m = DiffGen(1.0, steps=10, reuse_budget=False, random_state=0, schema=schema).fit(Xc, y)
     assert m.ledger_["charged"].sum() < 1.0
 
 
 def test_max_cells_caps_the_grid_without_reading_the_data():
     X, y, schema = toy_data(500)
-    m = DiffGen(1.0, steps=12, max_cells=40, random_state=0).fit(X, y, schema)
+    m = DiffGen(1.0, steps=12, max_cells=40, random_state=0, schema=schema).fit(X, y)
     assert m.n_regions_ * 2 <= 40
 
 
 def test_synthetic_and_shared_split_code():
     X, y, schema = toy_data(500)
-    m = DiffGen(1.0, steps=4, random_state=3).fit(X, y, schema)
+    m = DiffGen(1.0, steps=4, random_state=3, schema=schema).fit(X, y)
     syn = m.synthetic(random_state=0)
     schema.validate(syn[schema.predictors], syn["label"])
     assert len(syn) == max(1, round(m.noisy_counts_.sum()))   # the public size rule (issue 12)
@@ -112,9 +113,10 @@ def test_synthetic_and_shared_split_code():
 def test_sklearn_contract_and_no_mutation():
     X, y, schema = toy_data(300)
     X0, y0 = X.copy(), y.copy()
-    m = DiffGen(0.5, steps=3, random_state=0)
-    assert clone(m).get_params() == m.get_params()
-    m.fit(X, y, schema)
+    m = DiffGen(0.5, steps=3, random_state=0, schema=schema)
+    params, cloned = m.get_params(), clone(m).get_params()
+    assert cloned.pop("schema").to_dict() == params.pop("schema").to_dict() and cloned == params
+    m.fit(X, y)
     m.predict(X)
     pd.testing.assert_frame_equal(X, X0)
     pd.testing.assert_series_equal(y, y0)
@@ -129,7 +131,7 @@ def test_bad_parameters(params, err, match):
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(2.0)
     with pytest.raises(err, match=match):
-        DiffGen(**{"epsilon": 1.0, **params}, accountant=acc).fit(X, y, schema)
+        DiffGen(**{"epsilon": 1.0, **params}, accountant=acc, schema=schema).fit(X, y)
     assert acc.ledger.empty
 
 
@@ -137,21 +139,22 @@ def test_bad_data_and_budget():
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(1.0)
     with pytest.raises(ValueError, match="class"):   # a label that is not a declared class
-        DiffGen(1.0, accountant=acc).fit(X, pd.Series(["not-a-class"] * 100), schema)
+        DiffGen(1.0, accountant=acc, schema=schema).fit(X, pd.Series(["not-a-class"] * 100))
     with pytest.raises(ValueError, match="does not know"):
-        DiffGen(1.0, accountant=acc).fit(X.assign(w=1), y, schema)
+        DiffGen(1.0, accountant=acc, schema=schema).fit(X.assign(w=1), y)
     acc.spend(0.5, "other")
     with pytest.raises(BudgetExceededError):
-        DiffGen(0.6, accountant=acc).fit(X, y, schema)
+        DiffGen(0.6, accountant=acc, schema=schema).fit(X, y)
     assert len(acc.ledger) == 1
 
 
 def test_score_alias_and_flag_checks():
-    assert DiffGen(1.0, score="ncp").utility == "ncp"
+    with pytest.warns(DpexploreDeprecationWarning, match="'score' was renamed 'utility'"):
+        assert DiffGen(1.0, score="ncp").utility == "ncp"
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(2.0)
     with pytest.raises(TypeError, match="reuse_budget"):
-        DiffGen(1.0, reuse_budget=None, accountant=acc).fit(X, y, schema)
+        DiffGen(1.0, reuse_budget=None, accountant=acc, schema=schema).fit(X, y)
     assert acc.ledger.empty
 
 
@@ -159,7 +162,7 @@ def test_numeric_split_halves_get_their_own_points_in_parallel():
     """Budget per step ≤ 2ε' (one choice + one parallel pair of split points): the total
     specialization spend never exceeds |A_num|·ε' + 2·steps·ε' = ε/2."""
     X, y, schema = toy_data()
-    m = DiffGen(1.0, steps=8, random_state=5).fit(X, y, schema)
+    m = DiffGen(1.0, steps=8, random_state=5, schema=schema).fit(X, y)
     assert m.partitioning_epsilon_ <= 0.5 + 1e-12
     n_num_steps = int(m.history_["attribute"].isin(["x", "z"]).sum())
     expected = (2 + len(m.history_)) * m.epsilon_prime_

@@ -13,8 +13,9 @@ from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
 from dpexplore.mechanisms import exponential_interval_probabilities
 from dpexplore.publish.diffgen import DiffGen
-from dpexplore.publish.diffmulti import (DiffMulti, _Data, fair_allocation, private_split_point,
-                                         split_utilities)
+from dpexplore.exceptions import DpexploreDeprecationWarning
+from dpexplore.publish.diffmulti import DiffMulti, fair_allocation, private_split_point, split_utilities
+from dpexplore.publish.partition import WeightedRecords
 
 # --------------------------------------------------------------------------- fixtures
 CONTINENT = Taxonomy.from_spec("continent", {"type": "categorical", "tree": {"Any_Continent": {
@@ -221,9 +222,9 @@ def test_epsilon_prime_matches_the_adult_setting():
     schema = Schema(attrs, "c", ["0", "1"])
     X = pd.DataFrame({f"n{i}": rng.integers(0, 11, 50) for i in range(6)})
     y = pd.Series(rng.choice(["0", "1"], 50))
-    m = DiffMulti(1.0, h=5, max_depth=63, random_state=0).fit(X, y, schema)
+    m = DiffMulti(1.0, h=5, max_depth=63, random_state=0, schema=schema).fit(X, y)
     assert m.epsilon_prime_ == pytest.approx(1.0 / 390)
-    m = DiffMulti(1.0, h=5, random_state=0).fit(X, y, schema)      # |g| = 6 numeric × height 7
+    m = DiffMulti(1.0, h=5, random_state=0, schema=schema).fit(X, y)      # |g| = 6 numeric × height 7
     assert m.max_depth_ == 42 and m.epsilon_prime_ == pytest.approx(1.0 / (2 * (6 + 3 * 42)))
 
 
@@ -238,7 +239,7 @@ def _path_costs(ledger: pd.DataFrame) -> np.ndarray:
 @pytest.mark.parametrize("reuse", [True, False])
 def test_ledger_sums_to_epsilon_and_paths_stay_within_half(reuse):
     X, y, schema = toy_data()
-    m = DiffMulti(0.7, h=60, random_state=1, reuse_budget=reuse).fit(X, y, schema)
+    m = DiffMulti(0.7, h=60, random_state=1, reuse_budget=reuse, schema=schema).fit(X, y)
     ledger = m.ledger_
     assert ledger["charged"].sum() == pytest.approx(0.7 if reuse else m.partitioning_epsilon_ + 0.35)
     costs = _path_costs(ledger)
@@ -251,7 +252,7 @@ def test_ledger_sums_to_epsilon_and_paths_stay_within_half(reuse):
 
 def test_children_budgets_sum_to_parent_minus_one():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=40, random_state=2).fit(X, y, schema)
+    m = DiffMulti(1.0, h=40, random_state=2, schema=schema).fit(X, y)
     tree = m.tree_
     assert tree.loc[0, "h"] == 40
     internal = tree[tree["children"] > 0]
@@ -299,7 +300,7 @@ def _grid_over_domain(schema, n, seed):
 
 def test_leaf_regions_are_disjoint_and_cover_the_domain():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=80, random_state=3).fit(X, y, schema)
+    m = DiffMulti(1.0, h=80, random_state=3, schema=schema).fit(X, y)
     probe = _grid_over_domain(schema, 5000, 4)       # values anywhere in the public domain
     inside = _contains(m, probe)
     assert np.all(inside.sum(axis=1) == 1)
@@ -311,7 +312,7 @@ def test_leaf_regions_are_disjoint_and_cover_the_domain():
 
 def test_table_i_release_publishes_every_region_and_predicts():
     schema = table_i_schema(integer=True)
-    m = DiffMulti(1.0, h=6, random_state=0).fit(TABLE_I, TABLE_I_Y, schema)
+    m = DiffMulti(1.0, h=6, random_state=0, schema=schema).fit(TABLE_I, TABLE_I_Y)
     probe = _grid_over_domain(schema, 500, 1)
     assert np.all(_contains(m, probe).sum(axis=1) == 1)
     assert set(m.predict(TABLE_I)) <= {"Y", "N"}
@@ -321,11 +322,11 @@ def test_table_i_release_publishes_every_region_and_predicts():
 
 def test_h_zero_gives_one_region_and_large_epsilon_finds_the_signal():
     X, y, schema = toy_data()
-    m0 = DiffMulti(1.0, h=0, random_state=0).fit(X, y, schema)
+    m0 = DiffMulti(1.0, h=0, random_state=0, schema=schema).fit(X, y)
     assert m0.n_regions_ == 1 and len(m0.tree_) == 1
     assert len(set(m0.predict(X))) == 1
     # oracle-like ε: the greedy choices recover (x > 60) xor warm; accuracy near the 95% ceiling
-    m = DiffMulti(1e5, h=30, max_depth=6, random_state=0).fit(X, y, schema)
+    m = DiffMulti(1e5, h=30, max_depth=6, random_state=0, schema=schema).fit(X, y)
     assert m.score(X, y) > 0.9
     top = m.tree_.loc[m.tree_["parent"] == -1, "attribute"].iloc[0]
     assert top in ("x", "colour")
@@ -333,9 +334,9 @@ def test_h_zero_gives_one_region_and_large_epsilon_finds_the_signal():
 
 def test_seeded_runs_are_reproducible_and_differ_across_seeds():
     X, y, schema = toy_data(500)
-    a = DiffMulti(1.0, h=20, random_state=5).fit(X, y, schema).partitions_
-    b = DiffMulti(1.0, h=20, random_state=5).fit(X, y, schema).partitions_
-    c = DiffMulti(1.0, h=20, random_state=6).fit(X, y, schema).partitions_
+    a = DiffMulti(1.0, h=20, random_state=5, schema=schema).fit(X, y).partitions_
+    b = DiffMulti(1.0, h=20, random_state=5, schema=schema).fit(X, y).partitions_
+    c = DiffMulti(1.0, h=20, random_state=6, schema=schema).fit(X, y).partitions_
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
 
@@ -343,14 +344,14 @@ def test_seeded_runs_are_reproducible_and_differ_across_seeds():
 @pytest.mark.parametrize("utility", ["ncp", "dm"])
 def test_general_purpose_utilities(utility):
     X, y, schema = toy_data(800)
-    m = DiffMulti(1.0, h=30, utility=utility, n_max=10_000, random_state=0).fit(X, y, schema)
+    m = DiffMulti(1.0, h=30, utility=utility, n_max=10_000, random_state=0, schema=schema).fit(X, y)
     assert m.epsilon_spent_ == pytest.approx(1.0)
     assert np.all(_contains(m, _grid_over_domain(schema, 1000, 2)).sum(axis=1) == 1)
 
 
 def test_synthetic_records_stay_inside_their_regions():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=30, random_state=4).fit(X, y, schema)
+    m = DiffMulti(1.0, h=30, random_state=4, schema=schema).fit(X, y)
     syn = m.synthetic(random_state=0)
     assert list(syn.columns) == ["x", "z", "colour", "label"]
     # the public size rule: the unclipped sum of the noisy counts (issue 12: not Σ max(0, ⌊count⌋))
@@ -370,7 +371,7 @@ def test_synthetic_records_stay_inside_their_regions():
 
 def test_generalize_maps_test_records_through_the_same_tree():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=30, random_state=4).fit(X, y, schema)
+    m = DiffMulti(1.0, h=30, random_state=4, schema=schema).fit(X, y)
     g = m.generalize(X.iloc[:50])
     expected = m.partitions_[schema.predictors].iloc[m.apply(X.iloc[:50])].reset_index(drop=True)
     pd.testing.assert_frame_equal(g.reset_index(drop=True), expected)
@@ -386,12 +387,12 @@ def test_sklearn_contract():
     assert clone(m).get_params() == m.get_params()
     m.set_params(h=12)
     assert m.h == 12
-    pipe = Pipeline([("dm", DiffMulti(0.5, h=10, random_state=0))]).fit(X, y, dm__schema=schema)
+    pipe = Pipeline([("dm", DiffMulti(0.5, h=10, random_state=0))]).set_params(dm__schema=schema).fit(X, y)
     assert len(pipe.predict(X)) == len(X)
     # integer labels come back as integers, so score() works
     yi = (y == "b").astype(int)
     schema_i = Schema([schema[a] for a in schema.predictors], "label", ["0", "1"])
-    mi = DiffMulti(1.0, h=10, random_state=0).fit(X, yi, schema_i)
+    mi = DiffMulti(1.0, h=10, random_state=0, schema=schema_i).fit(X, yi)
     assert set(mi.predict(X)) <= {0, 1}
     assert 0 <= mi.score(X, yi) <= 1
 
@@ -408,7 +409,7 @@ def test_bad_parameters_raise_before_spending(params, match):
     acc = BudgetAccountant(5.0)
     kwargs = {"epsilon": 1.0, **params}
     with pytest.raises(ValueError, match=match):
-        DiffMulti(accountant=acc, **kwargs).fit(X, y, schema)
+        DiffMulti(accountant=acc, **kwargs, schema=schema).fit(X, y)
     assert acc.spent == 0 and acc.ledger.empty
 
 
@@ -416,32 +417,32 @@ def test_bad_types_and_data_raise_before_spending():
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(5.0)
     with pytest.raises(TypeError, match="h"):
-        DiffMulti(1.0, h=2.5, accountant=acc).fit(X, y, schema)
+        DiffMulti(1.0, h=2.5, accountant=acc, schema=schema).fit(X, y)
     with pytest.raises(TypeError, match="schema"):
-        DiffMulti(1.0, accountant=acc).fit(X, y, schema.to_dict())
+        DiffMulti(1.0, accountant=acc, schema=schema.to_dict()).fit(X, y)
     with pytest.raises(TypeError, match="[Ss]parse"):
         import scipy.sparse as sp
-        DiffMulti(1.0, accountant=acc).fit(sp.csr_matrix(X[["x", "z"]].to_numpy()), y, schema.subset(["x", "z"]))
+        DiffMulti(1.0, accountant=acc, schema=schema.subset(["x", "z"])).fit(sp.csr_matrix(X[["x", "z"]].to_numpy()), y)
     with pytest.raises(ValueError, match="continuous"):
-        DiffMulti(1.0, accountant=acc).fit(X, np.linspace(0, 1, len(X)), schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(X, np.linspace(0, 1, len(X)))
     with pytest.raises(ValueError, match="unknown_col|does not know"):
-        DiffMulti(1.0, accountant=acc).fit(X.assign(unknown_col=1), y, schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(X.assign(unknown_col=1), y)
     bad = X.copy()
     bad.loc[3, "z"] = np.nan
     with pytest.raises(ValueError, match="NaN|missing"):
-        DiffMulti(1.0, accountant=acc).fit(bad, y, schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(bad, y)
     with pytest.raises(ValueError, match="class"):   # a label that is not a declared class
-        DiffMulti(1.0, accountant=acc).fit(X, pd.Series(["not-a-class"] * len(X)), schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(X, pd.Series(["not-a-class"] * len(X)))
     with pytest.raises(ValueError, match="empty"):
-        DiffMulti(1.0, accountant=acc).fit(X.iloc[:0], y.iloc[:0], schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(X.iloc[:0], y.iloc[:0])
     with pytest.raises(ValueError, match="rows"):
-        DiffMulti(1.0, accountant=acc).fit(X, y.iloc[:-1], schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(X, y.iloc[:-1])
     out = X.copy()
     out.loc[0, "x"] = 500
     with pytest.raises(ValueError, match="x"):
-        DiffMulti(1.0, accountant=acc).fit(out, y, schema)
+        DiffMulti(1.0, accountant=acc, schema=schema).fit(out, y)
     with pytest.raises(ValueError, match="n_max"):
-        DiffMulti(1.0, utility="dm", n_max=10, accountant=acc).fit(X, y, schema)
+        DiffMulti(1.0, utility="dm", n_max=10, accountant=acc, schema=schema).fit(X, y)
     assert acc.spent == 0 and acc.ledger.empty
 
 
@@ -450,10 +451,10 @@ def test_exhausted_budget_raises_before_anything_is_spent():
     acc = BudgetAccountant(1.0)
     acc.spend(0.6, "earlier release")
     with pytest.raises(BudgetExceededError):
-        DiffMulti(0.5, h=5, accountant=acc).fit(X, y, schema)
+        DiffMulti(0.5, h=5, accountant=acc, schema=schema).fit(X, y)
     assert acc.spent == pytest.approx(0.6) and len(acc.ledger) == 1
     # a shared accountant: this release's ledger_ only shows its own spends
-    m = DiffMulti(0.4, h=5, accountant=acc, random_state=0).fit(X, y, schema)
+    m = DiffMulti(0.4, h=5, accountant=acc, random_state=0, schema=schema).fit(X, y)
     assert m.ledger_["charged"].sum() == pytest.approx(0.4)
     assert acc.remaining == pytest.approx(0.0, abs=1e-9)
 
@@ -461,7 +462,7 @@ def test_exhausted_budget_raises_before_anything_is_spent():
 def test_inputs_are_not_mutated():
     X, y, schema = toy_data(300)
     X0, y0, spec0 = X.copy(), y.copy(), schema.to_dict()
-    m = DiffMulti(1.0, h=10, random_state=0).fit(X, y, schema)
+    m = DiffMulti(1.0, h=10, random_state=0, schema=schema).fit(X, y)
     m.predict(X)
     m.synthetic(random_state=0)
     pd.testing.assert_frame_equal(X, X0)
@@ -471,7 +472,7 @@ def test_inputs_are_not_mutated():
 
 def test_fitted_model_holds_no_private_records():
     X, y, schema = toy_data(300)
-    m = DiffMulti(1.0, h=10, random_state=0).fit(X, y, schema)
+    m = DiffMulti(1.0, h=10, random_state=0, schema=schema).fit(X, y)
     assert not hasattr(m, "_data") and not hasattr(m, "_y")
     assert all(P.idx is None for P in m._leaves)
     assert "noisy_size" in m.tree_.columns and "n" not in m.tree_.columns
@@ -487,7 +488,7 @@ def test_adult_release_setting_and_classifier():
     from dpexplore.datasets import load_adult, train_test_split
     frame, schema = load_adult()
     X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=1 / 3, random_state=0)
-    m = DiffMulti(1.0, h=300, random_state=0).fit(X_tr, y_tr, schema)
+    m = DiffMulti(1.0, h=300, random_state=0, schema=schema).fit(X_tr, y_tr)
     # |g| = Σ(categorical taxonomy height − 1) = 20, plus 6 numeric × 7 (the paper: 21 + 42 = 63)
     assert m.max_depth_ == 62 and m.epsilon_prime_ == pytest.approx(1 / (2 * (6 + 3 * 62)))
     assert m.ledger_["charged"].sum() == pytest.approx(1.0)
@@ -504,8 +505,8 @@ def test_rectangles_tile_the_plane_and_the_charts_build():
     from dpexplore.publish.diffgen import DiffGen
     X, y, schema = toy_data(1500)
     pair = ["x", "colour"]
-    multi = DiffMulti(1.0, h=40, random_state=0).fit(X[pair], y, schema)
-    grid = DiffGen(1.0, steps=4, random_state=0).fit(X[pair], y, schema)
+    multi = DiffMulti(1.0, h=40, random_state=0, schema=schema).fit(X[pair], y)
+    grid = DiffGen(1.0, steps=4, random_state=0, schema=schema).fit(X[pair], y)
     for release in (multi, grid):
         r = release.rectangles(*pair)
         assert len(r) == release.n_regions_
@@ -513,7 +514,7 @@ def test_rectangles_tile_the_plane_and_the_charts_build():
         assert ((r["x1"] - r["x0"]) * (r["y1"] - r["y0"])).sum() == pytest.approx(101 * 5)
         assert r["x0"].min() == 0 and r["x1"].max() == 101 and r["y0"].min() == 0 and r["y1"].max() == 5
     with pytest.raises(ValueError, match="two attributes"):
-        DiffMulti(1.0, h=5, random_state=0).fit(X, y, schema).rectangles("x", "z")
+        DiffMulti(1.0, h=5, random_state=0, schema=schema).fit(X, y).rectangles("x", "z")
     spec = partition_comparison(multi.rectangles(*pair), grid.rectangles(*pair), *pair).to_dict()
     assert len(spec["hconcat"]) == 2
     fig = tree_figure(multi.tree_, max_depth=2)
@@ -537,11 +538,12 @@ def test_explorer_redraws_when_a_slider_moves():
 
 # --------------------------------------------------------------------------- added in review
 def test_score_alias_of_the_issue_is_accepted():
-    m = DiffMulti(1.0, h=5, score="ncp")
+    with pytest.warns(DpexploreDeprecationWarning, match="'score' was renamed 'utility'"):
+        m = DiffMulti(1.0, h=5, score="ncp")
     assert m.utility == "ncp" and clone(m).utility == "ncp"
     X, y, schema = toy_data(300)
-    assert m.set_params(random_state=0).fit(X, y, schema).epsilon_spent_ == pytest.approx(1.0)
-    with pytest.raises(TypeError, match="not both"):
+    assert m.set_params(random_state=0, schema=schema).fit(X, y).epsilon_spent_ == pytest.approx(1.0)
+    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
         DiffMulti(1.0, utility="dm", score="ncp")
     with pytest.raises(TypeError, match="unexpected"):
         DiffMulti(1.0, depth=3)
@@ -571,7 +573,7 @@ def test_score_sensitivities_by_brute_force():
 
 def test_depth_cap_binds_and_every_path_stays_within_half():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=500, max_depth=3, random_state=1).fit(X, y, schema)
+    m = DiffMulti(1.0, h=500, max_depth=3, random_state=1, schema=schema).fit(X, y)
     assert m.epsilon_prime_ == pytest.approx(1.0 / (2 * (2 + 3 * 3)))      # |A_num| = 2, |g| = 3
     assert m.tree_["depth"].max() == 3                                    # h is ample: the cap stops it
     assert (m.tree_.loc[m.tree_["children"] > 0, "depth"] < 3).all()       # depth < |g| to split
@@ -585,7 +587,7 @@ def test_depth_cap_binds_and_every_path_stays_within_half():
 
 def test_even_allocation_measures_no_sizes_and_splits_evenly():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=30, allocation="even", random_state=0).fit(X, y, schema)
+    m = DiffMulti(1.0, h=30, allocation="even", random_state=0, schema=schema).fit(X, y)
     assert "child sizes" not in set(m.ledger_["label"])
     tree = m.tree_
     for _, node in tree[tree["children"] > 0].iterrows():
@@ -595,7 +597,7 @@ def test_even_allocation_measures_no_sizes_and_splits_evenly():
 
 def test_partitions_with_one_unit_left_do_not_measure_child_sizes():
     X, y, schema = toy_data()
-    m = DiffMulti(1.0, h=40, random_state=2).fit(X, y, schema)
+    m = DiffMulti(1.0, h=40, random_state=2, schema=schema).fit(X, y)
     tree = m.tree_
     internal = tree[tree["children"] > 0]
     n_measured = int((internal["h"] > 1).sum())
@@ -610,9 +612,9 @@ def test_bad_flag_raises_before_spending():
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(2.0)
     with pytest.raises(TypeError, match="reuse_budget"):
-        DiffMulti(1.0, reuse_budget="no", accountant=acc).fit(X, y, schema)
+        DiffMulti(1.0, reuse_budget="no", accountant=acc, schema=schema).fit(X, y)
     with pytest.raises(TypeError, match="max_depth"):
-        DiffMulti(1.0, max_depth=2.5, accountant=acc).fit(X, y, schema)
+        DiffMulti(1.0, max_depth=2.5, accountant=acc, schema=schema).fit(X, y)
     assert acc.ledger.empty
 
 
@@ -635,7 +637,7 @@ def test_classes_are_the_schemas_whatever_the_data_holds(cls, kw):
     outs = []
     for with_rare in (True, False):
         X, y, schema = _three_class_int_data(with_rare=with_rare)
-        m = cls(1.0, random_state=0, **kw).fit(X, y, schema)
+        m = cls(1.0, random_state=0, **kw, schema=schema).fit(X, y)
         assert m.classes_.dtype == y.dtype and m.classes_.tolist() == [0, 1, 2]
         pred = m.predict(X)
         assert pred.dtype == y.dtype and set(pred.tolist()) <= {0, 1, 2}
@@ -645,7 +647,7 @@ def test_classes_are_the_schemas_whatever_the_data_holds(cls, kw):
     assert outs[0] == outs[1]
     # strings stay strings, in the schema's order (not y's order of appearance)
     X, y, schema = toy_data(200)
-    m = cls(1.0, random_state=0, **kw).fit(X, y, Schema([schema[a] for a in schema.predictors], "label", ["b", "a"]))
+    m = cls(1.0, random_state=0, **kw, schema=Schema([schema[a] for a in schema.predictors], "label", ["b", "a"])).fit(X, y)
     assert m.classes_.tolist() == ["b", "a"]
 
 
@@ -663,7 +665,7 @@ def test_nested_in_a_parallel_branch_spends_exactly_its_epsilon(cls, kw, sibling
         with acc.branch("sibling"):
             acc.spend(sibling, "sibling analysis")
         with acc.branch("release"):
-            m = cls(eps, accountant=acc, random_state=0, **kw).fit(X, y, schema)
+            m = cls(eps, accountant=acc, random_state=0, **kw, schema=schema).fit(X, y)
             branch_cost = budget - acc.remaining
     assert branch_cost <= eps * (1 + 1e-9)
     assert m.epsilon_spent_ == pytest.approx(branch_cost, rel=1e-9)
@@ -680,7 +682,7 @@ def test_tiny_epsilon_synthetic_is_capped_by_a_public_limit(cls, kw):
     """At ε = 1e-12 the noisy counts are ~1e12: synthetic() clamps its size to the public
     max_synthetic_rows instead of trying to allocate petabytes (old code: MemoryError or worse)."""
     X, y, schema = toy_data(100)
-    m = cls(1e-12, random_state=0, max_synthetic_rows=500, **kw).fit(X, y, schema)
+    m = cls(1e-12, random_state=0, max_synthetic_rows=500, **kw, schema=schema).fit(X, y)
     assert 1 <= len(m.synthetic(random_state=0)) <= 500
     assert len(m.synthetic(random_state=0, n=10**15)) == 500
     assert m.released_counts().min() >= 0      # no int64 overflow either
@@ -712,10 +714,10 @@ def test_no_non_private_diagnostics_ride_on_the_release(cls, kw):
     indices or per-record arrays, no true counts (the leaf × class counts it holds are noisy)."""
     import pickle
     X, y, schema = toy_data(500)
-    m = cls(1.0, random_state=0, **kw).fit(X, y, schema)
+    m = cls(1.0, random_state=0, **kw, schema=schema).fit(X, y)
     arrays = list(_private_objects(vars(m)))
     assert all(a.shape[:1] != (len(X),) for a in arrays), "a per-record array rides on the release"
-    true = np.bincount(m._leaf_index(_Data(X, schema)) * 2 + schema.encode_target(y), minlength=m.noisy_counts_.size)
+    true = np.bincount(m._leaf_index(WeightedRecords(X, schema)) * 2 + schema.encode_target(y), minlength=m.noisy_counts_.size)
     assert not any(a.size == true.size and np.array_equal(a.ravel(), true) for a in arrays)
     fitted = set(vars(m)) - set(m.get_params())
     assert not [k for k in fitted if k.lstrip("_").startswith(("true", "score", "candidates", "run", "n_"))
@@ -735,12 +737,12 @@ def test_sklearn_tools_numpy_arrays_and_own_ledgers(cls, grid):
     from dpexplore.domain import PrivacyLeakWarning
     X, y, schema = toy_data(600)
     Xn = X[["x", "z"]]
-    gs = GridSearchCV(cls(random_state=0), grid, cv=3).fit(Xn, y, schema=schema.subset(["x", "z"]))
+    gs = GridSearchCV(cls(random_state=0, schema=schema.subset(["x", "z"])), grid, cv=3).fit(Xn, y)
     assert set(gs.best_params_) == set(grid)
     best = gs.best_estimator_
     assert best.ledger_["charged"].sum() == pytest.approx(best.epsilon) == pytest.approx(best.epsilon_spent_)
     assert list(best.feature_names_in_) == ["x", "z"] and best.n_features_in_ == 2
-    scores = cross_val_score(cls(1.0, random_state=0), Xn, y, cv=3, params={"schema": schema.subset(["x", "z"])})
+    scores = cross_val_score(cls(1.0, random_state=0, schema=schema.subset(["x", "z"])), Xn, y, cv=3)
     assert scores.shape == (3,) and np.all((0 <= scores) & (scores <= 1))
     # NumPy input: columns x0, x1, … and an inferred schema, with a PrivacyLeakWarning
     arr, yi = Xn.to_numpy(), (y == "b").astype(int).to_numpy()
@@ -767,5 +769,5 @@ def test_deep_trees_are_refused_before_spending():
     X, y, schema = toy_data(200)
     acc = BudgetAccountant(5.0)
     with pytest.raises(ValueError, match="MAX_TREE_DEPTH"):
-        DiffMulti(1.0, h=5000, max_depth=5000, accountant=acc).fit(X, y, schema)
+        DiffMulti(1.0, h=5000, max_depth=5000, accountant=acc, schema=schema).fit(X, y)
     assert acc.ledger.empty and not hasattr(DiffMulti(1.0), "accountant_")

@@ -85,6 +85,26 @@ def test_05_selection_draws_follow_the_selectors_distribution():
     assert all(ex.support(d).sum() <= 3 for d in range(20))
 
 
+def test_05_selection_on_precomputed_scores_is_the_selectors_fit():
+    """The explorer's precomputed-TC path is the selector's own fit_scores: draw for draw the fit."""
+    from dpexplore.select.stoddard import NotDifferentiallyPrivateWarning
+    from dpexplore.widgets.roc import FeatureSelectionExplorer
+
+    X, y = _sparse(n=500, d=12, seed=3)
+    ex = FeatureSelectionExplorer(X[:400], y[:400], X[400:].reset_index(drop=True), y[400:], max_ones=12,
+                                  classes=[0, 1])
+    assert ex._cap_is_noop
+    ex.epsilon.value = 0.3
+    for method, rule in (("sp", "threshold"), ("sp", "top_k"), ("em", "top_k"), ("svt", "top_k"),
+                         ("ptt", "top_k")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            ex.method.value, ex.rule.value = method, rule
+            for draw in range(4):
+                fitted = ex.selector(draw).fit(ex.X_train, ex.y_train).get_support()
+                np.testing.assert_array_equal(ex.support(draw), fitted)
+
+
 def test_05_fit_cache_and_weighted_fit_match_a_plain_fit():
     from sklearn.linear_model import LogisticRegression
     from dpexplore.widgets.roc import FeatureSelectionExplorer

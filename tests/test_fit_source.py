@@ -7,7 +7,6 @@ once the count table is built, and its work depends on the occupied cells, not t
 """
 import copy
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,53 +17,8 @@ from dpexplore.counts import CountTable
 from dpexplore.histogram import LevelCodes
 from dpexplore.publish.base import source_input
 from dpexplore.publish.privpfc import GridScorer, PrivPfC, run_privpfc
-from dpexplore.sources._base import Source
-from test_counts import make_frame, make_schema
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame(n=1500, seed=3)
-
-
-def write_parquet(frame: pd.DataFrame, path) -> None:
-    con = duckdb.connect()
-    con.register("f", frame)
-    con.execute(f"COPY (SELECT * FROM f) TO '{path}' (FORMAT parquet)")
-    con.close()
-
-
-def engine_sources(frame, schema, tmp_path):
-    write_parquet(frame, tmp_path / "t.parquet")
-    con = duckdb.connect()
-    con.register("people", frame)
-    return {"pandas": sources.pandas(frame, schema),
-            "duckdb-parquet": sources.parquet(str(tmp_path / "t.parquet"), schema),
-            "duckdb-sql": sources.duckdb("SELECT * FROM people", schema, connection=con)}
-
-
-class TableSource(Source):
-    """A Source holding a given CountTable; any row access raises."""
-
-    engine = "test"
-
-    def __init__(self, table):
-        super().__init__(table.schema)
-        self._count_table = table
-
-    def _build(self):
-        raise AssertionError("the table was already built: fit must not rebuild it")
-
-    def _validate(self):
-        raise AssertionError("fit must not re-read the rows")
-
-    def _iter_frames(self, batch_rows):
-        raise AssertionError("fit must not read rows")
+from _fixtures import TableSource, engine_sources, schema  # noqa: F401 (pytest fixtures)
+from _fixtures import fit_frame as frame  # noqa: F401 (a pytest fixture)
 
 
 def privpfc_release(model):
@@ -121,7 +75,7 @@ def test_privpfc_weighted_scorer_equals_record_scorer(frame, schema):
     for grid in ([0, 0, 0, 0, 0], [1, 2, 1, 1, 1], [2, 1, 0, 1, 0]):
         np.testing.assert_array_equal(rows.counts(grid), cells.counts(grid))
         assert cells.counts(grid).dtype == np.int64
-    model = PrivPfC(epsilon=2.0, random_state=7).fit(X, y, schema)
+    model = PrivPfC(epsilon=2.0, random_state=7, schema=schema).fit(X, y)
     run = run_privpfc(rows, epsilon=2.0, random_state=7)
     assert list(model.grid_.values()) == list(run.grid) and model.n_hat_ == run.n_hat
     np.testing.assert_array_equal(model.counts_, run.noisy_counts)
@@ -129,7 +83,7 @@ def test_privpfc_weighted_scorer_equals_record_scorer(frame, schema):
 
 def test_privpfc_engine_equivalence(frame, schema, tmp_path):
     X, y = frame[schema.predictors], frame[schema.target]
-    reference = PrivPfC(epsilon=3.0, random_state=11).fit(X, y, schema)
+    reference = PrivPfC(epsilon=3.0, random_state=11, schema=schema).fit(X, y)
     ref = privpfc_release(reference)
     for name, src in engine_sources(frame, schema, tmp_path).items():
         model = PrivPfC(epsilon=3.0, random_state=11).fit(src)
@@ -145,7 +99,7 @@ def test_privpfc_fit_from_table_never_reads_rows(frame, schema):
     X, y = frame[schema.predictors], frame[schema.target]
     src = TableSource(CountTable.from_frame(X, y, schema))
     model = PrivPfC(epsilon=3.0, random_state=5).fit(src)
-    assert_same_privpfc(privpfc_release(model), privpfc_release(PrivPfC(epsilon=3.0, random_state=5).fit(X, y, schema)))
+    assert_same_privpfc(privpfc_release(model), privpfc_release(PrivPfC(epsilon=3.0, random_state=5, schema=schema).fit(X, y)))
 
 
 def test_privpfc_work_depends_on_cells_not_records(frame, schema, monkeypatch):
@@ -179,7 +133,7 @@ def test_privpfc_source_bad_input_before_any_spend(frame, schema):
     with pytest.raises(ValueError, match="requires y to be passed"):
         PrivPfC(epsilon=1.0, accountant=acc).fit(frame[schema.predictors])
     with pytest.raises(ValueError, match="schema must be None"):
-        PrivPfC(epsilon=1.0, accountant=acc).fit(src, schema=schema.with_target("label", ["b", "a"]))
+        PrivPfC(epsilon=1.0, accountant=acc, schema=schema.with_target("label", ["b", "a"])).fit(src)
     bad = frame.assign(age=frame["age"].where(frame.index != 5, 1000))      # outside the public range
     with pytest.raises(ValueError, match="outside its public range"):
         PrivPfC(epsilon=1.0, accountant=acc).fit(sources.pandas(bad, schema))
@@ -195,8 +149,8 @@ def test_privpfc_source_bad_input_before_any_spend(frame, schema):
 def test_privpfc_source_subset_schema(frame, schema):
     sub = schema.subset(["age", "x", "color"])
     src = sources.pandas(frame, schema)
-    model = PrivPfC(epsilon=2.0, random_state=3).fit(src, schema=sub)
-    ref = PrivPfC(epsilon=2.0, random_state=3).fit(frame[sub.predictors], frame[schema.target], sub)
+    model = PrivPfC(epsilon=2.0, random_state=3, schema=sub).fit(src)
+    ref = PrivPfC(epsilon=2.0, random_state=3, schema=sub).fit(frame[sub.predictors], frame[schema.target])
     assert list(model.grid_) == sub.predictors
     assert_same_privpfc(privpfc_release(model), privpfc_release(ref))
 
@@ -283,7 +237,7 @@ PROJECTED_SETTINGS = [dict(), dict(k=2, n_bins=7), dict(k=3, neighbours="substit
 def test_projected_engine_equivalence(frame, schema, settings, tmp_path):
     data = edge_frame(frame, schema, 7)
     X, y = data[schema.predictors], data[schema.target]
-    reference = ph.ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(X, y, schema)
+    reference = ph.ProjectedHistogram(epsilon=3.0, random_state=4, **settings, schema=schema).fit(X, y)
     ref = projected_release(reference)
     for name, src in engine_sources(data, schema, tmp_path).items():
         model = ph.ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(src)
@@ -301,7 +255,7 @@ def test_projected_fit_from_source_reads_no_rows(frame, schema, monkeypatch):
     monkeypatch.setattr(type(src), "_build", lambda self: CountTable.from_frame(
         frame[self.schema.predictors], frame[self.schema.target], self.schema))   # the engine's group-by
     model = ph.ProjectedHistogram(epsilon=3.0, random_state=4, k=2).fit(src)
-    ref = ph.ProjectedHistogram(epsilon=3.0, random_state=4, k=2).fit(frame[schema.predictors], frame[schema.target], schema)
+    ref = ph.ProjectedHistogram(epsilon=3.0, random_state=4, k=2, schema=schema).fit(frame[schema.predictors], frame[schema.target])
     assert_same_projected(projected_release(model), projected_release(ref))
 
 
@@ -338,11 +292,25 @@ from dpexplore.publish import diffmulti as dm_module  # noqa: E402
 from dpexplore.publish.diffgen import DiffGen  # noqa: E402
 from dpexplore.publish.diffmulti import DiffMulti  # noqa: E402
 
-REGION_METHODS = {
-    "DiffMulti": lambda **kw: DiffMulti(**{"epsilon": 2.0, "h": 12, **kw}),
-    "DiffGen": lambda **kw: DiffGen(**{"epsilon": 2.0, "steps": 6, **kw}),
-}
+from dpexplore.publish.partition import RegionRelease  # noqa: E402
+from dpexplore.registry import all_methods, get_method  # noqa: E402
+
+#: fast parameters per registered region publisher (test_every_region_publisher_has_params)
+REGION_PARAMS = {"DiffMulti": {"epsilon": 2.0, "h": 12}, "DiffGen": {"epsilon": 2.0, "steps": 6}}
+REGISTERED_REGIONS = [spec.name for spec in all_methods("publisher", private=True)
+                      if issubclass(spec.load(), RegionRelease)]
+
+
+def _region_method(name: str):
+    return lambda **kw: get_method(name).build(**{**REGION_PARAMS[name], **kw})
+
+
+REGION_METHODS = {name: _region_method(name) for name in REGISTERED_REGIONS if name in REGION_PARAMS}
 REGION_CASES = [(name, util) for name in REGION_METHODS for util in ("max", "ncp")]
+
+
+def test_every_region_publisher_has_params():
+    assert sorted(REGION_PARAMS) == sorted(REGISTERED_REGIONS) == ["DiffGen", "DiffMulti"]
 
 
 def leaf_frame(frame, schema):
@@ -380,7 +348,7 @@ def test_region_weighted_cells_equal_records_at_leaf_resolution(frame, schema, n
     data = leaf_frame(frame, schema)
     X, y = data[schema.predictors], data[schema.target]
     for seed in range(3):
-        ref = REGION_METHODS[name](utility=utility, random_state=seed).fit(X, y, schema)
+        ref = REGION_METHODS[name](utility=utility, random_state=seed, schema=schema).fit(X, y)
         model = REGION_METHODS[name](utility=utility, random_state=seed).fit(sources.pandas(frame, schema))
         assert_same_region(region_release(model), region_release(ref))
         np.testing.assert_array_equal(model.predict(frame[schema.predictors]), ref.predict(frame[schema.predictors]))
@@ -464,7 +432,7 @@ def test_region_work_depends_on_cells_not_records(frame, schema, name, monkeypat
 def test_region_source_subset_schema(frame, schema, name):
     sub = schema.subset(["age", "color"])
     src = sources.pandas(frame, schema)
-    model = REGION_METHODS[name](random_state=3).fit(src, schema=sub)
+    model = REGION_METHODS[name](random_state=3, schema=sub).fit(src)
     ref = REGION_METHODS[name](random_state=3).fit(sources.pandas(frame[sub.predictors + [schema.target]], sub))
     assert model.schema_.predictors == ["age", "color"] and list(model.feature_names_in_) == ["age", "color"]
     assert_same_region(region_release(model), region_release(ref))
@@ -480,7 +448,7 @@ def test_region_source_bad_input_before_any_spend(frame, schema, name):
     with pytest.raises(ValueError, match="requires y to be passed"):
         make(accountant=acc).fit(frame[schema.predictors])
     with pytest.raises(ValueError, match="schema must be None"):
-        make(accountant=acc).fit(src, schema=schema.with_target("label", ["b", "a"]))
+        make(accountant=acc, schema=schema.with_target("label", ["b", "a"])).fit(src)
     with pytest.raises(ValueError, match="outside its public range"):
         make(accountant=acc).fit(sources.pandas(frame.assign(age=frame["age"].where(frame.index != 5, 1000)), schema))
     with pytest.raises(ValueError, match="n_max=10 is below"):       # the same rule as the record path

@@ -20,18 +20,8 @@ from dpexplore.models import naive_bayes as nb
 from dpexplore.models.naive_bayes import Binarizer, PrivateGaussianNB, PrivateNaiveBayes, binarize_table
 from dpexplore.models.pipeline import SelectThenTrain
 from dpexplore.select.thesis import PrivateKSubsetSelector
-from test_counts import make_frame, make_schema
-from test_fit_source import TableSource, engine_sources
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame(n=1500, seed=3)
+from _fixtures import TableSource, engine_sources, make_frame, schema  # noqa: F401 (pytest fixtures)
+from _fixtures import fit_frame as frame  # noqa: F401 (a pytest fixture)
 
 
 def nb_release(model):
@@ -95,7 +85,7 @@ def test_binarize_table_equals_transform_of_records(frame, schema, make):
     B = fitted.transform(frame[schema.predictors]).to_numpy()
     y = schema.encode_target(frame[schema.target])
     onehot = np.eye(schema.n_classes)[y]
-    np.testing.assert_array_equal(nb._on_counts(matrix.astype(float), class_codes, weights, schema.n_classes),
+    np.testing.assert_array_equal(nb.on_counts(matrix.astype(float), class_codes, weights, schema.n_classes),
                                   onehot.T @ B)
 
 
@@ -163,13 +153,13 @@ def test_nb_work_depends_on_cells_not_records(frame, schema, monkeypatch):
     small = CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
     big = CountTable(schema, small.leaf_codes, small.class_codes, small.counts * 1000)
     shapes = []
-    original = nb._on_counts
+    original = nb.on_counts
 
     def spy(X, class_codes, weights, n_classes):
         shapes.append((X.shape, class_codes.shape, weights.shape))
         return original(X, class_codes, weights, n_classes)
 
-    monkeypatch.setattr(nb, "_on_counts", spy)
+    monkeypatch.setattr(nb, "on_counts", spy)
     fits = [PrivateNaiveBayes(epsilon=1.0, clamp_quantile=0.5, random_state=0).fit(TableSource(t))
             for t in (small, big)]
     assert shapes[0] == shapes[1] and shapes[0][0][0] == small.n_occupied
@@ -294,8 +284,10 @@ def test_scores_weighted_equal_records(binary_data):
         np.testing.assert_array_equal(f(B, y, weights=np.ones(len(y))), f(B, y))
     np.testing.assert_array_equal(np.stack(sc.binary_class_counts(matrix, codes, weights)),
                                   np.stack(sc.binary_class_counts(B, y)))
-    with pytest.raises(ValueError, match="weights must be 1-D"):
+    with pytest.raises(ValueError, match="different numbers of rows"):
         sc.total_count(B, weights=np.ones(3))
+    with pytest.raises(ValueError, match="weights must be 1-D"):
+        sc.total_count(B, weights=np.ones((len(y), 1)))
     with pytest.raises(ValueError, match="non-negative"):
         sc.purity_index(B, y, weights=-np.ones(len(y)))
 

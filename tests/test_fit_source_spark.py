@@ -10,30 +10,12 @@ import pytest
 
 from dpexplore import sources
 from dpexplore.sources import _spark_engine
-from test_counts import make_frame, make_schema
+from _fixtures import make_frame, schema, to_spark  # noqa: F401 (pytest fixtures)
+from _fixtures import fit_frame as frame  # noqa: F401 (a pytest fixture)
 
 pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
                                 reason="Spark needs Java and none was found (JAVA_HOME or java on PATH); "
                                        "install openjdk-17-jre-headless")
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame(n=1500, seed=3)
-
-
-def to_spark(spark, frame):
-    with warnings.catch_warnings():  # PySpark warns about pandas ≥ 3 on conversion
-        warnings.simplefilter("ignore")
-        text = {c: frame[c].astype(object).where(frame[c].notna(), None)
-                for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
-                and not pd.api.types.is_bool_dtype(frame[c])}
-        return spark.createDataFrame(frame.assign(**text))
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +28,7 @@ def test_privpfc_spark_release_identical(spark_source, frame, schema):
     from dpexplore.publish.privpfc import PrivPfC
     from test_fit_source import assert_same_privpfc, privpfc_release
     X, y = frame[schema.predictors], frame[schema.target]
-    ref = privpfc_release(PrivPfC(epsilon=3.0, random_state=11).fit(X, y, schema))
+    ref = privpfc_release(PrivPfC(epsilon=3.0, random_state=11, schema=schema).fit(X, y))
     model = PrivPfC(epsilon=3.0, random_state=11).fit(spark_source)
     assert_same_privpfc(privpfc_release(model), ref)
     assert list(model.classes_) == list(schema.classes)
@@ -58,8 +40,8 @@ def test_projected_spark_release_identical(spark, frame, schema, settings):
     from dpexplore.publish.projected import ProjectedHistogram
     from test_fit_source import assert_same_projected, edge_frame, projected_release
     data = edge_frame(frame, schema, 7)
-    ref = ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(data[schema.predictors],
-                                                                          data[schema.target], schema)
+    ref = ProjectedHistogram(epsilon=3.0, random_state=4, **settings, schema=schema).fit(data[schema.predictors],
+                                                                          data[schema.target])
     model = ProjectedHistogram(epsilon=3.0, random_state=4, **settings).fit(sources.spark(to_spark(spark, data), schema))
     assert_same_projected(projected_release(model), projected_release(ref))
     assert list(model.classes_) == list(schema.classes)
@@ -88,7 +70,7 @@ def test_naive_bayes_spark_release_identical(spark_source, frame, schema):
 def test_region_spark_release_identical(spark_source, frame, schema, name):
     from test_fit_source import REGION_METHODS, assert_same_region, leaf_frame, region_release
     data = leaf_frame(frame, schema)               # the record path at leaf resolution = the source path
-    ref = REGION_METHODS[name](random_state=11).fit(data[schema.predictors], data[schema.target], schema)
+    ref = REGION_METHODS[name](random_state=11, schema=schema).fit(data[schema.predictors], data[schema.target])
     model = REGION_METHODS[name](random_state=11).fit(spark_source)
     assert_same_region(region_release(model), region_release(ref))
     assert list(model.classes_) == list(schema.classes) and model.classes_.dtype == object

@@ -151,9 +151,9 @@ def test_synthetic_rows_bad_input(table):
     counts = np.ones((4, 3))
     with pytest.raises(ValueError, match="depth"):
         synthetic_from_counts(counts, (1, -1, 0), schema)
-    with pytest.raises(ValueError, match="one depth per attribute"):
+    with pytest.raises(ValueError, match="one depth per predictor"):
         synthetic_from_counts(counts, (1, 1), schema)
-    with pytest.raises(ValueError, match="unknown attribute"):
+    with pytest.raises(ValueError, match="unknown column"):
         synthetic_from_counts(counts, {"age": 1, "zip": 1}, schema)
     with pytest.raises(ValueError, match="finite"):
         synthetic_from_counts(np.full((4, 3), np.nan), (1, 1, 0), schema)

@@ -210,8 +210,8 @@ def test_declared_resolution_reaches_diffmulti_and_diffgen_splits():
     schema = Schema([Attribute.numeric("price", 0, 100, resolution=0.25)], "label", ["a", "b"])
     X = pd.DataFrame({"price": rng.uniform(0, 100, 300)})
     y = pd.Series(np.where(X["price"] > 37.1, "b", "a"))
-    tree = DiffMulti(5.0, h=20, random_state=1).fit(X, y, schema).tree_
-    gen = DiffGen(5.0, steps=4, random_state=1).fit(X, y, schema).history_
+    tree = DiffMulti(5.0, h=20, random_state=1, schema=schema).fit(X, y).tree_
+    gen = DiffGen(5.0, steps=4, random_state=1, schema=schema).fit(X, y).history_
     splits = np.concatenate([tree["split"].dropna().to_numpy(float), gen["split"].dropna().to_numpy(float)])
     assert splits.size > 3
     np.testing.assert_array_equal(splits * 4, np.round(splits * 4))   # multiples of 0.25

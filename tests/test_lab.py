@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from _benchmarks import load_script
+from _notebooks import NOTEBOOKS, SOURCES, versions
 
 from dpexplore import lab
 from dpexplore.lab import _core
@@ -23,11 +23,6 @@ from dpexplore.lab import _core
 nbformat = pytest.importorskip("nbformat")
 jupytext = pytest.importorskip("jupytext")
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
-
-
-versions = load_script(NOTEBOOKS / "_versions.py", "notebooks_versions")
 EXERCISE_IDS = sorted(lab.EXERCISES)
 
 

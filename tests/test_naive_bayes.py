@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import kstest, laplace as laplace_dist
 from sklearn.naive_bayes import BernoulliNB
@@ -151,15 +152,15 @@ def test_pipeline_splits_epsilon_and_uses_k_as_sensitivity():
     X, y = _binary(n=2000, d=12)
     acc = BudgetAccountant(0.4)
     p = SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), epsilon=0.4,
-                        selection_fraction=0.25, accountant=acc, random_state=0).fit(X, y)
+                        selection_share=0.25, accountant=acc, random_state=0).fit(X, y)
     assert list(p.ledger_["epsilon"]) == pytest.approx([0.1, 0.3])
     assert acc.spent == pytest.approx(0.4)
     assert p.model_.sensitivity_ == 3                  # Δ = k selected features, not D = 12
     assert p.get_support().sum() == 3 and p.predict(X).shape == (2000,)
     allf = SelectThenTrain(None, PrivateNaiveBayes(), epsilon=0.4, random_state=0).fit(X, y)
     assert list(allf.ledger_["epsilon"]) == [0.4] and allf.model_.sensitivity_ == 12
-    with pytest.raises(ValueError, match="selection_fraction"):
-        SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), selection_fraction=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="selection_share"):
+        SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), selection_share=1.0).fit(X, y)
 
 
 API_CHECKS = [ec.check_parameters_default_constructible, ec.check_get_params_invariance, ec.check_set_params,
@@ -338,7 +339,7 @@ def _tool_cases():
         ("PrivateGaussianNB", PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), random_state=0), "var_floor",
          [0.01, 0.05]),
         ("SelectThenTrain", SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1],
-                                            random_state=0), "selection_fraction", [0.3, 0.5]),
+                                            random_state=0), "selection_share", [0.3, 0.5]),
     ]
 
 
@@ -399,3 +400,41 @@ def test_binarizer_in_sklearn_tools_and_arrays():
     # without a schema the domain is read from the data: warned
     with pytest.warns(PrivacyLeakWarning, match="without a schema"):
         Binarizer().fit(np.random.default_rng(0).normal(size=(20, 2)))
+
+
+# --------------------------------------------------------------------------- one name for a share of ε
+def test_old_share_names_warn_and_give_the_same_release():
+    """budget_split → shares (PrivateGaussianNB), selection_fraction → selection_share
+    (SelectThenTrain): the old names warn and release exactly what the new ones do."""
+    import pickle
+
+    from sklearn.base import clone
+
+    from dpexplore.exceptions import DpexploreDeprecationWarning
+
+    X, y = _binary(n=400, d=4)
+    new = PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), shares=(8, 1, 1), random_state=0).fit(X, y)
+    with pytest.warns(DpexploreDeprecationWarning, match="'budget_split' was renamed 'shares'"):
+        old = PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), budget_split=(8, 1, 1), random_state=0)
+    assert old.get_params()["shares"] == (8, 1, 1) and "budget_split" not in old.get_params()
+    old.fit(X, y)
+    for attr in ("theta_", "var_", "class_count_"):
+        np.testing.assert_array_equal(getattr(old, attr), getattr(new, attr))
+    pd.testing.assert_frame_equal(old.ledger_, new.ledger_)
+    with pytest.warns(DpexploreDeprecationWarning, match="budget_split"):
+        assert clone(new).set_params(budget_split=(1, 2, 3)).shares == (1, 2, 3)
+    with pytest.warns(DpexploreDeprecationWarning, match="budget_split"):
+        assert new.budget_split == (8, 1, 1)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(new)).theta_, new.theta_)
+
+    pipe = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
+                           selection_share=0.25, random_state=0).fit(X, y)
+    with pytest.warns(DpexploreDeprecationWarning, match="'selection_fraction' was renamed 'selection_share'"):
+        old_pipe = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
+                                   selection_fraction=0.25, random_state=0)
+    old_pipe.fit(X, y)
+    assert old_pipe.epsilon_selection_ == pipe.epsilon_selection_ == pytest.approx(0.25)
+    np.testing.assert_array_equal(old_pipe.get_support(), pipe.get_support())
+    np.testing.assert_array_equal(old_pipe.model_.noisy_on_counts_, pipe.model_.noisy_on_counts_)
+    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
+        SelectThenTrain(selection_fraction=0.2, selection_share=0.3)

@@ -7,7 +7,6 @@ the shipped file averages more runs).
 """
 from __future__ import annotations
 
-import importlib.util
 import warnings
 from pathlib import Path
 
@@ -15,16 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _benchmarks import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "notebooks" / "results"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name.replace(".py", "").replace("0", "b0", 1),
-                                                  ROOT / "benchmarks" / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _csv(name: str) -> pd.DataFrame:
@@ -35,7 +28,7 @@ def _csv(name: str) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- 04
 def test_04_caches_match_a_tiny_recomputation():
-    b04 = _script("04_thesis_sweeps.py")
+    b04 = load_benchmark("04_thesis_sweeps.py")
     data = b04.adult_binary()
     tiny = b04.accuracy_against_k(*data, [5], reps=1, lr_reps=1)
     shipped = _csv("04_accuracy_k.csv")
@@ -72,7 +65,7 @@ def test_04_caches_match_a_tiny_recomputation():
 
 # --------------------------------------------------------------------------- 05
 def test_05_caches_match_a_tiny_recomputation():
-    b05 = _script("05_private_roc_cache.py")
+    b05 = load_benchmark("05_private_roc_cache.py")
     B_train, y_train, B_test, y_test, s = b05.adult_leaves()
     sel, refs = b05.selection_accuracy(B_train, y_train, B_test, y_test, s, [1.0], reps=1)
     shipped = _csv("05_selection_accuracy.csv")
@@ -113,7 +106,7 @@ def test_05_caches_match_a_tiny_recomputation():
 def test_06_cache_matches_a_tiny_recomputation():
     from dpexplore.datasets import load_iris
 
-    b06 = _script("06_projected_sweeps.py")
+    b06 = load_benchmark("06_projected_sweeps.py")
     iris, schema = load_iris()
     tiny = b06.sweeps({"Iris": (iris, schema, 3)}, grids={"epsilon": [1.0]})
     shipped = _csv("06_auc_sweeps.csv")

@@ -37,16 +37,16 @@ def sidecar():
 def test_columns_exactly_as_07_reads_them(table, peers):
     assert list(table.columns) == ["library", "library_version", "method", "epsilon", "delta", "metric",
                                    "value", "n_runs", "notes"] == peers.COLUMNS
-    assert set(table["metric"]) == {"accuracy"}
+    assert set(table["metric"]) == {"accuracy", *peers.FIDELITY_METRICS}
     assert set(table["library"]) == {"diffprivlib", "opendp"}
-    assert not table.duplicated(["library", "method", "epsilon"]).any()
+    assert not table.duplicated(["library", "method", "epsilon", "metric"]).any()
 
 
 def test_every_method_at_every_epsilon_of_the_grid(table, sidecar, peers):
     grid = sorted(sidecar["epsilons"])
     assert grid == sorted(peers.EPSILONS)          # the showdown's full-mode grid
-    for (library, method), g in table.groupby(["library", "method"]):
-        assert sorted(g["epsilon"]) == grid, (library, method)
+    for (library, method, metric), g in table.groupby(["library", "method", "metric"]):
+        assert sorted(g["epsilon"]) == grid, (library, method, metric)
     assert {"GaussianNB", "LogisticRegression"} <= set(table.loc[table.library == "diffprivlib", "method"])
     assert any("MST" in m for m in table.loc[table.library == "opendp", "method"])
 
@@ -64,9 +64,24 @@ def test_epsilons_match_the_cached_showdown_sweep_if_present(table):
     assert sorted(set(table["epsilon"].round(12))) in grids
 
 
+def test_mst_fidelity_is_stored_on_the_public_bins(table, sidecar, peers):
+    """MST's synthetic table (drawn with method="sample") against its training part: mean TVD
+    over the public bins, 1-way ≤ 2-way, in [0, 1], and shape improves with ε."""
+    shape = table[table["metric"].isin(peers.FIDELITY_METRICS)]
+    assert set(shape["library"]) == {"opendp"} and (shape["n_runs"] >= 1).all()
+    assert shape["value"].between(0.0, 1.0).all()
+    wide = shape.pivot_table(index="epsilon", columns="metric", values="value")
+    assert (wide["tvd_1way"] <= wide["tvd_2way"]).all()
+    assert wide.loc[max(wide.index), "tvd_2way"] < wide.loc[min(wide.index), "tvd_2way"]
+    assert wide.loc[1.0, "tvd_1way"] < 0.05                  # MST at ε = 1 keeps the one-way shape
+    raw = [r for info in sidecar["peers"].values() for r in info.get("raw", []) if "tvd_1way" in r]
+    assert raw and all(r["synthesis"] == peers.MST_SYNTHESIS == "sample" for r in raw)
+
+
 def test_values_are_plausible_accuracies(table):
-    done = table[table["n_runs"] > 0]
-    assert len(done) == len(table), table.loc[table["n_runs"] == 0, ["method", "epsilon", "notes"]]
+    accuracy = table[table["metric"] == "accuracy"]
+    done = accuracy[accuracy["n_runs"] > 0]
+    assert len(done) == len(accuracy), accuracy.loc[accuracy["n_runs"] == 0, ["method", "epsilon", "notes"]]
     assert done["value"].between(0.0, 1.0).all()
     # a private model on Adult does not beat the non-private logistic regression (≈ 0.85)
     assert (done["value"] <= 0.87).all(), done
@@ -86,7 +101,7 @@ def test_values_are_plausible_accuracies(table):
 def test_delta_is_stated_and_small(table, sidecar):
     pure = table[table.library == "diffprivlib"]
     assert (pure["delta"] == 0).all()
-    mst = table[(table.library == "opendp") & (table["delta"] > 0)]
+    mst = table[(table.library == "opendp") & (table["delta"] > 0) & (table["metric"] == "accuracy")]
     assert len(mst) > 0, "the zCDP MST rows state their δ"
     assert (mst["delta"] < 1.0 / sidecar["n_train"]).all()      # δ ≪ 1/n
     assert (mst["delta"] == sidecar["mst_delta"]).all()
@@ -98,7 +113,7 @@ def test_sidecar_matches_the_table(table, sidecar, peers):
     versions = {lib: str(v) for lib, v in table.groupby("library")["library_version"].first().items()}
     methods = [k for k, (lib, label, _) in peers.METHODS.items() if label in set(table["method"])]
     again = peers.summarise(raw, versions, {}, sidecar["epsilons"], sidecar["mst_delta"], methods)
-    merged = table.merge(again, on=["library", "method", "epsilon"], suffixes=("", "_again"))
+    merged = table.merge(again, on=["library", "method", "epsilon", "metric"], suffixes=("", "_again"))
     assert len(merged) == len(table)
     np.testing.assert_allclose(merged["value"], merged["value_again"])
     assert (merged["n_runs"] == merged["n_runs_again"]).all()
@@ -116,6 +131,12 @@ def test_summarise_reports_a_missing_peer_instead_of_a_number(peers):
     assert gnb["value"] == pytest.approx(0.75) and gnb["n_runs"] == 2 and gnb["delta"] == 0
     assert math.isnan(mst["value"]) and mst["n_runs"] == 0 and "interpreter not found" in mst["notes"]
     assert mst["delta"] == 1e-6
+    assert len(out) == 2                            # no fidelity row without a run that measured it
+    shaped = raw + [{"method": "odp_mst", "epsilon": 0.1, "run": 0, "accuracy": 0.7, "tvd_1way": 0.02,
+                     "tvd_2way": 0.05}]
+    out = peers.summarise(shaped, {"opendp": "0.16.0"}, {}, [0.1], 1e-6, ["odp_mst"])
+    assert list(out["metric"]) == ["accuracy", "tvd_1way", "tvd_2way"]
+    assert list(out["value"]) == [0.7, 0.02, 0.05] and (out["delta"] == 1e-6).all()
 
 
 def test_zcdp_conversion_spends_at_most_epsilon(peers):
@@ -130,7 +151,7 @@ def test_job_handed_to_the_peers_is_adult_with_the_showdown_splits(peers, tmp_pa
     """What the peer venvs read back (without dpexplore) is the table load_adult returns, split as
     the showdown's sweep splits it, with a public encoding whose rows fit the declared data_norm."""
     from dpexplore.datasets import load_adult
-    from dpexplore.evaluate.sweeps import _root_entropy, _Splits
+    from dpexplore.evaluate.sweeps import Splits, root_entropy
 
     frame, schema = load_adult()
     config = peers.write_job(tmp_path, [0.1, 1.0], 2, 1e-6, ["dpl_gnb"])
@@ -138,7 +159,7 @@ def test_job_handed_to_the_peers_is_adult_with_the_showdown_splits(peers, tmp_pa
     assert back_config["n_train"] + back_config["n_test"] == len(frame) == config["n_rows"]
     pd.testing.assert_frame_equal(back.astype(object), frame.astype(object), check_dtype=False)
     assert numeric == [a for a in schema.predictors if schema[a].kind == "numeric"]
-    splits = _Splits(frame, schema, None, 0.2, _root_entropy(2026))
+    splits = Splits(frame, schema, None, 0.2, root_entropy(2026))
     for r, (tr, te) in enumerate(runs):
         (tr0, te0), = splits.folds(r)
         np.testing.assert_array_equal(tr, tr0)

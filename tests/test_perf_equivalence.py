@@ -118,7 +118,7 @@ def _binary_ref(X, name="X"):
     """The former 0/1 check (np.isin over the whole matrix)."""
     a = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
     if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D table of 0/1 features")
+        raise ValueError(f"{name} must be a non-empty 2-D array of 0/1 features")
     if a.dtype == bool:
         return a.astype(np.int64)
     if a.dtype == object or not np.isin(a, (0, 1)).all():
@@ -129,7 +129,7 @@ def _binary_ref(X, name="X"):
 def _cap_row_ones_ref(X, max_ones, *, random_state=None):
     """The former cap_row_ones (two copies, always called)."""
     a = _binary_ref(X)
-    s = stoddard._positive_int(max_ones, "max_ones")
+    s = stoddard.check_int(max_ones, "max_ones", minimum=1)
     rng = np.random.default_rng(random_state) if not isinstance(random_state, np.random.Generator) \
         else random_state
     out = a.copy()
@@ -163,9 +163,9 @@ def test_binary_check_matches_isin(X):
         expected = _binary_ref(X)
     except ValueError as error:
         with pytest.raises(ValueError, match=str(error).split(" (")[0]):
-            stoddard._binary(X)
+            stoddard.check_binary_matrix(X)
     else:
-        got = stoddard._binary(X)
+        got = stoddard.check_binary_matrix(X)
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
 
@@ -206,7 +206,7 @@ def test_selector_fits_unchanged(monkeypatch, cls, params, score, max_ones):
             return cls(random_state=7, **kwargs).fit(X, y)
 
     fast = fit()
-    monkeypatch.setattr(stoddard, "_binary", _binary_ref)
+    monkeypatch.setattr(stoddard, "check_binary_matrix", _binary_ref)
     monkeypatch.setattr(stoddard, "cap_row_ones", _cap_row_ones_ref)
     monkeypatch.setattr(stoddard._BinarySelector, "_scores", _scores_ref)
     reference = fit()

@@ -12,6 +12,7 @@ from sklearn.pipeline import Pipeline
 
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
+from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.histogram import LevelCodes
 from dpexplore.models.histogram import HistogramClassifier, generalize
 from dpexplore.publish.privpfc import (CONSTANT_SENSITIVITY, GridScorer, PrivPfC, PrivPfCRun, PrivPfCSelNF,
@@ -165,8 +166,8 @@ def test_pool_depends_on_n_hat_not_on_the_data():
     s1, X1, y1 = make_table(seed=1)
     s2, X2, y2 = make_table(seed=2, n_classes=2)
     y2 = pd.Series(np.where(X2["sex"] == "F", "yes", "no"), name="y")  # a different signal
-    a = PrivPfC(epsilon=0.5, theta=40, random_state=9).fit(X1, y1, schema=s1)
-    b = PrivPfC(epsilon=0.5, theta=40, random_state=9).fit(X2, y2, schema=s2)
+    a = PrivPfC(epsilon=0.5, theta=40, random_state=9, schema=s1).fit(X1, y1)
+    b = PrivPfC(epsilon=0.5, theta=40, random_state=9, schema=s2).fit(X2, y2)
     assert a.n_hat_ == b.n_hat_ and a.tau_ == b.tau_
     assert list(a.diagnostics(X1, y1)["depths"]) == list(b.diagnostics(X2, y2)["depths"])
     assert not np.allclose(a.diagnostics(X1, y1)["quality"], b.diagnostics(X2, y2)["quality"])
@@ -204,7 +205,7 @@ def test_selection_frequencies_match_exact_exponential_mechanism():
     scorer = GridScorer(codes, schema.encode_target(y), schema.n_classes)
     # a huge noise-to-signal ratio makes τ exceed every grid, so the pool is fixed across runs
     # (ε_size = 0.06 keeps N̂ far from 0: P[N̂ < 0] = e^-18 / 2)
-    kwargs = dict(epsilon=0.2, theta=12, noise_to_signal=1e6, split=(0.3, 0.4, 0.3))
+    kwargs = dict(epsilon=0.2, theta=12, noise_to_signal=1e6, shares=(0.3, 0.4, 0.3))
     rng = np.random.default_rng(2024)
     runs = [run_privpfc(scorer, random_state=rng, **kwargs) for _ in range(3000)]
     pool = runs[0].pool
@@ -245,7 +246,7 @@ def test_each_mechanism_is_called_once_with_the_epsilon_the_ledger_reports(table
 
     monkeypatch.setattr(mechanisms, "laplace", laplace)
     monkeypatch.setattr(mechanisms, "exponential", exponential)
-    model = PrivPfC(epsilon=0.8, theta=70, random_state=2).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=0.8, theta=70, random_state=2, schema=schema).fit(X, y)
     size = int(np.prod([schema[a].taxonomy.level_sizes[d] for a, d in model.grid_.items()]))
     assert [c[0] for c in calls] == ["laplace", "exponential", "laplace"]
     assert calls[0][1:] == (pytest.approx(0.024), 1.0, ())
@@ -266,7 +267,7 @@ def test_noise_scales_record_count_and_every_cell_including_empty_ones():
     keep = (X["age"] < 50).to_numpy()                 # ages ≥ 50 absent: empty cells at age depth ≥ 1
     X, y = X[keep].reset_index(drop=True), y[keep].reset_index(drop=True)
     scorer = GridScorer(LevelCodes(X, schema), schema.encode_target(y), schema.n_classes)
-    kwargs = dict(epsilon=2.0, theta=12, split=(0.2, 0.3, 0.5), noise_to_signal=1e6)  # fixed pool
+    kwargs = dict(epsilon=2.0, theta=12, shares=(0.2, 0.3, 0.5), noise_to_signal=1e6)  # fixed pool
     rng = np.random.default_rng(77)
     n_hat, noise, empty_noise = [], [], []
     for _ in range(600):
@@ -289,7 +290,7 @@ def test_noise_scales_record_count_and_every_cell_including_empty_ones():
 def test_ledger_spends_exactly_epsilon_with_labels(table):
     schema, X, y = table
     acc = BudgetAccountant(2.0)
-    model = PrivPfC(epsilon=0.5, theta=50, random_state=1, accountant=acc).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=0.5, theta=50, random_state=1, accountant=acc, schema=schema).fit(X, y)
     ledger = model.ledger_
     assert list(ledger["label"]) == ["record count", "grid selection", "histogram counts"]
     assert np.allclose(ledger["epsilon"], [0.015, 0.185, 0.3])
@@ -300,7 +301,7 @@ def test_ledger_spends_exactly_epsilon_with_labels(table):
 
 def test_release_has_every_cell_with_noise(table):
     schema, X, y = table
-    model = PrivPfC(epsilon=1.0, theta=200, random_state=3).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=200, random_state=3, schema=schema).fit(X, y)
     size = int(model.diagnostics(X, y).loc[model.diagnostics(X, y)["chosen"], "size"].iloc[0])
     assert model.counts_.shape == (size, 2)
     assert size == np.prod([schema[a].taxonomy.level_sizes[d] for a, d in model.grid_.items()])
@@ -314,7 +315,7 @@ def test_release_has_every_cell_with_noise(table):
 
 def test_large_epsilon_recovers_the_best_grid_and_its_classifier(table):
     schema, X, y = table
-    model = PrivPfC(epsilon=1e4, theta=500, random_state=0).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1e4, theta=500, random_state=0, schema=schema).fit(X, y)
     cand = model.diagnostics(X, y)
     assert cand["chosen"].idxmax() == cand["quality"].idxmax()
     assert model.grid_["age"] > 0 and model.grid_["colour"] > 0  # the informative attributes
@@ -328,7 +329,7 @@ def test_large_epsilon_recovers_the_best_grid_and_its_classifier(table):
 
 def test_synthetic_rows_and_generalised_test_records(table):
     schema, X, y = table
-    model = PrivPfC(epsilon=1.0, theta=100, random_state=4).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=100, random_state=4, schema=schema).fit(X, y)
     syn = model.synthetic(random_state=0)
     assert list(syn.columns) == schema.predictors + ["y"]
     assert len(syn) == pytest.approx(len(X), rel=0.1)
@@ -341,16 +342,16 @@ def test_synthetic_rows_and_generalised_test_records(table):
 
 def test_reproducible_and_sensitivity_modes(table):
     schema, X, y = table
-    a = PrivPfC(epsilon=0.3, theta=60, random_state=12).fit(X, y, schema=schema)
-    b = PrivPfC(epsilon=0.3, theta=60, random_state=12).fit(X, y, schema=schema)
+    a = PrivPfC(epsilon=0.3, theta=60, random_state=12, schema=schema).fit(X, y)
+    b = PrivPfC(epsilon=0.3, theta=60, random_state=12, schema=schema).fit(X, y)
     assert np.array_equal(a.counts_, b.counts_) and a.grid_ == b.grid_
-    c = PrivPfC(epsilon=0.3, theta=60, sensitivity="constant", random_state=12).fit(X, y, schema=schema)
+    c = PrivPfC(epsilon=0.3, theta=60, sensitivity="constant", random_state=12, schema=schema).fit(X, y)
     assert c.quality_sensitivity_ == 1.1 and a.quality_sensitivity_ == pytest.approx(quality_sensitivity(0.18))
 
 
 def test_multiclass_uses_top_two_quality():
     schema, X, y = make_table(n=3000, seed=8, n_classes=3)
-    model = PrivPfC(epsilon=1.0, theta=100, random_state=2).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=100, random_state=2, schema=schema).fit(X, y)
     assert model.counts_.shape[1] == 3
     row = model.diagnostics(X, y).iloc[5]
     counts = GridScorer(LevelCodes(X, schema), schema.encode_target(y), 3).counts(row["depths"])
@@ -361,7 +362,7 @@ def test_multiclass_uses_top_two_quality():
 def test_selnf_is_labelled_and_takes_the_argmax(table):
     schema, X, y = table
     with pytest.warns(PrivacyLeakWarning, match="NOT differentially private"):
-        model = PrivPfCSelNF(epsilon=0.1, theta=100, random_state=0).fit(X, y, schema=schema)
+        model = PrivPfCSelNF(epsilon=0.1, theta=100, random_state=0, schema=schema).fit(X, y)
     assert model.diagnostics(X, y)["chosen"].idxmax() == model.diagnostics(X, y)["quality"].idxmax()
     assert "grid selection" not in set(model.ledger_["label"])
 
@@ -373,8 +374,8 @@ def test_selnf_is_labelled_and_takes_the_argmax(table):
     (dict(epsilon=float("nan")), ValueError, "epsilon"),
     (dict(epsilon=1, theta=0), ValueError, "theta"),
     (dict(epsilon=1, theta=2.5), TypeError, "theta"),
-    (dict(epsilon=1, split=(0.5, 0.5)), ValueError, "split"),
-    (dict(epsilon=1, split=(0.1, -0.2, 1.1)), ValueError, "split"),
+    (dict(epsilon=1, shares=(0.5, 0.5)), ValueError, "shares"),
+    (dict(epsilon=1, shares=(0.1, -0.2, 1.1)), ValueError, "shares"),
     (dict(epsilon=1, noise_to_signal=0), ValueError, "noise_to_signal"),
     (dict(epsilon=1, sensitivity="1.0"), ValueError, "sensitivity"),
 ])
@@ -382,7 +383,7 @@ def test_bad_parameters_fail_before_spending(table, params, error, match):
     schema, X, y = table
     acc = BudgetAccountant(5.0)
     with pytest.raises(error, match=match):
-        PrivPfC(accountant=acc, **params).fit(X, y, schema=schema)
+        PrivPfC(accountant=acc, **params, schema=schema).fit(X, y)
     assert acc.ledger.empty
 
 
@@ -390,7 +391,7 @@ def test_a_subset_of_the_schema_columns_is_released_on_those_columns_only(table)
     """X may carry some of the schema's predictors (as for every method, see
     publish.base.check_release_input): the grid then spans exactly X's columns."""
     schema, X, y = table
-    model = PrivPfC(epsilon=1, random_state=0).fit(X.drop(columns="sex"), y, schema=schema)
+    model = PrivPfC(epsilon=1, random_state=0, schema=schema).fit(X.drop(columns="sex"), y)
     assert set(model.grid_) == set(X.columns) - {"sex"}
     assert "sex" not in model.schema_.predictors
     assert "sex" not in model.synthetic(random_state=0).columns
@@ -400,39 +401,39 @@ def test_bad_data_fails_before_spending(table):
     schema, X, y = table
     acc = BudgetAccountant(5.0)
     with pytest.raises(ValueError, match="class"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X, pd.Series(["not-a-class"] * len(X)), schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X, pd.Series(["not-a-class"] * len(X)))
     with pytest.raises(ValueError, match="weight"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X.assign(weight=1), y, schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X.assign(weight=1), y)
     with pytest.raises(ValueError, match="empty"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X.iloc[:0], y.iloc[:0], schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X.iloc[:0], y.iloc[:0])
     with pytest.raises(ValueError, match="age"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X.assign(age=X["age"].astype(float).where(X.index > 3)), y, schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X.assign(age=X["age"].astype(float).where(X.index > 3)), y)
     with pytest.raises(ValueError, match="rows"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X, y.iloc[:-1], schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X, y.iloc[:-1])
     with pytest.raises(ValueError, match="missing"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X, y.where(y.index > 5), schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X, y.where(y.index > 5))
     with pytest.raises(ValueError, match="not among"):
-        PrivPfC(epsilon=1, accountant=acc).fit(X, y.replace("yes", "maybe"), schema=schema)
+        PrivPfC(epsilon=1, accountant=acc, schema=schema).fit(X, y.replace("yes", "maybe"))
     with pytest.raises(ValueError, match="epsilon"):
-        PrivPfC(epsilon=float("inf"), accountant=acc).fit(X, y, schema=schema)
+        PrivPfC(epsilon=float("inf"), accountant=acc, schema=schema).fit(X, y)
     assert acc.ledger.empty
     small = BudgetAccountant(0.5)
     with pytest.raises(BudgetExceededError):
-        PrivPfC(epsilon=1, accountant=small).fit(X, y, schema=schema)
+        PrivPfC(epsilon=1, accountant=small, schema=schema).fit(X, y)
     assert small.ledger.empty
 
 
 def test_inputs_not_mutated_sklearn_contract_and_schema_warning(table):
     schema, X, y = table
     X0, y0 = X.copy(), y.copy()
-    model = PrivPfC(epsilon=1, theta=30, random_state=0)
-    model.fit(X, y, schema=schema).predict(X)
+    model = PrivPfC(epsilon=1, theta=30, random_state=0, schema=schema)
+    model.fit(X, y).predict(X)
     pd.testing.assert_frame_equal(X, X0)
     pd.testing.assert_series_equal(y, y0)
     twin = clone(model).set_params(theta=10)
     assert twin.get_params()["theta"] == 10 and not hasattr(twin, "counts_")
-    pipe = Pipeline([("pfc", PrivPfC(epsilon=1, theta=30, random_state=0))])
-    pipe.fit(X, y, pfc__schema=schema)
+    pipe = Pipeline([("pfc", PrivPfC(epsilon=1, theta=30, random_state=0, schema=schema))])
+    pipe.fit(X, y)
     assert pipe.score(X, y) > 0.5
     with pytest.warns(PrivacyLeakWarning):
         PrivPfC(epsilon=1, theta=10, random_state=0).fit(X, y)
@@ -455,7 +456,7 @@ def test_selection_privacy_loss_between_neighbours_is_at_most_epsilon_sel():
         probs = []
         for data in (frame, neighbour):
             scorer = GridScorer(LevelCodes(data[["a", "b"]], schema), schema.encode_target(data["y"]), 2)
-            run = run_privpfc(scorer, epsilon=eps, split=split, theta=100, noise_to_signal=1e6, random_state=0)
+            run = run_privpfc(scorer, epsilon=eps, shares=split, theta=100, noise_to_signal=1e6, random_state=0)
             probs.append(run.probabilities)
         assert len(probs[0]) == len(probs[1]) == 4
         worst = max(worst, np.abs(np.log(probs[0]) - np.log(probs[1])).max())
@@ -481,9 +482,9 @@ def test_exact_multiclass_quality_diagnostic():
 def test_plots_take_tidy_data(table):
     from dpexplore.plots.privpfc import (candidates_chart, counts_chart, error_chart, grid_levels_chart,
                                          selection_chart, sensitivity_chart)
-    from dpexplore.publish.privpfc import counts_comparison, grid_levels, sensitivity_curve
+    from dpexplore.evaluate.privpfc import counts_comparison, grid_levels, sensitivity_curve
     schema, X, y = table
-    model = PrivPfC(epsilon=1.0, theta=300, random_state=0).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=300, random_state=0, schema=schema).fit(X, y)
     spec = candidates_chart(model.diagnostics(X, y), tau=model.tau_, n_records=len(X), max_points=40).to_dict()
     shown = pd.DataFrame(spec["layer"][0]["data"]["values"] if "values" in spec["layer"][0].get("data", {})
                          else next(iter(spec["datasets"].values())))
@@ -534,14 +535,14 @@ def test_test_records_are_generalised_exactly_as_the_release(table):
         assert np.array_equal(clf.counts_, scorer.counts(depths))
         assert np.array_equal(clf.cells(X), LevelCodes(X, schema).cell_codes(grid))
         assert np.array_equal(clf.cells(generalize(X, grid, schema)), clf.cells(X))
-    model = PrivPfC(1.0, 100, (0.03, 0.37, 0.60), 5).fit(X, y, schema=schema)  # issue's positional order
+    model = PrivPfC(1.0, 100, (0.03, 0.37, 0.60), 5, schema=schema).fit(X, y)  # issue's positional order
     assert model.random_state == 5 and model.theta == 100
     manual = HistogramClassifier.from_counts(model.counts_, model.grid_, schema)
     assert np.array_equal(model.predict(X), manual.predict_cells(LevelCodes(X, schema).cell_codes(model.grid_)))
 
 
 def test_error_sweep_reproduces_the_estimator(table):
-    from dpexplore.widgets.privpfc import error_sweep
+    from dpexplore.evaluate.privpfc import error_sweep
     schema, X, y = table
     Xtr, Xte, ytr, yte = X.iloc[:3000], X.iloc[3000:], y.iloc[:3000], y.iloc[3000:]
     res = error_sweep(Xtr, ytr, Xte, yte, schema, [0.2, 1.0], 2, theta=80, desc="test")
@@ -550,16 +551,16 @@ def test_error_sweep_reproduces_the_estimator(table):
     hist = res[res.method == "PrivPfC histogram classifier"].set_index(["epsilon", "seed"])["error"]
     for eps in (0.2, 1.0):
         for seed in (0, 1):
-            model = PrivPfC(epsilon=eps, theta=80, random_state=seed).fit(Xtr, ytr, schema=schema)
+            model = PrivPfC(epsilon=eps, theta=80, random_state=seed, schema=schema).fit(Xtr, ytr)
             assert hist[(eps, seed)] == pytest.approx(1 - model.score(Xte, yte), abs=1e-12)
     tree = res[res.method == "tree on PrivPfC synthetic data"]["error"]
     assert tree.between(0, 0.5).all()
 
 
 def test_compare_counts_spread_covers_large_and_small_cells(table):
-    from dpexplore.publish.privpfc import compare_counts
+    from dpexplore.evaluate.privpfc import compare_counts
     schema, X, y = table
-    model = PrivPfC(epsilon=1.0, theta=300, random_state=0).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=300, random_state=0, schema=schema).fit(X, y)
     true = HistogramClassifier(schema=schema, grid=model.grid_).fit(X, y).counts_
     n = model.counts_.shape[0]
     assert n > 6
@@ -583,13 +584,13 @@ def test_integer_labels_and_integer_coded_categories_round_trip():
                     "y", ["0", "1"])
     Xi = X.assign(sex=(X["sex"] == "M").astype(int))
     yi = pd.Series((y == "yes").astype(int), name="y")
-    model = PrivPfC(epsilon=2.0, theta=300, random_state=0).fit(Xi, yi, schema=schema)
+    model = PrivPfC(epsilon=2.0, theta=300, random_state=0, schema=schema).fit(Xi, yi)
     pred = model.predict(Xi)
     assert pred.dtype.kind == "i" and set(np.unique(pred)) <= {0, 1}
     assert list(model.classes_) == [0, 1]
     assert model.score(Xi, yi) > yi.value_counts(normalize=True).max()
     assert set(model.synthetic(random_state=0)["y"]) <= {0, 1}      # synthetic labels typed like y, too
-    assert set(model.synthetic(weighted=True)["y"]) <= {0, 1}
+    assert set(model.weighted_table()["y"]) <= {0, 1}
     clf = HistogramClassifier(schema=schema, grid={"sex": 1, "age": 1}).fit(Xi, yi)
     assert np.array_equal(clf.cells(Xi), clf.cells(Xi.assign(sex=Xi["sex"].astype(str))))
     assert clf.predict(Xi).dtype.kind == "i"
@@ -599,7 +600,7 @@ def test_integer_labels_and_integer_coded_categories_round_trip():
 def test_pickle_carries_no_candidate_qualities(table):
     import pickle
     schema, X, y = table
-    model = PrivPfC(epsilon=1.0, theta=100, random_state=0).fit(X, y, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=100, random_state=0, schema=schema).fit(X, y)
     state = pickle.loads(pickle.dumps(model)).__dict__
     assert "candidates_" not in state and "run_" not in state
     assert not any(isinstance(v, (pd.DataFrame, PrivPfCRun)) for v in state.values())
@@ -610,16 +611,19 @@ def test_pickle_carries_no_candidate_qualities(table):
 def test_synthetic_size_is_capped_before_rows_are_made(table):
     schema, X, y = table
     for seed in range(20):   # a fit with a positive noisy count (each is positive w.p. ½)
-        model = PrivPfC(epsilon=1e-9, theta=50, random_state=seed).fit(X, y, schema=schema)
+        model = PrivPfC(epsilon=1e-9, theta=50, random_state=seed, schema=schema).fit(X, y)
         if model.counts_.max() > 2e7:
             break
     # the size rule clamps n̂ to the public cap instead of materialising the noise (tried 30 GiB
-    # before, then refused): never more than max_synthetic_rows / max_rows rows
-    assert len(model.synthetic(max_rows=5_000)) <= 5_000
-    assert len(model.synthetic(n=10**12, max_rows=1_000)) == 1_000
-    capped = PrivPfC(epsilon=1e-9, theta=50, random_state=seed, max_synthetic_rows=2_000).fit(X, y, schema=schema)
+    # before, then refused): never more than max_synthetic_rows rows (or the former max_rows)
+    with pytest.warns(DpexploreDeprecationWarning, match="max_rows"):
+        assert len(model.synthetic(max_rows=5_000)) <= 5_000
+    with pytest.warns(DpexploreDeprecationWarning, match="max_rows"):
+        assert len(model.synthetic(n=10**12, max_rows=1_000)) == 1_000
+    capped = PrivPfC(epsilon=1e-9, theta=50, random_state=seed, max_synthetic_rows=2_000, schema=schema).fit(X, y)
     assert 1 <= len(capped.synthetic()) <= 2_000
-    assert len(model.synthetic(weighted=True)) <= model.counts_.size
+    assert len(capped.synthetic(n=10**12)) == 2_000
+    assert len(model.weighted_table()) <= model.counts_.size
 
 
 def test_sklearn_tools_with_arrays_and_frames(table):
@@ -627,15 +631,15 @@ def test_sklearn_tools_with_arrays_and_frames(table):
     from sklearn.base import clone
     from sklearn.model_selection import GridSearchCV, cross_val_score
     schema, X, y = table
-    search = GridSearchCV(PrivPfC(random_state=0, theta=50),
+    search = GridSearchCV(PrivPfC(random_state=0, theta=50, schema=schema),
                           {"epsilon": [0.5, 4.0], "sensitivity": ["exact", "constant"]}, cv=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        search.fit(X.to_numpy(dtype=object), y.to_numpy(), schema=schema)
-        scores = cross_val_score(PrivPfC(2.0, theta=50, random_state=0), X, y, cv=3, params={"schema": schema})
+        search.fit(X.to_numpy(dtype=object), y.to_numpy())
+        scores = cross_val_score(PrivPfC(2.0, theta=50, random_state=0, schema=schema), X, y, cv=3)
     assert search.best_estimator_.ledger_["charged"].sum() == pytest.approx(search.best_params_["epsilon"])
     assert len(scores) == 3 and np.all(np.isfinite(scores))
-    model = PrivPfC(1.0, theta=50, random_state=0).fit(X, y, schema=schema)
+    model = PrivPfC(1.0, theta=50, random_state=0, schema=schema).fit(X, y)
     assert not hasattr(clone(model), "counts_")
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
     np.testing.assert_array_equal(model.predict(X.to_numpy(dtype=object)), model.predict(X))

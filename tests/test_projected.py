@@ -12,6 +12,8 @@ from sklearn.base import clone
 from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
+from dpexplore.exceptions import FewRecordsWarning
+from dpexplore.limits import MIN_SYNTHETIC_ROWS
 from dpexplore.datasets import load_iris, make_synthetic
 from dpexplore.publish import projected as ph
 from dpexplore.publish.projected import MAX_RECORDS, EmptySyntheticWarning, ProjectedHistogram
@@ -293,7 +295,7 @@ def iris():
 @pytest.mark.parametrize("neighbours", ["add/remove", "substitution"])
 def test_ledger_adds_up_to_epsilon(iris, neighbours):
     X, y, schema = iris
-    model = ProjectedHistogram(0.8, random_state=0, neighbours=neighbours).fit(X, y, schema)
+    model = ProjectedHistogram(0.8, random_state=0, neighbours=neighbours, schema=schema).fit(X, y)
     ledger = model.ledger_
     assert ledger["charged"].sum() == pytest.approx(0.8)
     assert model.epsilon_spent_ == pytest.approx(0.8)
@@ -311,14 +313,15 @@ def test_ledger_adds_up_to_epsilon(iris, neighbours):
 
 def test_fit_outputs_and_classifier(iris):
     X, y, schema = iris
-    model = ProjectedHistogram(2.0, k=2, gamma=0.5, random_state=1).fit(X, y, schema)
+    model = ProjectedHistogram(2.0, k=2, gamma=0.5, random_state=1, schema=schema).fit(X, y)
     assert len(model.selected_) == 2 and set(model.selected_) <= set(schema.predictors)
     assert model.n_cells_ == model.n_bins_ ** 2 * 3
     hist = model.histogram_
     assert np.all(hist["noisy_count"] > model.threshold_)
-    syn = model.synthetic()
+    with pytest.warns(FewRecordsWarning, match="public floor"):           # n̂ ≈ 150 < the floor
+        syn = model.synthetic()
     assert model.synthetic_size_ == hist["copies"].clip(lower=0).sum()      # D̃ the model is fitted on
-    assert len(syn) == round(model.n_hat_)                  # the public size rule (issue 12)
+    assert len(syn) == max(round(model.n_hat_), MIN_SYNTHETIC_ROWS)          # the public size rule
     assert list(syn.columns) == schema.predictors + ["species"]            # every declared column
     assert model.column_sources_[model.selected_[0]]["source"] == "modelled"
     assert {model.column_sources_[a]["source"] for a in schema.predictors if a not in model.selected_} == {"uniform"}
@@ -335,7 +338,7 @@ def test_fit_outputs_and_classifier(iris):
 
 def test_all_predictors_spends_all_on_histogram(iris):
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, k=10, random_state=0, neighbours="substitution").fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=10, random_state=0, neighbours="substitution", schema=schema).fit(X, y)
     assert model.k_ == 4 and model.gamma_ == 1.0
     assert list(model.ledger_["label"]) == ["projected histogram"]
 
@@ -343,7 +346,7 @@ def test_all_predictors_spends_all_on_histogram(iris):
 def test_empty_release_falls_back_to_prior(iris):
     X, y, schema = iris
     with pytest.warns(ph.EmptySyntheticWarning):
-        model = ProjectedHistogram(0.5, k=1, A=50.0, random_state=0).fit(X, y, schema)
+        model = ProjectedHistogram(0.5, k=1, A=50.0, random_state=0, schema=schema).fit(X, y)
     assert model.fallback_
     np.testing.assert_allclose(model.predict_proba(X), 1 / 3)
 
@@ -351,8 +354,8 @@ def test_empty_release_falls_back_to_prior(iris):
 def test_does_not_mutate_and_is_reproducible(iris):
     X, y, schema = iris
     X0, y0 = X.copy(), y.copy()
-    a = ProjectedHistogram(1.0, random_state=5).fit(X, y, schema)
-    b = ProjectedHistogram(1.0, random_state=5).fit(X, y, schema)
+    a = ProjectedHistogram(1.0, random_state=5, schema=schema).fit(X, y)
+    b = ProjectedHistogram(1.0, random_state=5, schema=schema).fit(X, y)
     pd.testing.assert_frame_equal(X, X0)
     pd.testing.assert_series_equal(y, y0)
     pd.testing.assert_frame_equal(a.histogram_, b.histogram_)
@@ -361,7 +364,7 @@ def test_does_not_mutate_and_is_reproducible(iris):
 def test_categorical_full_domain():
     frame, schema = make_synthetic(300, n_numeric=1, n_categorical=2, random_state=0)
     X, y = schema.split(frame)
-    model = ProjectedHistogram(1.0, k=2, gamma=0.9, random_state=0).fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=2, gamma=0.9, random_state=0, schema=schema).fit(X, y)
     sizes = [len(schema[a].categories) if schema[a].kind == "categorical" else model.n_bins_
              for a in model.selected_]
     assert model.n_cells_ == int(np.prod(sizes)) * 2
@@ -379,7 +382,7 @@ def test_bad_parameters_spend_nothing(iris, kwargs, err):
     acc = BudgetAccountant(5.0)
     params = {"epsilon": 1.0, **kwargs}
     with pytest.raises(err):
-        ProjectedHistogram(**params, accountant=acc).fit(X, y, schema)
+        ProjectedHistogram(**params, accountant=acc, schema=schema).fit(X, y)
     assert acc.spent == 0
 
 
@@ -387,46 +390,46 @@ def test_declared_classes_fit_a_table_holding_one_of_them(iris):
     """With a schema the classes are declared: a table holding a single one of them is released
     like any other (refusing it would itself depend on the private data), with every class."""
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, random_state=0).fit(X, pd.Series(["setosa"] * len(X)), schema)
+    model = ProjectedHistogram(1.0, random_state=0, schema=schema).fit(X, pd.Series(["setosa"] * len(X)))
     assert list(model.classes_) == list(schema.classes) and model.epsilon_spent_ == pytest.approx(1.0)
 
 
 def test_bad_data_spend_nothing(iris):
     X, y, schema = iris
     acc = BudgetAccountant(5.0)
-    model = ProjectedHistogram(1.0, accountant=acc)
+    model = ProjectedHistogram(1.0, accountant=acc, schema=schema)
     bad = X.copy()
     bad.iloc[0, 0] = np.nan
     with pytest.raises(ValueError):
-        model.fit(bad, y, schema)
+        model.fit(bad, y)
     out = X.copy()
     out.iloc[0, 0] = 100.0                    # outside the public bounds
     with pytest.raises(ValueError):
-        model.fit(out, y, schema)
+        model.fit(out, y)
     with pytest.raises(ValueError, match="class"), warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        model.fit(X, pd.Series(["setosa"] * 150), None)         # one class read from y: refused
+        ProjectedHistogram(1.0, accountant=acc).fit(X, pd.Series(["setosa"] * 150))   # one class read from y: refused
     with pytest.raises(ValueError):
-        model.fit(X.iloc[:0], y.iloc[:0], schema)               # empty
+        model.fit(X.iloc[:0], y.iloc[:0])               # empty
     with pytest.raises(ValueError):
-        model.fit(X.rename(columns={"petal_length": "petal"}), y, schema)   # unknown column
+        model.fit(X.rename(columns={"petal_length": "petal"}), y)   # unknown column
     with pytest.raises(TypeError, match="[Ss]parse"):
-        model.fit(scipy.sparse.csr_matrix(X.to_numpy()), y, schema)
+        model.fit(scipy.sparse.csr_matrix(X.to_numpy()), y)
     with pytest.raises(ValueError, match="continuous"):
-        model.fit(X, np.linspace(0, 1, len(X)), schema)
+        model.fit(X, np.linspace(0, 1, len(X)))
     with pytest.raises(ValueError, match="1d array"):
-        model.fit(X, np.column_stack([y, y]), schema)
+        model.fit(X, np.column_stack([y, y]))
     assert acc.spent == 0 and len(acc.ledger) == 0
     with pytest.raises(BudgetExceededError):
-        ProjectedHistogram(1.0, accountant=BudgetAccountant(0.5)).fit(X, y, schema)
+        ProjectedHistogram(1.0, accountant=BudgetAccountant(0.5), schema=schema).fit(X, y)
 
 
 def test_predict_checks_input(iris):
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, k=2, random_state=0)
+    model = ProjectedHistogram(1.0, k=2, random_state=0, schema=schema)
     with pytest.raises(Exception, match="not fitted"):
         model.predict(X)
-    model.fit(X, y, schema)
+    model.fit(X, y)
     with pytest.raises(ValueError, match="feature"):         # scikit-learn's feature-name check
         model.predict(X.drop(columns=model.selected_[0]))
     with pytest.raises(ValueError, match="features"):        # scikit-learn's n_features check
@@ -437,9 +440,9 @@ def test_predict_checks_input(iris):
 # ----------------------------------------------------------------------------- notebook helpers
 def test_histogram_table_and_charts_agree_with_release(iris):
     from dpexplore.plots import projected as charts
-    from dpexplore.widgets import projected as explore
+    from dpexplore.evaluate import projected as explore
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=2).fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=2, n_bins="projected", random_state=2, schema=schema).fit(X, y)
     table = explore.histogram_table(model, X, y)
     diag = model.diagnostics(X, y)                              # the non-private view, recomputed
     assert len(table) == model.n_cells_ and table["true_count"].sum() == len(X)
@@ -453,7 +456,7 @@ def test_histogram_table_and_charts_agree_with_release(iris):
 
 
 def test_auc_helper_binary_and_hand_till():
-    from dpexplore.widgets.projected import auc
+    from dpexplore.evaluate.projected import auc
     y = np.array(["a", "b", "a", "b"])
     assert auc(y, np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]]), ["a", "b"]) == 1.0
     y3 = np.array(["a", "b", "c", "a", "b", "c"])
@@ -464,10 +467,10 @@ def test_auc_helper_binary_and_hand_till():
 
 def test_gamma_one_selects_uniformly_for_free(iris):
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, k=2, gamma=1.0, random_state=0).fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=2, gamma=1.0, random_state=0, schema=schema).fit(X, y)
     assert list(model.ledger_["label"]) == ["record count", "projected histogram"]
     assert model.epsilon_spent_ == pytest.approx(1.0)
-    firsts = [ProjectedHistogram(1.0, k=1, gamma=1.0, random_state=s).fit(X, y, schema).selected_[0]
+    firsts = [ProjectedHistogram(1.0, k=1, gamma=1.0, random_state=s, schema=schema).fit(X, y).selected_[0]
               for s in range(400)]
     counts = pd.Series(firsts).value_counts().reindex(schema.predictors, fill_value=0)
     assert stats.chisquare(counts.to_numpy()).pvalue > 1e-4
@@ -482,7 +485,7 @@ def test_unseen_public_levels_can_be_released():
     X, y = schema.split(frame)
     hits, expected, fits = 0, 0.0, 300
     for seed in range(fits):
-        model = ProjectedHistogram(1.0, random_state=seed, neighbours="substitution").fit(X, y, schema)
+        model = ProjectedHistogram(1.0, random_state=seed, neighbours="substitution", schema=schema).fit(X, y)
         assert model.n_cells_ == 4 * 2
         hist = model.diagnostics(X, y)["histogram"]
         d_rows = hist[hist["cat_0"] == "d"]
@@ -495,11 +498,11 @@ def test_unseen_public_levels_can_be_released():
 
 def test_record_count_is_paid_for_under_add_remove(iris):
     X, y, schema = iris
-    ar = [ProjectedHistogram(1.0, k=2, random_state=s).fit(X, y, schema) for s in range(5)]
+    ar = [ProjectedHistogram(1.0, k=2, random_state=s, schema=schema).fit(X, y) for s in range(5)]
     assert all(m.n_hat_ != len(X) for m in ar)                  # τ uses n̂, never the true n
     assert all(m.threshold_ == pytest.approx(0.5 * np.log(m.n_hat_) / m.epsilon_split_["histogram"]) for m in ar)
     assert all(m.ledger_["label"].iloc[0] == "record count" for m in ar)
-    sub = ProjectedHistogram(1.0, k=2, random_state=0, neighbours="substitution").fit(X, y, schema)
+    sub = ProjectedHistogram(1.0, k=2, random_state=0, neighbours="substitution", schema=schema).fit(X, y)
     assert sub.n_hat_ == len(X)                                 # public n (the paper's model)
 
 
@@ -508,7 +511,7 @@ def test_unindexable_domain_refused_before_spending(iris, neighbours):
     X, y, schema = iris
     acc = BudgetAccountant(5.0)
     with pytest.raises(ValueError, match="int64"):           # (10^6)^4 · 3 cells > 2^63
-        ProjectedHistogram(1.0, k=4, n_bins=10 ** 6, neighbours=neighbours, accountant=acc).fit(X, y, schema)
+        ProjectedHistogram(1.0, k=4, n_bins=10 ** 6, neighbours=neighbours, accountant=acc, schema=schema).fit(X, y)
     assert acc.spent == 0
 
 
@@ -516,21 +519,21 @@ def test_huge_support_refused_before_selection(iris):
     X, y, schema = iris
     acc = BudgetAccountant(5.0)       # 1000³·3 cells, ~15 % of the empty ones would survive
     with pytest.raises(ValueError, match="survive"):
-        ProjectedHistogram(1.0, k=3, n_bins=1000, neighbours="substitution", accountant=acc).fit(X, y, schema)
+        ProjectedHistogram(1.0, k=3, n_bins=1000, neighbours="substitution", accountant=acc, schema=schema).fit(X, y)
     assert acc.spent == 0
     acc = BudgetAccountant(5.0)       # add/remove: only the record count (needed for p0) is spent
     with pytest.raises(ValueError, match="survive"):
-        ProjectedHistogram(1.0, k=3, n_bins=1000, accountant=acc).fit(X, y, schema)
+        ProjectedHistogram(1.0, k=3, n_bins=1000, accountant=acc, schema=schema).fit(X, y)
     assert list(acc.ledger["label"]) == ["record count"]
 
 
 def test_weak_regularisation_keeps_the_noise_free_ceiling(iris):
     # with (almost) no noise, LR on the 2-bin synthetic table separates all three Iris classes
     # from raw test values; a strong L2 (C = 1) flattens P(versicolor) and loses a class pair
-    from dpexplore.widgets.projected import auc
+    from dpexplore.evaluate.projected import auc
     X, y, schema = iris
     assert ProjectedHistogram(1.0).C >= 1e3                     # weak L2 (spec trap 20)
-    model = ProjectedHistogram(1e4, k=1, random_state=0, neighbours="substitution").fit(X, y, schema)
+    model = ProjectedHistogram(1e4, k=1, random_state=0, neighbours="substitution", schema=schema).fit(X, y)
     assert model.selected_ == ["petal_length"] and model.n_bins_ == 2
     assert auc(y, model.predict_proba(X), schema.classes) > 0.95
 
@@ -540,7 +543,7 @@ def test_integer_target_gives_integer_classes_and_predictions(iris):
     X, y, schema = iris
     schema01 = schema.with_target("y", ["0", "1", "2"])
     yi = pd.Series(pd.Categorical(y).codes.astype(int), name="y")
-    model = ProjectedHistogram(2.0, k=2, random_state=0).fit(X, yi, schema01)
+    model = ProjectedHistogram(2.0, k=2, random_state=0, schema=schema01).fit(X, yi)
     assert list(model.classes_) == [0, 1, 2] and model.predict(X).dtype.kind == "i"
     assert model.score(X, yi) > 0.5            # score() compared '0' with 0 before: accuracy 0
 
@@ -550,12 +553,12 @@ def test_integer_coded_categories_are_validated_before_any_spend():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"c": rng.integers(0, 3, 200), "x": rng.random(200)})
     y = pd.Series(np.where(X["c"] == 2, "a", "b"), name="y")
-    as_int = ProjectedHistogram(1.0, k=1, random_state=4).fit(X, y, schema)       # coded 0/1/2: fine
-    as_txt = ProjectedHistogram(1.0, k=1, random_state=4).fit(X.assign(c=X["c"].astype(str)), y, schema)
+    as_int = ProjectedHistogram(1.0, k=1, random_state=4, schema=schema).fit(X, y)       # coded 0/1/2: fine
+    as_txt = ProjectedHistogram(1.0, k=1, random_state=4, schema=schema).fit(X.assign(c=X["c"].astype(str)), y)
     pd.testing.assert_frame_equal(as_int.histogram_, as_txt.histogram_)
     acc = BudgetAccountant(5.0)
     with pytest.raises(ValueError, match="'c'.*categories"):
-        ProjectedHistogram(1.0, k=1, accountant=acc).fit(X.assign(c=X["c"] + 5), y, schema)
+        ProjectedHistogram(1.0, k=1, accountant=acc, schema=schema).fit(X.assign(c=X["c"] + 5), y)
     assert acc.spent == 0 and len(acc.ledger) == 0
 
 
@@ -565,7 +568,7 @@ def test_tiny_epsilon_sizes_are_clamped_by_public_limits(iris):
     X, y, schema = iris
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptySyntheticWarning)
-        model = ProjectedHistogram(1e-9, random_state=0, max_synthetic_rows=300).fit(X, y, schema)
+        model = ProjectedHistogram(1e-9, random_state=0, max_synthetic_rows=300, schema=schema).fit(X, y)
     assert 2 <= model.n_hat_ <= MAX_RECORDS
     assert len(model.synthetic(random_state=0)) <= 300
     assert model.epsilon_spent_ == pytest.approx(1e-9)
@@ -578,24 +581,24 @@ def test_hardened_release_lies_on_the_public_lattice_and_never_fails_after_spend
     X, y, schema = iris
     with warnings.catch_warnings(), mechanisms.hardened_noise():
         warnings.simplefilter("ignore", EmptySyntheticWarning)
-        model = ProjectedHistogram(1.0, k=3, A=0.1, n_bins=6, random_state=3).fit(X, y, schema)
+        model = ProjectedHistogram(1.0, k=3, A=0.1, n_bins=6, random_state=3, schema=schema).fit(X, y)
         g = mechanisms.hardened_laplace_parameters(epsilon=model.epsilon_split_["histogram"], sensitivity=1.0,
                                                    integer=True)[0]
         values = model.histogram_["noisy_count"].to_numpy()
         assert np.array_equal(values, model.counts_.values) and values.size > 100   # empty ones too
         assert np.all(values / g == np.round(values / g))
-        tiny = ProjectedHistogram(1e-9, random_state=0).fit(X, y, schema)
+        tiny = ProjectedHistogram(1e-9, random_state=0, schema=schema).fit(X, y)
         assert tiny.epsilon_spent_ == pytest.approx(1e-9)
         acc = BudgetAccountant(1.0)
         with pytest.raises(ValueError, match="too small for the hardened sampler"):
-            ProjectedHistogram(1e-17, random_state=0, accountant=acc).fit(X, y, schema)
+            ProjectedHistogram(1e-17, random_state=0, accountant=acc, schema=schema).fit(X, y)
         assert acc.spent == 0
 
 
 def test_pickle_carries_no_nonprivate_diagnostics(iris):
     import pickle
     X, y, schema = iris
-    model = ProjectedHistogram(1.0, k=2, random_state=1).fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=2, random_state=1, schema=schema).fit(X, y)
     state = pickle.loads(pickle.dumps(model)).__dict__
     assert "selection_" not in state and "was_empty" not in state["histogram_"].columns
     assert not any(isinstance(v, pd.DataFrame) and {"gain", "probability"} <= set(v.columns) for v in state.values())
@@ -608,17 +611,18 @@ def test_sklearn_tools_with_arrays_and_frames(iris):
     from sklearn.base import clone
     from sklearn.model_selection import GridSearchCV, cross_val_score
     X, y, schema = iris
-    search = GridSearchCV(ProjectedHistogram(random_state=0, k=2),
+    search = GridSearchCV(ProjectedHistogram(random_state=0, k=2, schema=schema),
                           {"epsilon": [0.5, 4.0], "n_bins": ["literal", 4]}, cv=3)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)      # the public schema is routed to fit
-        search.fit(X.to_numpy(dtype=float), y.to_numpy(), schema=schema)   # array columns = predictors
-        scores = cross_val_score(ProjectedHistogram(2.0, k=2, random_state=0), X, y, cv=3,
-                                 params={"schema": schema})
+        warnings.simplefilter("error", PrivacyLeakWarning)      # the public schema is a parameter
+        search.fit(X.to_numpy(dtype=float), y.to_numpy())      # array columns = predictors
+        scores = cross_val_score(ProjectedHistogram(2.0, k=2, random_state=0, schema=schema), X, y, cv=3)
     assert search.best_estimator_.ledger_["charged"].sum() == pytest.approx(search.best_params_["epsilon"])
     assert len(scores) == 3 and np.all(scores >= 0)
-    model = ProjectedHistogram(1.0, k=2, random_state=0).fit(X, y, schema)
+    model = ProjectedHistogram(1.0, k=2, random_state=0, schema=schema).fit(X, y)
     twin = clone(model)
-    assert not hasattr(twin, "counts_") and twin.get_params() == model.get_params()
+    params, cloned = model.get_params(), twin.get_params()
+    assert cloned.pop("schema").to_dict() == params.pop("schema").to_dict()     # clone copies the schema
+    assert not hasattr(twin, "counts_") and cloned == params
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
     assert model.n_features_in_ == 4 and list(model.feature_names_in_) == list(X.columns)

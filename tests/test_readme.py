@@ -61,3 +61,12 @@ def test_readme_tables_example_runs_declares_everything_and_exports(tmp_path, mo
     assert set(result.synthetic["readmitted"].unique()) <= {0, 1}  # the target comes back as integers
     assert {p.name for p in (tmp_path / "dp_release").iterdir()} >= {
         "privpfc_eps_1_synthetic.csv", "privpfc_eps_1_ledger.csv", "privpfc_eps_1_schema.json"}
+
+
+def test_readme_methods_table_is_the_registrys():
+    from dpexplore.registry import markdown_table
+
+    found = re.search(r"<!-- methods-table -->\n(.*?)<!-- /methods-table -->", README, re.S)
+    assert found, "README.md lacks the <!-- methods-table --> block"
+    assert found.group(1) == markdown_table(), "README.md's methods table is out of date: paste " \
+        "`python -m dpexplore.registry --markdown`"

@@ -292,7 +292,7 @@ def test_shared_accountant_gets_exactly_epsilon_and_refuses_overspend():
     assert len(acc.ledger) == before
 
 
-def test_recursive_median_levels_spend_the_threshold_fraction():
+def test_recursive_median_levels_spend_the_threshold_share():
     y, s = _scores()
     ledger = private_roc_curve(y, s, classes=CL, epsilon=1.0, n_thresholds=32, random_state=0).attrs["ledger"]
     levels = ledger[ledger["label"].str.startswith("thresholds")]
@@ -362,6 +362,30 @@ def test_non_finite_scores_are_rejected(bad):
         laplace_roc_curve(y, s, classes=CL, epsilon=1.0)
 
 
+def test_missing_labels_are_refused_with_the_shared_rule():
+    y, s = _scores(50)
+    y = y.astype(float)
+    y[4] = np.nan
+    with pytest.raises(ValueError, match=r"^y_true has missing values \(NaN\): drop those rows first$"):
+        private_roc_curve(y, s, classes=CL, epsilon=1.0)
+
+
+def test_threshold_fraction_is_the_old_name_of_threshold_share():
+    from dpexplore.exceptions import DpexploreDeprecationWarning
+
+    y, s = _scores(200)
+    new = private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_share=0.3, random_state=0)
+    with pytest.warns(DpexploreDeprecationWarning, match="'threshold_fraction' was renamed 'threshold_share'"):
+        old = private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=0.3, random_state=0)
+    pd.testing.assert_frame_equal(old, new)
+    pd.testing.assert_frame_equal(old.attrs["ledger"], new.attrs["ledger"])
+    ledger = new.attrs["ledger"]
+    spent_on_thresholds = ledger.loc[ledger["label"].str.startswith("thresholds"), "epsilon"]
+    assert spent_on_thresholds.sum() == pytest.approx(0.3)      # the k levels share 0.3·ε
+    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=0.3, threshold_share=0.2)
+
+
 def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():
     y, s = _scores(50)
     with pytest.raises(ValueError, match="two classes"):
@@ -379,10 +403,11 @@ def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():
         private_roc_curve(y, s, classes=CL, epsilon=1.0, score_range=(1, 0))
     with pytest.raises(ValueError, match="thresholds"):
         private_roc_curve(y, s, classes=CL, epsilon=1.0, thresholds="quantiles")
-    with pytest.raises(ValueError, match="entries"):
+    with pytest.raises(ValueError, match="different numbers of rows") as refused:
         private_roc_curve(y[:-1], s, classes=CL, epsilon=1.0)
-    with pytest.raises(ValueError, match="threshold_fraction"):
-        private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=1.0)
+    assert str(len(s)) not in str(refused.value)          # the private count is not printed
+    with pytest.raises(ValueError, match="threshold_share"):
+        private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_share=1.0)
 
 
 def test_bad_input_is_rejected_before_anything_is_spent():

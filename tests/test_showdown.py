@@ -82,21 +82,45 @@ def test_runtime_chart_draws_every_method():
     assert "yOffset" not in str(spec)
 
 
-def test_available_methods_excludes_failures():
+def test_available_methods_raises_on_a_broken_method_and_excludes_a_missing_package():
+    import warnings
+
+    from dpexplore.domain import PrivacyLeakWarning
+    from dpexplore.exceptions import MethodUnavailableError
+    from dpexplore.registry import MethodSpec
+
     data = make_synthetic(n_samples=400, n_numeric=2, n_categorical=2, n_classes=3, random_state=0)
+    cands = dict(candidate_methods(data[1]))
+    optional = MethodSpec("Optional", "classifier", "dpexplore.registry:MethodSpec", "p", "b",
+                          requires=("no_such_package_xyz",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)     # every method gets the public schema
+        ok, table = available_methods({"PrivPfC": cands["PrivPfC"], "k-subset + NB": cands["k-subset + NB"],
+                                       "optional": lambda eps, rs: optional.build(epsilon=eps)}, data, n_rows=300)
+    # with the schema's three declared classes the k-subset selection scores the last class against
+    # the rest, so the thesis pipeline runs; the method whose optional package is absent is excluded
+    assert list(ok) == ["PrivPfC", "k-subset + NB"]
+    t = table.set_index("method")
+    assert t.loc["optional", "status"] == "excluded" and "no_such_package_xyz" in t.loc["optional", "reason"]
+    assert (t.loc[["PrivPfC", "k-subset + NB"], "status"] == "included").all()
 
     def broken(eps, rs):
         raise RuntimeError("not installed")
 
-    cands = dict(candidate_methods(data[1]))
-    ok, table = available_methods({"PrivPfC": cands["PrivPfC"], "k-subset + NB": cands["k-subset + NB"],
-                                   "broken": broken}, data, n_rows=300)
-    # with the schema's three declared classes the k-subset selection scores the last class against
-    # the rest, so the thesis pipeline runs; only the broken factory is excluded, with its reason
-    assert list(ok) == ["PrivPfC", "k-subset + NB"]
-    t = table.set_index("method")
-    assert t.loc["broken", "status"] == "excluded" and "not installed" in t.loc["broken", "reason"]
-    assert t.loc["k-subset + NB", "status"] != "excluded"
+    # any other failure is an error naming the method, with the cause chained (no silent skip)
+    with pytest.raises(MethodUnavailableError, match="broken failed the availability check") as info:
+        available_methods({"PrivPfC": cands["PrivPfC"], "broken": broken}, data, n_rows=300)
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+    class Wrong:
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), "not a class", dtype=object)
+
+    with pytest.raises(MethodUnavailableError, match="not class labels"):
+        available_methods({"wrong": lambda eps, rs: Wrong()}, data, n_rows=300)
 
 
 # ----------------------------------------------------------------------------- the verdict is computed
@@ -126,7 +150,7 @@ def test_which_one_when_higher_is_better_and_missing_majority():
 # ----------------------------------------------------------------------------- private LR candidate
 def test_private_lr_spends_its_epsilon_once():
     from dpexplore.budget import BudgetAccountant, BudgetExceededError
-    from dpexplore.evaluate.showdown import PrivateLRClassifier
+    from dpexplore.models import PrivateLRClassifier
 
     frame, schema = make_synthetic(n_samples=600, n_numeric=2, n_categorical=2, n_classes=3, random_state=1)
     X, y = frame[schema.predictors], frame[schema.target]
@@ -155,7 +179,7 @@ def test_private_lr_fits_every_declared_class_whatever_occurs():
     # issue 11 item 1: the old fit refused when a schema class had no training row, a refusal that
     # depends on the private rows. Now every class gets its one-vs-rest part, at ε/q, regardless.
     from dpexplore.budget import BudgetAccountant
-    from dpexplore.evaluate.showdown import PrivateLRClassifier
+    from dpexplore.models import PrivateLRClassifier
 
     frame, schema = make_synthetic(n_samples=600, n_numeric=2, n_categorical=2, n_classes=3, random_state=1)
     X, y = frame[schema.predictors], frame[schema.target]
@@ -183,7 +207,7 @@ def test_private_lr_without_schema_warns_and_takes_arrays():
     from sklearn.model_selection import GridSearchCV, cross_val_score
 
     from dpexplore.domain import PrivacyLeakWarning
-    from dpexplore.evaluate.showdown import PrivateLRClassifier
+    from dpexplore.models import PrivateLRClassifier
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 300)
@@ -213,13 +237,14 @@ def test_private_lr_without_schema_warns_and_takes_arrays():
 
 
 def test_private_lr_labels_and_unknown_categories():
-    from dpexplore.evaluate.showdown import PrivateLRClassifier
+    from dpexplore.models import PrivateLRClassifier
 
     frame, schema = make_synthetic(n_samples=400, n_numeric=1, n_categorical=1, random_state=2)
     X, y = frame[schema.predictors], frame[schema.target].astype(int)  # integer labels 0/1
     m = PrivateLRClassifier(schema, 5.0, random_state=0).fit(X, y)
     assert set(m.predict(X)) <= {0, 1} and m.score(X, y) > 0.5
-    Z = m._design(X.assign(cat_0="never seen"))
+    from dpexplore.encode import design_matrix
+    Z = design_matrix(X.assign(cat_0="never seen"), m.schema_)
     cat_cols = Z[:, 1:]
     assert (cat_cols == 0).all()  # no indicator, not the last category's
     from sklearn.base import clone

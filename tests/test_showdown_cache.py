@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpexplore.evaluate.showdown import (PEER_COLUMNS, RESULT_COLUMNS, SHOWDOWN_FILES, SHOWDOWN_SETTINGS,
-                                         load_peers, load_showdown, save_showdown, showdown_sweep,
-                                         showdown_tables)
+from dpexplore.evaluate.showdown import (AVAILABILITY_COLUMNS, PEER_COLUMNS, RESULT_COLUMNS, SHOWDOWN_FILES,
+                                         SHOWDOWN_SETTINGS, load_peers, load_showdown, save_showdown,
+                                         showdown_sweep, showdown_tables)
 from dpexplore.evaluate.sweeps import summarise
 from dpexplore.plots.showdown import error_chart, ranking_chart
+from dpexplore.registry import all_methods
 from dpexplore.widgets.showdown import ShowdownExplorer
 
 RESULTS = Path(__file__).resolve().parents[1] / "notebooks" / "results"
@@ -48,7 +49,13 @@ def test_stored_cache_matches_a_recomputed_sweep(stored, tiny):
         assert stored_methods == set(new.loc[new.dataset == d, "method"])
         included = set(availability.loc[(availability.dataset == d) & (availability.status == "included"), "method"])
         assert stored_methods == included | {"majority", "non-private"}
-    assert list(availability.columns) == list(new_availability.columns)
+    assert list(availability.columns) == list(new_availability.columns) == AVAILABILITY_COLUMNS
+    # the registry's showdown methods, in its order, all included: stored and recomputed alike
+    shown = [spec.display for spec in all_methods(tag="showdown")]
+    for table in (availability, new_availability):
+        for d in ("Adult", "Adult-Multiclass"):
+            rows = table[table.dataset == d]
+            assert list(rows["method"]) == shown and (rows["status"] == "included").all()
     # every (dataset, method, ε, metric) has the stored number of runs
     counts = finite(results).groupby(["dataset", "method", "epsilon", "metric"]).size()
     assert (counts == meta["repetitions"]).all()

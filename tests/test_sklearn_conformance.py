@@ -1,8 +1,9 @@
 """scikit-learn's own estimator checks as the conformance suite (issue 15).
 
-Every public estimator runs every check of ``parametrize_with_checks``; a failure is allowed only
-where the estimator's class lists it in ``_sklearn_expected_failures`` (see
-:mod:`dpexplore.conformance`), with a reason, at most five per estimator.
+Every registered estimator (``dpexplore.registry``) runs every check of ``parametrize_with_checks``,
+built with its spec's ``check_params``; a failure is allowed only where the estimator's class lists
+it in ``_sklearn_expected_failures`` (see :mod:`dpexplore.conformance`), with a reason, at most
+five per estimator.
 """
 from __future__ import annotations
 
@@ -36,3 +37,14 @@ def test_expected_failures_are_few_and_explained():
 
 def test_every_estimator_can_be_made_for_the_checks():
     assert unmakeable() == []
+
+
+def test_a_registered_method_that_cannot_be_built_is_an_error(monkeypatch):
+    from dpexplore import registry
+    from dpexplore.exceptions import MethodUnavailableError
+
+    broken = registry.MethodSpec("Broken", "classifier", "dpexplore.no_such_module:Broken", "p", "b")
+    monkeypatch.setattr(registry, "METHODS", registry.METHODS + (broken,))
+    with pytest.raises(MethodUnavailableError, match="Broken"):
+        estimator_instances()                                   # no silent skip
+    assert [line.split(":")[0] for line in unmakeable()] == ["Broken"]

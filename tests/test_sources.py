@@ -15,29 +15,12 @@ import pytest
 from dpexplore import sources
 from dpexplore.counts import CountTable
 from dpexplore.sources._duckdb_engine import DuckDBSource
-from test_counts import make_frame, make_schema, reference
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame()
+from _fixtures import BAD_INPUTS, frame, reference, schema, write_parquet  # noqa: F401 (pytest fixtures)
 
 
 @pytest.fixture(scope="module")
 def expected(frame, schema):
     return CountTable.from_frame(frame[schema.predictors], frame[schema.target], schema)
-
-
-def write_parquet(frame: pd.DataFrame, path) -> None:
-    con = duckdb.connect()
-    con.register("f", frame)
-    con.execute(f"COPY (SELECT * FROM f) TO '{path}' (FORMAT parquet)")
-    con.close()
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +81,8 @@ def test_numeric_leaf_codes_bit_exact_at_edges(schema):
         con.register("v", f)
         rel = con.sql("SELECT * FROM v")
         src = object.__new__(DuckDBSource)
-        src.schema, src._types = schema, {name: "DOUBLE"}
-        got = rel.query("src", f"SELECT {src._leaf_expr(name)} AS c FROM src").fetchnumpy()["c"]
+        src.schema, src._kinds = schema, {name: "float"}
+        got = rel.query("src", f"SELECT {src.leaf_expr(name)} AS c FROM src").fetchnumpy()["c"]
         np.testing.assert_array_equal(got, schema[name].taxonomy.leaf_codes(v), err_msg=name)
 
 
@@ -112,23 +95,6 @@ def test_iter_frames_stream_every_row(frame, schema, files, expected):
         assert back == expected, kind
     with pytest.raises(ValueError, match="batch_rows"):
         sources.pandas(frame, schema).iter_frames(0)
-
-
-BAD_INPUTS = {
-    "nan-numeric": lambda f: f.assign(age=f["age"].astype(float).where(f.index != 3)),
-    "null-category": lambda f: f.assign(color=f["color"].where(f.index != 4, None)),
-    "out-of-range": lambda f: f.assign(x=f["x"].where(f.index != 5, 0.95)),
-    "below-range": lambda f: f.assign(age=f["age"].where(f.index != 6, -1)),
-    "infinite": lambda f: f.assign(x=f["x"].where(f.index != 5, np.inf)),
-    "unknown-category": lambda f: f.assign(color=f["color"].where(~f.index.isin([2, 7]), "green")
-                                           .where(f.index != 9, "Violet")),
-    "unknown-int-category": lambda f: f.assign(code=f["code"].where(f.index != 2, 7)),
-    "unknown-class": lambda f: f.assign(label=f["label"].where(f.index != 1, "z")),
-    "null-class": lambda f: f.assign(label=f["label"].where(f.index != 1, None)),
-    "non-numeric": lambda f: f.assign(age=f["age"].astype(str)),
-    "empty": lambda f: f.iloc[:0],
-    "several": lambda f: f.assign(code=f["code"].where(f.index != 2, 9), x=f["x"].where(f.index != 5, 2.0)),
-}
 
 
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))

@@ -13,33 +13,13 @@ import pytest
 from dpexplore import sources
 from dpexplore.counts import CountTable
 from dpexplore.sources import _spark_engine
-from test_counts import make_frame, make_schema, reference
-from test_sources import BAD_INPUTS
+from _fixtures import BAD_INPUTS, frame, reference, schema, to_spark  # noqa: F401 (pytest fixtures)
 from test_audit_refusals import (NUM_SCHEMA, OUT_OF_DOMAIN, SECRET, _chain, assert_names_rule_not_values,
                                 secret_frame)
 
 pytestmark = pytest.mark.skipif(_spark_engine.find_java() is None,
                                 reason="Spark needs Java and none was found (JAVA_HOME or java on PATH); "
                                        "install openjdk-17-jre-headless")
-
-
-@pytest.fixture(scope="module")
-def schema():
-    return make_schema()
-
-
-@pytest.fixture(scope="module")
-def frame():
-    return make_frame()
-
-
-def to_spark(spark, frame):
-    with warnings.catch_warnings():  # PySpark warns about pandas ≥ 3 on conversion
-        warnings.simplefilter("ignore")
-        text = {c: frame[c].astype(object).where(frame[c].notna(), None)
-                for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
-                and not pd.api.types.is_bool_dtype(frame[c])}
-        return spark.createDataFrame(frame.assign(**text))  # missing text → NULL, not "nan"
 
 
 def test_spark_gives_the_identical_count_table(spark, frame, schema):
@@ -67,9 +47,8 @@ def test_spark_bucket_expression_bit_exact(spark, schema):
               0.30000000000000004, float(np.nextafter(0.30000000000000004, 1)), 0.7, 0.9]
     df = spark.createDataFrame([(v,) for v in values], "x double")
     src = object.__new__(_spark_engine.SparkSource)
-    src.schema = schema
-    src._F, src._T = _spark_engine._pyspark()[1:]
-    got = [r["c"] for r in df.select(src._leaf_expr("x").alias("c"), "x").orderBy("x").collect()]
+    src.schema, src._kinds, src._F = schema, {"x": "float"}, _spark_engine._pyspark()[1]
+    got = [r["c"] for r in df.select(src.leaf_expr("x").alias("c"), "x").orderBy("x").collect()]
     np.testing.assert_array_equal(got, schema["x"].taxonomy.leaf_codes(sorted(values)))
 
 

@@ -499,3 +499,69 @@ def test_classes_are_declared_or_the_fit_warns(name):
     np.testing.assert_array_equal(a.get_support(), b.get_support())
     with pytest.raises(ValueError, match="not among the declared classes"):
         _fit(clone(est).set_params(classes=["no", "yes"]), X, np.where(y == 1, "yes", "maybe"))
+
+
+# --------------------------------------------------------------------------- fit_scores: the one mechanism
+_SCORE_SELECTORS = [
+    (ScorePerturbationSelector, {"threshold": 40.0}),
+    (ScorePerturbationSelector, {"k": 4}),
+    (ExponentialTopKSelector, {"k": 4}),
+    (ExponentialTopKSelector, {"k": 4, "method": "peeling"}),
+    (SparseVectorSelector, {"threshold": 40.0, "cutoff": 4}),
+    (PrivateThresholdTesting, {"threshold": 40.0}),
+]
+
+
+@pytest.mark.parametrize("cls, params", _SCORE_SELECTORS)
+@pytest.mark.parametrize("score", ["TC", "DC"])
+def test_fit_scores_on_the_fit_scores_gives_the_fit(cls, params, score):
+    """fit(X, y) = scores + fit_scores: same draws, spends and released attributes."""
+    X, y = _sparse_data(n=300, d=20, seed=4)
+    q = (total_count(X) if score == "TC" else difference_count(X.to_numpy(), y.to_numpy())).astype(float)
+    for seed in range(5):
+        kwargs = dict(params, epsilon=0.3, feature_score=score, max_ones=20, classes=[0, 1], random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            fitted = cls(**kwargs).fit(X, y)
+            scored = cls(**kwargs).fit_scores(q)
+        np.testing.assert_array_equal(scored.get_support(), fitted.get_support())
+        assert scored.n_features_in_ == 20 and not hasattr(scored, "feature_names_in_")
+        if hasattr(fitted, "noisy_scores_"):
+            np.testing.assert_array_equal(scored.noisy_scores_, fitted.noisy_scores_)
+        if hasattr(fitted, "ledger_"):
+            pd.testing.assert_frame_equal(scored.ledger_, fitted.ledger_)
+
+
+def test_fit_scores_checks_before_it_spends_and_forgets_the_last_fit():
+    X, y = _sparse_data(n=300, d=20)
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="k must be at most"):
+        ExponentialTopKSelector(k=5, accountant=acc).fit_scores(np.arange(3.0))
+    with pytest.raises(ValueError, match="finite"):
+        ScorePerturbationSelector(k=1, accountant=acc).fit_scores([1.0, np.nan])
+    with pytest.raises(ValueError, match="needs n_min"):
+        ScorePerturbationSelector(k=1, feature_score="IG", accountant=acc).fit_scores([0.1, 0.2])
+    assert acc.ledger.empty
+    sel = ScorePerturbationSelector(k=2, classes=[0, 1], random_state=0).fit(X, y)
+    sel.fit_scores(np.arange(5.0))
+    assert sel.n_features_in_ == 5 and not hasattr(sel, "feature_names_in_") and not hasattr(sel, "classes_")
+    assert sel.transform(np.ones((2, 5))).shape == (2, 2)
+
+
+def test_threshold_fraction_is_the_old_name_of_threshold_share():
+    from dpexplore.exceptions import DpexploreDeprecationWarning
+
+    X, y = _sparse_data(n=300, d=20)
+    new = SparseVectorSelector(threshold=30, cutoff=3, threshold_share=0.4, random_state=0).fit(X, y)
+    with pytest.warns(DpexploreDeprecationWarning, match="'threshold_fraction' was renamed 'threshold_share'"):
+        old = SparseVectorSelector(threshold=30, cutoff=3, threshold_fraction=0.4, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(old.get_support(), new.get_support())
+    assert list(new.ledger_["epsilon"]) == pytest.approx([0.2, 0.3])
+    assert "threshold_fraction" not in new.get_params() and new.get_params()["threshold_share"] == 0.4
+    q = total_count(X).astype(float)
+    expected = sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_share=0.4, random_state=1)
+    with pytest.warns(DpexploreDeprecationWarning, match="threshold_fraction"):
+        np.testing.assert_array_equal(
+            sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_fraction=0.4, random_state=1), expected)
+    with pytest.raises(ValueError, match="threshold_share"):
+        SparseVectorSelector(threshold_share=1.0).fit(X, y)

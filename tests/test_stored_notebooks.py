@@ -17,15 +17,10 @@ from pathlib import Path
 import pytest
 
 from _benchmarks import load_script
+from _notebooks import NOTEBOOKS, SOURCES, versions
 
 nbformat = pytest.importorskip("nbformat")
 jupytext = pytest.importorskip("jupytext")
-
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
-
-
-versions = load_script(NOTEBOOKS / "_versions.py", "notebooks_versions")
 
 
 def _has_exercises(source: Path) -> bool:

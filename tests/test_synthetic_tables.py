@@ -24,14 +24,24 @@ from threadpoolctl import threadpool_limits
 
 from dpexplore.budget import BudgetAccountant
 from dpexplore.domain import Attribute, Schema, Taxonomy
+from dpexplore.exceptions import FewRecordsWarning
+from dpexplore.limits import MIN_SYNTHETIC_ROWS
 from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
 from dpexplore.publish.privpfc import enumerate_grids
 from dpexplore.publish.projected import EmptySyntheticWarning
+from dpexplore.registry import all_methods, get_method
 from privacy_audit import assert_flagged, assert_private, weakened_noise
 
-PUBLISHERS = {"PrivPfC": (PrivPfC, {"theta": 200}), "DiffMulti": (DiffMulti, {"h": 20}),
-              "DiffGen": (DiffGen, {"steps": 4}), "ProjectedHistogram": (ProjectedHistogram, {"k": 2})}
+#: fast parameters per registered publisher (a registered one without an entry fails
+#: test_every_registered_publisher_has_fast_parameters)
+PARAMS = {"PrivPfC": {"theta": 200}, "DiffMulti": {"h": 20}, "DiffGen": {"steps": 4}, "ProjectedHistogram": {"k": 2}}
+REGISTERED = [spec.name for spec in all_methods("publisher", private=True)]
+PUBLISHERS = {name: (get_method(name).load(), PARAMS[name]) for name in REGISTERED if name in PARAMS}
 TARGETS = {"int": [0, 1], "bool": [False, True], "str": ["no", "yes"]}
+
+
+def test_every_registered_publisher_has_fast_parameters():
+    assert sorted(PARAMS) == sorted(REGISTERED), "give each registered publisher small parameters in PARAMS"
 
 
 def messy(n: int = 1500, seed: int = 0, target: str = "int"):
@@ -60,7 +70,7 @@ def _fit(name, X, y, schema, **kw):
     cls, params = PUBLISHERS[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptySyntheticWarning)
-        return cls(**{**params, "random_state": 3, **kw}).fit(X, y, schema)
+        return cls(**{**params, "random_state": 3, **kw}, schema=schema).fit(X, y)
 
 
 def _released(model) -> np.ndarray:
@@ -124,11 +134,16 @@ def test_every_declared_column_in_schema_order_with_numbers_as_numbers(name):
 
 @pytest.mark.parametrize("name", list(PUBLISHERS))
 def test_synthetic_size_is_the_dp_total_clamped_and_n_overrides(name):
-    """The size is a public rule: round(DP total) clamped to [1, max_synthetic_rows]; ``n=`` too."""
+    """The size is a public rule: round(DP total) raised to the public floor and capped at
+    max_synthetic_rows (a total below the floor says so); ``n=`` too."""
     X, y, schema = messy(600)
     model = _fit(name, X, y, schema, epsilon=0.05, max_synthetic_rows=100_000)
-    syn = model.synthetic(random_state=0)
-    expected = min(max(round(_dp_total(model)), 1), 100_000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        syn = model.synthetic(random_state=0)
+    expected = min(max(round(_dp_total(model)), MIN_SYNTHETIC_ROWS), 100_000)
+    below = [w for w in caught if issubclass(w.category, FewRecordsWarning) and "public floor" in str(w.message)]
+    assert len(below) == (_dp_total(model) < MIN_SYNTHETIC_ROWS)
     assert len(syn) == expected or (name == "ProjectedHistogram" and len(syn) == 0
                                     and model.counts_.values.size == 0)
     assert len(syn) < 3 * len(X)               # DiffGen/DiffMulti made ~27x the rows at small ε before
@@ -147,7 +162,7 @@ def test_small_epsilon_region_releases_no_longer_inflate_the_table():
         model = _fit(name, X, y, schema, epsilon=0.01)
         paper = int(model.released_counts().sum())
         syn = model.synthetic(random_state=0)
-        assert len(syn) == min(max(round(model.noisy_counts_.sum()), 1), model.max_synthetic_rows)
+        assert len(syn) == min(max(round(model.noisy_counts_.sum()), MIN_SYNTHETIC_ROWS), model.max_synthetic_rows)
         assert paper > 5 * len(X) or model.n_regions_ < 50  # the old rule really did inflate
 
 
@@ -168,11 +183,13 @@ def test_marginal_share_fills_unmodelled_columns_from_paid_marginals(name):
     assert len(filled) >= 3
     ledger = model.ledger_
     rows = ledger[ledger["label"].str.startswith("marginal: ")]
-    assert list(rows["label"]) == [f"marginal: {a}" for a in filled]      # one clear row per column
+    paid = list(model.marginals_)                  # every predictor not released at single leaves
+    assert set(filled) <= set(paid) and paid == [a for a in schema.predictors if a in paid]
+    assert list(rows["label"]) == [f"marginal: {a}" for a in paid]        # one clear row per column
     assert rows["epsilon"].sum() == pytest.approx(share * eps)
     assert model.epsilon_spent_ == pytest.approx(eps)
     for a in filled:
-        assert sources[a]["epsilon"] == pytest.approx(share * eps / len(filled))
+        assert sources[a]["epsilon"] == pytest.approx(share * eps / len(paid))
         assert len(model.marginals_[a]) == len(schema[a].taxonomy.leaves)
     syn = _syn(model, random_state=0)
     if "visits" in filled:   # the long tail survives: mean ≈ 3, not ≈ 20 (uniform over [0, 40])
@@ -187,12 +204,17 @@ def test_marginal_share_fills_unmodelled_columns_from_paid_marginals(name):
         assert _syn(paper, random_state=0)["visits"].mean() > 15
 
 
-def test_marginal_share_is_not_spent_when_every_column_is_modelled():
+def test_marginal_share_serves_modelled_columns_too():
+    """Every predictor's marginal is paid (one ledger row each), modelled ones included: their
+    values inside a released cell follow it."""
     X, y, schema = messy(800)
     model = _fit("ProjectedHistogram", X, y, schema, epsilon=1.0, k=4, marginal_share=0.25)
     assert all(v["source"] == "modelled" for v in model.column_sources_.values())
-    assert not model.ledger_["label"].str.startswith("marginal").any()
-    assert model.epsilon_spent_ == pytest.approx(0.75)        # the share stays in the budget
+    rows = model.ledger_[model.ledger_["label"].str.startswith("marginal: ")]
+    assert list(rows["label"]) == [f"marginal: {a}" for a in schema.predictors]
+    assert rows["epsilon"].sum() == pytest.approx(0.25)
+    assert all(model.column_sources_[a]["marginal_epsilon"] == pytest.approx(0.25 / 4) for a in schema.predictors)
+    assert model.epsilon_spent_ == pytest.approx(1.0)
 
 
 def test_marginal_share_zero_is_the_papers_release():
@@ -274,7 +296,7 @@ def test_min_records_per_cell_keeps_thousand_cell_grids_off_a_small_table():
     assert capped.expected_occupancy_ == pytest.approx(capped.n_hat_ / capped.counts_.shape[0])
     assert capped.epsilon_spent_ == pytest.approx(paper.epsilon_spent_)      # post-processing: no ε
     with pytest.raises(ValueError, match="min_records_per_cell"):
-        PrivPfC(min_records_per_cell=0).fit(X, y, schema)
+        PrivPfC(min_records_per_cell=0, schema=schema).fit(X, y)
 
 
 def test_min_records_per_cell_only_moves_tau():
@@ -301,13 +323,13 @@ A_D1 = (pd.concat([A_D[0], pd.DataFrame({"age": [10]})], ignore_index=True),
 def _marginal_run(cls, params):
     def run(data, rng):
         X, y = data
-        model = cls(epsilon=EPS, random_state=rng, marginal_share=0.9, **params).fit(X, y, AUDIT_SCHEMA)
+        model = cls(epsilon=EPS, random_state=rng, marginal_share=0.9, **params, schema=AUDIT_SCHEMA).fit(X, y)
         assert model.column_sources_["age"]["source"] == "marginal"
         return int(np.clip(np.floor(model.marginals_["age"][1]), -1, 1))   # leaf (5, 10]: 0 vs 1 record
     return run
 
 
-AUDIT_PATHS = {"PrivPfC": (PrivPfC, {"theta": 1, "split": (0.3, 0.3, 0.4)}),
+AUDIT_PATHS = {"PrivPfC": (PrivPfC, {"theta": 1, "shares": (0.3, 0.3, 0.4)}),
                "DiffGen": (DiffGen, {"steps": 0})}
 
 

@@ -199,7 +199,10 @@ def test_release_shows_a_progress_bar(messy, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- 7. plausible tables
-@pytest.mark.parametrize("method", list(tables.METHODS))
+PUBLISHERS = [name for name, spec in tables.METHODS.items() if spec.kind == "publisher"]
+
+
+@pytest.mark.parametrize("method", PUBLISHERS)
 def test_every_declared_column_and_how_it_was_produced(messy, method):
     schema, enc, _ = built(messy)
     res = tables.release(enc, schema, method, 1.0, random_state=1, progress=False)
@@ -214,6 +217,40 @@ def test_every_declared_column_and_how_it_was_produced(messy, method):
     assert res.ledger["charged"].sum() <= 1.0 + 1e-9
 
 
+def test_methods_are_the_registrys_and_display_names_still_work_with_a_warning(messy):
+    from dpexplore.exceptions import DpexploreDeprecationWarning
+    from dpexplore.registry import all_methods
+
+    assert list(tables.METHODS) == [s.name for s in all_methods(tag="tables")]
+    assert PUBLISHERS == ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"]
+    schema, enc, _ = built(messy)
+    new = tables.release(enc, schema, "ProjectedHistogram", 1.0, random_state=2, progress=False)
+    with pytest.warns(DpexploreDeprecationWarning, match="'ProjectedHistogram'.*0.4"):
+        old = tables.release(enc, schema, "Projected histogram", 1.0, random_state=2, progress=False)
+    assert old.method == new.method == "ProjectedHistogram"
+    pd.testing.assert_frame_equal(old.synthetic, new.synthetic)    # the same release, seed for seed
+    assert tables.method_name("DiffGen") == "DiffGen"
+    with pytest.raises(InputError, match="unknown method 'Naive Bayes'.*PrivateNaiveBayes"):
+        tables.method_name("Naive Bayes")
+
+
+def test_naive_bayes_releases_a_model_and_no_synthetic_table(messy):
+    schema, enc, _ = built(messy)
+    acc = BudgetAccountant(2.0)
+    res = tables.release(enc, schema, "PrivateNaiveBayes", 1.0, random_state=1, accountant=acc, progress=False)
+    assert res.released == "model" and len(res.synthetic) == 0
+    assert list(res.synthetic.columns) == schema.predictors + [schema.target]
+    assert acc.spent == pytest.approx(1.0) and res.ledger["charged"].sum() == pytest.approx(1.0)
+    model = res.estimator
+    assert list(model[-1].classes_) == list(schema.classes)          # the declared classes, in order
+    assert np.isfinite(res.utility.set_index("private").loc[True, "error"])
+    md = tables.summary_markdown(res)
+    assert "no synthetic table" in md and "Synthetic rows released" not in md
+    assert "How each synthetic column was produced" not in md and "Budget ledger" in md
+    again = tables.release(enc, schema, "PrivateNaiveBayes", 1.0, random_state=1, progress=False)
+    np.testing.assert_array_equal(again.estimator[-1].theta_, model[-1].theta_)
+
+
 # ----------------------------------------------------------------------------- 8. targets
 def test_int_bool_and_str_targets_give_the_same_release(messy):
     sub = tables.select_columns(messy, KEEP)
@@ -224,7 +261,7 @@ def test_int_bool_and_str_targets_give_the_same_release(messy):
         classes = ["False", "True"] if kind == "bool" else ["0", "1"]
         draft = declared(frame, readmitted=dict(categories=classes))
         schema, enc, _ = tables.build_schema(frame, draft, missing="drop-rows")
-        res = tables.release(enc, schema, "Projected histogram", 1.0, random_state=4, progress=False)
+        res = tables.release(enc, schema, "ProjectedHistogram", 1.0, random_state=4, progress=False)
         out[kind] = res.synthetic
         assert res.synthetic["readmitted"].dtype == target.dtype          # same dtype out as in
     for kind in ("bool", "str"):
@@ -377,3 +414,26 @@ def test_values_in_no_group_are_named_by_check_table_only(messy):
     hit = report[report["column"] == "diag_code"].iloc[0]
     assert "no group" in hit["rule"] and repr(codes[0]) in hit["examples"]
     assert str(sub.index[~sub["diag_code"].str.startswith(("D00", "D01"))][0]) in hit["rows"]
+
+
+def test_app_dropdown_reads_the_registry_and_releases_a_model(messy, tmp_path):
+    import html
+
+    from dpexplore.exceptions import DpexploreDeprecationWarning
+    from dpexplore.widgets.your_data import YourDataApp
+
+    app = YourDataApp(random_state=0, method="PrivateNaiveBayes", export_dir=tmp_path / "out")
+    # labels are the display names, values the registry's names (what release() takes)
+    assert list(app.method.options) == [(s.display, n) for n, s in tables.METHODS.items()]
+    assert ("Projected histogram", "ProjectedHistogram") in app.method.options
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    assert app.load(str(path))
+    for name in ("n_visits", "gender"):
+        app._rows[name]["public"].value = True
+    app._rows["readmitted"]["public"].value = True
+    res = app.release()
+    assert res is not None and res.released == "model" and len(res.synthetic) == 0
+    assert "a model (no synthetic table)" in html.unescape(app.messages.value)
+    with pytest.warns(DpexploreDeprecationWarning):
+        assert YourDataApp(random_state=0, method="Projected histogram").method.value == "ProjectedHistogram"

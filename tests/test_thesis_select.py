@@ -330,3 +330,55 @@ def test_selector_in_sklearn_pipeline_and_no_mutation():
     a = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7, classes=CL).fit(X, y).get_support()
     b = PrivateKSubsetSelector(k=3, epsilon=0.1, random_state=7, classes=CL).fit(X, y).get_support()
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("score, mechanism", [("count", "subset"), ("mi", "subset"), ("count", "noisy_scores")])
+def test_fit_scores_on_the_true_scores_gives_the_fit(score, mechanism):
+    """fit(X, y) = scores + fit_scores: same draws, ledger and released attributes."""
+    X, y = _data(n=400, d=8)
+    params = dict(k=3, epsilon=0.4, feature_score=score, mechanism=mechanism, n_min=100, classes=CL)
+    q = PrivateKSubsetSelector(**params).true_scores(X, y)
+    for seed in range(5):
+        fitted = PrivateKSubsetSelector(**params, random_state=seed).fit(X, y)
+        scored = PrivateKSubsetSelector(**params, random_state=seed).fit_scores(q)
+        np.testing.assert_array_equal(scored.get_support(), fitted.get_support())
+        pd.testing.assert_frame_equal(scored.ledger_, fitted.ledger_)
+        assert scored.score_sensitivity_ == fitted.score_sensitivity_
+        assert scored.n_features_in_ == 8 and not hasattr(scored, "feature_names_in_")
+    acc = BudgetAccountant(1.0)
+    with pytest.raises(ValueError, match="exceeds"):
+        PrivateKSubsetSelector(k=9, accountant=acc).fit_scores(q)
+    with pytest.raises(ValueError, match="needs n_min"):
+        PrivateKSubsetSelector(k=2, feature_score="mi", accountant=acc).fit_scores(q)
+    assert acc.ledger.empty
+
+
+def test_the_explorer_draws_what_the_hand_written_selection_drew():
+    """FeatureSelectionNBExplorer runs PrivateKSubsetSelector.fit_scores then PrivateNaiveBayes on
+    one accountant and one Generator: the same subset, NB and accuracy as the former inline
+    k-subset EM + NB, only the selection's ledger label is the selector's."""
+    from dpexplore.mechanisms import exponential_subset
+    from dpexplore.models.naive_bayes import PrivateNaiveBayes
+    from dpexplore.widgets.thesis import FeatureSelectionNBExplorer
+
+    X, y = _data(n=600, d=8)
+    ex = FeatureSelectionNBExplorer(X.iloc[:400], y[:400], X.iloc[400:], y[400:], n_min=300, repeats=3,
+                                    classes=[0, 1], random_state=11)
+    for score in ("count", "mi"):
+        ex.score.value = score
+        ex.rng = np.random.default_rng(5)
+        state = ex.state()
+        rng = np.random.default_rng(5)
+        acc = BudgetAccountant(ex.epsilon.value)
+        e_sel, e_nb = acc.split([ex.split.value, 1 - ex.split.value])
+        q, k = ex.scores[score], ex.k.value
+        dq = thesis.score_sensitivity(score, 300)
+        e_sel = acc.spend(e_sel, f"k-subset selection ({score})")
+        chosen = exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=rng)
+        nb = PrivateNaiveBayes(e_nb, clamp_quantile=ex.clamp.value, accountant=acc, classes=[0, 1],
+                               random_state=rng).fit(ex.Xtr[:, chosen], ex.ytr)
+        np.testing.assert_array_equal(state["chosen"], chosen)
+        assert state["accuracy"] == nb.score(ex.Xte[:, chosen], ex.yte)
+        np.testing.assert_array_equal(state["nb"].noisy_on_counts_, nb.noisy_on_counts_)
+        assert list(state["ledger"]["charged"]) == list(acc.ledger["charged"])
+        assert state["ledger"]["label"].iloc[0] == f"feature selection: k-subset EM ({score} score, k={k})"

@@ -1,12 +1,13 @@
 """DiffMulti explorer (notebook 03): cached and prefetched fits, discrete sliders, the stored sweeps."""
 from __future__ import annotations
 
-import importlib.util
 import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from _benchmarks import load_benchmark
 
 from dpexplore.datasets import load_adult, train_test_split
 from dpexplore.publish.diffmulti import DiffMulti
@@ -63,7 +64,7 @@ def test_prefetch_fits_the_neighbours_and_gives_the_same_releases(adult, monkeyp
     ex.x_picker.value = "hours-per-week"                     # a new pair is not prefetched
     assert {k[0] for k in waited} == {"multi", "gen"}
     ex.wait()
-    direct = DiffMulti(0.5, h=100, random_state=0).fit(X[["hours-per-week", "education-num"]], y, schema)
+    direct = DiffMulti(0.5, h=100, random_state=0, schema=schema).fit(X[["hours-per-week", "education-num"]], y)
     assert ex.last[0].n_regions_ == direct.n_regions_
     assert ex.last[0].rectangles("hours-per-week", "education-num").equals(
         direct.rectangles("hours-per-week", "education-num"))
@@ -83,9 +84,7 @@ def test_sliders_are_discrete_and_act_on_release(adult):
 
 
 def test_stored_sweeps_of_notebook_03_are_plausible_and_reproducible():
-    spec = importlib.util.spec_from_file_location("bench03", ROOT / "benchmarks" / "03_diffmulti_sweeps.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("03_diffmulti_sweeps.py")
     stored = pd.read_csv(ROOT / "notebooks" / "results" / "03_diffmulti_accuracy.csv")
     assert list(stored.columns) == bench.COLUMNS
     by_h = stored[stored["sweep"] == "h"]

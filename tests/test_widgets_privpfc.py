@@ -1,7 +1,6 @@
 """PrivPfC explorer (notebook 02): fast rescoring, small charts, layout, the stored sweep."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -9,10 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _benchmarks import load_benchmark
+
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
-from dpexplore.histogram import LevelCodes
-from dpexplore.publish.privpfc import GridScorer, PrivPfC, enumerate_grids, grid_threshold, run_privpfc
-from dpexplore.widgets.privpfc import PRESETS, GapScorer, PrivPfCExplorer
+from dpexplore.exceptions import DpexploreDeprecationWarning
+from dpexplore.publish.privpfc import PrivPfC, grid_threshold, run_privpfc
+from dpexplore.publish.privpfc_scoring import GapScorer
+from dpexplore.widgets.privpfc import PRESETS, PrivPfCExplorer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,27 +30,10 @@ def adult():
     return _split()
 
 
-@pytest.mark.parametrize("loader", [load_adult, load_adult_multiclass])
-def test_gap_scorer_gives_the_grid_scorer_qualities_at_any_epsilon(loader):
-    X, _, y, _, schema = _split(loader, 2500)
-    args = (LevelCodes(X, schema), schema.encode_target(y), schema.n_classes)
-    ref, fast = GridScorer(*args), GapScorer(*args)
-    small = enumerate_grids(ref.level_sizes, 300, 200)
-    large = enumerate_grids(ref.level_sizes, 2000, 3000)
-    fast.add(small)
-    for eps in (0.003, 0.06, 0.6, 5.0):
-        assert np.allclose(fast.score(small, eps), ref.score(small, eps), rtol=1e-12, atol=1e-9)
-    n_before = len(fast._top)
-    # grids counted later extend the qualities already cached for an ε_pert
-    assert np.allclose(fast.score(large, 0.6), ref.score(large, 0.6), rtol=1e-12, atol=1e-9)
-    assert len(fast._top) > n_before and len(fast._cache[0.6]) == len(fast._top)
-    assert np.allclose(fast.score(large[::-1], 0.06), ref.score(large[::-1], 0.06), rtol=1e-12, atol=1e-9)
-
-
 def test_explorer_release_is_the_estimator_release(adult):
     X_tr, X_te, y_tr, y_te, schema = adult
     ex = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, epsilon=0.5, theta=300, seed=4)
-    model = PrivPfC(epsilon=0.5, theta=300, random_state=4).fit(X_tr, y_tr, schema=schema)
+    model = PrivPfC(epsilon=0.5, theta=300, random_state=4, schema=schema).fit(X_tr, y_tr)
     assert [ex.last_run.grid[i] for i in range(len(schema.predictors))] == [model.grid_[a] for a in schema.predictors]
     assert np.allclose(ex.last_run.noisy_counts, model.counts_)
 
@@ -93,8 +78,23 @@ def test_explorer_layout_and_presets(adult):
     assert ex.preset.value == "(custom)"
     ex.sel_share.value, ex.pert_share.value = 0.37, 0.60
     assert ex.preset.value == "3/37/60 (paper)"
-    with pytest.raises(ValueError, match="split"):
-        PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, split=(0.5, 0.5, 0.5), warm=False)
+    with pytest.raises(ValueError, match="shares"):
+        PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, shares=(0.5, 0.5, 0.5), warm=False)
+    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
+        old = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, split=(0.03, 0.1, 0.87), warm=False)
+    assert old.preset.value == "3/10/87 (Fig. 9)"
+
+
+def test_old_homes_of_the_moved_algorithms_warn_and_forward():
+    import dpexplore.widgets.privpfc as widget
+    from dpexplore.evaluate import privpfc as evaluation
+
+    with pytest.warns(DpexploreDeprecationWarning, match="moved to dpexplore.publish.privpfc_scoring.GapScorer"):
+        assert widget.GapScorer is GapScorer
+    for name in ("release_tree_error", "run_errors", "error_sweep"):
+        with pytest.warns(DpexploreDeprecationWarning, match=f"moved to dpexplore.evaluate.privpfc.{name}"):
+            assert getattr(widget, name) is getattr(evaluation, name)
+    assert widget.__all__ == ["PrivPfCExplorer"]
 
 
 def test_first_view_beats_the_majority_and_a_failure_is_flagged(adult):
@@ -109,15 +109,8 @@ def test_first_view_beats_the_majority_and_a_failure_is_flagged(adult):
     assert "no better than always predicting" in ex.status.value
 
 
-def _benchmark(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_stored_sweep_of_notebook_02_is_plausible_and_reproducible():
-    bench = _benchmark("02_privpfc_sweep")
+    bench = load_benchmark("02_privpfc_sweep.py")
     stored = pd.read_csv(ROOT / "notebooks" / "results" / "02_privpfc_errors.csv")
     assert list(stored.columns) == bench.COLUMNS
     assert set(stored["dataset"]) == {"Adult", "Adult-Multiclass"}
@@ -132,7 +125,7 @@ def test_stored_sweep_of_notebook_02_is_plausible_and_reproducible():
     assert list(small.columns) == bench.COLUMNS and len(small) == 2 * 3
     frame, schema = load_adult()
     X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=0.2, random_state=0)
-    model = PrivPfC(epsilon=1.0, theta=300, random_state=0).fit(X_tr, y_tr, schema=schema)
+    model = PrivPfC(epsilon=1.0, theta=300, random_state=0, schema=schema).fit(X_tr, y_tr)
     row = small.query("dataset == 'Adult' and method == 'PrivPfC histogram classifier'")
     assert row["error"].iloc[0] == pytest.approx(1 - model.score(X_te, y_te), abs=1e-12)
 

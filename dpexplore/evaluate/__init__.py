@@ -6,6 +6,12 @@
 * ``streaming.py``: :func:`score_source`, non-private accuracy of a big test table streamed
   through its engine.
 * ``showdown.py``: the methods of the package as sweep candidates, and "which one when".
+* ``privpfc.py``: test errors of PrivPfC releases, the error-against-ε sweep and the paper's
+  figure tables; ``projected.py``: the cross-validated AUC protocol of projected histograms
+  (Vinterbo 2012, §3.1) and its chart tables. Import from the modules.
+* ``fidelity.py``: ``fidelity`` and ``fidelity_summary`` (import them from
+  ``dpexplore.evaluate.fidelity``), how much of the real table's shape a synthetic table keeps
+  (total-variation distance over public bins; not private).
 """
 from .. import _lazy
 

@@ -26,16 +26,18 @@ was returned instead).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import RandomState, check_epsilon, check_random_state
+from .._deprecation import renamed_keyword
+from .._validation import (RandomState, check_epsilon, check_fraction, check_int, check_random_state,
+                           check_same_length, rule_message)
 from ..budget import BudgetAccountant
 from ..domain import declared_classes
+from ..exceptions import DegenerateCurveWarning
 from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
 
 __all__ = [
@@ -50,10 +52,6 @@ __all__ = [
 #: spacing of the public lattice k·2**-20 on which the private medians lie, on the [0, 1] scale of
 #: the public ``score_range`` (README, "Floating-point noise": every released real number on a public grid)
 THRESHOLD_RESOLUTION = lattice_resolution(0.0, 1.0)
-
-
-class DegenerateCurveWarning(UserWarning):
-    """A noisy class total came out ≤ 0: the private curve is replaced by the diagonal."""
 
 
 # =========================================================================== input checks
@@ -85,17 +83,15 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = Non
         s = s[:, 1]
     if s.ndim != 1:
         raise ValueError("scores must be a 1-D array (one score per test record)")
-    if s.size != y.size:
-        raise ValueError(f"scores has {s.size} entries but y_true has {y.size}")
+    check_same_length(s, y, names=("scores", "y_true"))
     try:
         s = s.astype(float)
     except (TypeError, ValueError):
         raise TypeError("scores must be numbers") from None
     if not np.all(np.isfinite(s)):
-        raise ValueError("scores must be finite (no NaN or infinity): "
-                         f"{int((~np.isfinite(s)).sum())} bad value(s)")
+        raise ValueError("scores must be finite (no NaN or infinity): drop or clip those records")
     if pd.isna(y).any():
-        raise ValueError("y_true has missing values (NaN): drop those rows first")
+        raise ValueError(rule_message("missing_label", "y_true"))
     if classes is not None:
         if isinstance(classes, (str, bytes)) or len(list(classes)) != 2:
             raise ValueError(f"classes must be the two public labels [negative, positive], got {classes!r}")
@@ -111,12 +107,6 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = Non
         positive = (y == observed[1]).astype(np.int64)
     lo, hi = _check_range(score_range)
     return positive, s, (lo, hi)
-
-
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
 
 
 def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> tuple[BudgetAccountant, int]:
@@ -167,7 +157,7 @@ def haar_inverse(coeffs: Any) -> np.ndarray:
 
 def haar_weights(m: int) -> np.ndarray:
     """Privelet weights W(c): m for the mean, the subtree's leaf count for each detail (§4.3)."""
-    m = _check_int(m, "m", 1)
+    m = check_int(m, "m", minimum=1)
     if m & (m - 1):
         raise ValueError(f"m must be a power of two, got {m}")
     w = np.empty(m)
@@ -181,7 +171,7 @@ def haar_weights(m: int) -> np.ndarray:
 
 def privelet_sensitivity(m: int) -> float:
     """Generalised sensitivity Σ W(c)·|Δc| = 1 + log2 m of the Haar coefficients (add/remove)."""
-    m = _check_int(m, "m", 1)
+    m = check_int(m, "m", minimum=1)
     if m & (m - 1):
         raise ValueError(f"m must be a power of two, got {m}")
     return 1.0 + math.log2(m)
@@ -238,7 +228,7 @@ def fixed_space_thresholds(n_bins: int) -> np.ndarray:
     The paper sets N = ⌊α·n⌋ with the test-set size n, which is private under add/remove:
     here N is given directly (e.g. α times a public size).
     """
-    n_bins = _check_int(n_bins, "n_thresholds", 1)
+    n_bins = check_int(n_bins, "n_thresholds", minimum=1)
     return np.linspace(0.0, 1.0, n_bins + 1)
 
 
@@ -337,7 +327,7 @@ def recursive_median_thresholds(scores01: Any, *, epsilon: float, depth: int,
     The caller spends ``epsilon``.
     """
     epsilon = check_epsilon(epsilon)
-    depth = _check_int(depth, "depth", 1)
+    depth = check_int(depth, "depth", minimum=1)
     if median not in ("smooth", "exponential"):
         raise ValueError(f"median must be 'smooth' or 'exponential', got {median!r}")
     rng = check_random_state(random_state)
@@ -451,10 +441,11 @@ def _finish(frame: pd.DataFrame, degenerate: bool, accountant: BudgetAccountant,
 
 
 # =========================================================================== PriROC (Alg. 3)
+@renamed_keyword(threshold_fraction="threshold_share")
 def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
                       thresholds: str = "recursive_medians", n_thresholds: int = 16,
                       score_range: tuple[float, float] = (0.0, 1.0),
-                      threshold_fraction: float = 0.2, median: str = "smooth",
+                      threshold_share: float = 0.2, median: str = "smooth",
                       counts_split: str = "sequential",
                       range_mechanism: str = "privelet", isotonic: bool = True,
                       classes: Any = None, random_state: RandomState = None,
@@ -469,7 +460,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
         test set is private: with ``None`` the two observed labels are used (the larger is
         positive) and a :class:`~dpexplore.domain.PrivacyLeakWarning` says so.
     epsilon : total ε of this release.
-    thresholds : ``"recursive_medians"`` (Alg. 4, spends ``threshold_fraction``·ε, paper: 0.2) or
+    thresholds : ``"recursive_medians"`` (Alg. 4, spends ``threshold_share``·ε, paper: 0.2) or
         ``"fixed_space"`` (public equal-width grid, spends nothing).
     n_thresholds : number of bins ℓ = points on the curve after (0, 0). RecursiveMedians needs a
         power of two (2^k, k levels); FixedSpace uses N = α·n with a public n. The paper suggests
@@ -484,6 +475,8 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     range_mechanism : ``"privelet"`` (paper) or ``"laplace_bins"`` (Laplace on each bin, then
         prefix sums: a teaching baseline with error linear in the prefix length).
     isotonic : enforce monotone prefix sums by isotonic regression (§4.5; post-processing).
+    threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only); its
+        old name ``threshold_fraction`` warns and stops working in dpexplore 0.4.
 
     Returns the curve DataFrame (threshold, fpr, tpr) in descending threshold order, from (0, 0)
     to (1, 1); ``.attrs`` holds ``auc``, ``ledger``, ``epsilon``, ``method``, ``n_bins``,
@@ -500,16 +493,14 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     if range_mechanism not in ("privelet", "laplace_bins"):
         raise ValueError("range_mechanism must be 'privelet' or 'laplace_bins', "
                          f"got {range_mechanism!r}")
-    n_bins = _check_int(n_thresholds, "n_thresholds", 2)
+    n_bins = check_int(n_thresholds, "n_thresholds", minimum=2)
     if thresholds == "recursive_medians":
         if n_bins & (n_bins - 1):
             raise ValueError("n_thresholds must be a power of two for recursive_medians "
                              f"(2^k bins for k levels), got {n_bins}")
         if median not in ("smooth", "exponential"):
             raise ValueError(f"median must be 'smooth' or 'exponential', got {median!r}")
-        fraction = float(threshold_fraction)
-        if not 0.0 < fraction < 1.0:
-            raise ValueError(f"threshold_fraction must be in (0, 1), got {threshold_fraction!r}")
+        fraction = check_fraction(threshold_share, "threshold_share", high_closed=False)
     accountant, start = _prepare(epsilon, accountant)
     epsilon = float(epsilon)
     rng = check_random_state(random_state)
@@ -583,7 +574,7 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     """
     positive, s, (lo, hi) = _check_inputs(y_true, scores, score_range, classes,
                                           owner="laplace_roc_curve")
-    t = _check_int(n_thresholds, "n_thresholds", 1)
+    t = check_int(n_thresholds, "n_thresholds", minimum=1)
     if sensitivity not in ("paper", "tight"):
         raise ValueError(f"sensitivity must be 'paper' or 'tight', got {sensitivity!r}")
     accountant, start = _prepare(epsilon, accountant)

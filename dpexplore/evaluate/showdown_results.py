@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["HIGHER_IS_BETTER", "which_one_when", "SHOWDOWN_FILES", "RESULT_COLUMNS", "PEER_COLUMNS",
-           "load_showdown", "load_peers"]
+           "AVAILABILITY_COLUMNS", "load_showdown", "load_peers"]
 
 
 # --------------------------------------------------------------------------- verdict
@@ -78,7 +78,10 @@ SHOWDOWN_FILES = {"results": "07_showdown_results.csv", "availability": "07_show
 #: Columns of the stored results: one row per (dataset, method, ε, run, metric); the majority
 #: class and the non-private reference carry ε = inf.
 RESULT_COLUMNS = ["dataset", "method", "epsilon", "run", "metric", "value", "seconds"]
-_AVAILABILITY_COLUMNS = ["dataset", "method", "status", "reason"]
+#: Columns of the stored availability check: one row per (dataset, method).
+AVAILABILITY_COLUMNS = ["dataset", "method", "status", "reason"]
+
+
 def load_showdown(directory: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Read a stored showdown: ``(results, availability, meta)``; checks the files agree."""
     directory = Path(directory)

@@ -21,7 +21,6 @@ The returned table says so in ``results.attrs["evaluation"]``.
 """
 from __future__ import annotations
 
-import inspect
 import numbers
 import time
 import zlib
@@ -32,11 +31,11 @@ import multiprocessing
 import numpy as np
 import pandas as pd
 
-from .._validation import check_epsilon, check_frame
+from .._validation import check_epsilon, check_frame, check_int
 from ..domain import Schema
 
-__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory",
-           "resolve_metrics", "COLUMNS", "EVALUATION_NOTE"]
+__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory", "fit_with_schema",
+           "Splits", "root_entropy", "resolve_metrics", "COLUMNS", "EVALUATION_NOTE"]
 
 COLUMNS = ["method", "epsilon", "run", "metric", "value", "seconds"]
 
@@ -155,13 +154,9 @@ def _check_epsilons(epsilons: Any) -> list[float]:
     return [check_epsilon(e, "epsilons") for e in eps]
 
 
-def _check_count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _root_entropy(random_state: Any) -> int:
+def root_entropy(random_state: Any) -> int:
+    """The entropy a sweep's seeds derive from: the int seed itself, a draw from a Generator, or
+    fresh OS entropy for None."""
     if random_state is None:
         return int(np.random.SeedSequence().entropy)
     if isinstance(random_state, np.random.Generator):
@@ -232,18 +227,19 @@ def _make(method: Any, epsilon: float, seed: int) -> Any:
     return est
 
 
-def _fit(est: Any, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-    try:
-        params = inspect.signature(est.fit).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "schema" in params:
-        est.fit(X, y, schema=schema)
-    else:
-        est.fit(X, y)
+def fit_with_schema(est: Any, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
+    """``est.fit(X, y)`` with the public ``schema``: an estimator with a ``schema`` parameter left
+    at None gets it first (``set_params``), so publishing methods use the declared schema and
+    never read one from the data."""
+    get_params = getattr(est, "get_params", None)
+    if get_params is not None:
+        params = get_params(deep=False)
+        if "schema" in params and params["schema"] is None:
+            est.set_params(schema=schema)
+    est.fit(X, y)
 
 
-class _Splits:
+class Splits:
     """The train/test indices of each run (holdout or k-fold), recomputed identically anywhere."""
 
     def __init__(self, frame: pd.DataFrame, schema: Schema, cv: int | None, test_size: float, entropy: int):
@@ -279,7 +275,7 @@ def _run_task(state: dict, task: tuple[str, int, int]) -> list[tuple]:
         X_te, y_te = frame.iloc[te][schema.predictors], frame.iloc[te][schema.target]
         est = _make(method, epsilon, _seed(seed, (fold,)) if splits.cv else seed)
         t0 = time.perf_counter()
-        _fit(est, X_tr, y_tr, schema)
+        fit_with_schema(est, X_tr, y_tr, schema)
         seconds += time.perf_counter() - t0
         _check_spent(est, name, epsilon)
         for m, fn in metrics.items():
@@ -340,9 +336,9 @@ def _execute(state: dict, tasks: list[tuple[str, int, int]], n_jobs: int, progre
 def _prepare(methods, data, repetitions, cv, test_size, metrics, n_jobs, random_state):
     frame, schema = _check_data(data)
     methods = _check_methods(methods)
-    repetitions = _check_count(repetitions, "repetitions", 1)
+    repetitions = check_int(repetitions, "repetitions", minimum=1)
     if cv is not None:
-        cv = _check_count(cv, "cv", 2)
+        cv = check_int(cv, "cv", minimum=2)
         smallest = int(frame[schema.target].value_counts().min())
         if smallest < cv:
             raise ValueError(f"cv={cv} folds need at least {cv} rows of every class; the rarest has {smallest}")
@@ -356,10 +352,10 @@ def _prepare(methods, data, repetitions, cv, test_size, metrics, n_jobs, random_
     metrics = resolve_metrics(metrics)
     if n_jobs is None:
         n_jobs = 1
-    n_jobs = _check_count(n_jobs, "n_jobs", 1) if n_jobs != -1 else (multiprocessing.cpu_count() or 1)
-    entropy = _root_entropy(random_state)
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=1) if n_jobs != -1 else (multiprocessing.cpu_count() or 1)
+    entropy = root_entropy(random_state)
     state = {"frame": frame, "schema": schema, "methods": methods, "metrics": metrics,
-             "splits": _Splits(frame, schema, cv, test_size, entropy)}
+             "splits": Splits(frame, schema, cv, test_size, entropy)}
     return state, repetitions, n_jobs
 
 
@@ -373,8 +369,9 @@ def sweep(methods: Mapping[str, Any], data: tuple[pd.DataFrame, Schema], epsilon
     ----------
     methods : mapping name → factory(epsilon, random_state) returning an unfitted estimator with
         ``fit``/``predict``, or name → estimator with an ``epsilon`` parameter (cloned, then
-        ``set_params(epsilon=..., random_state=...)``). ``fit`` receives ``schema=`` when it
-        accepts it, so publishing methods use the public schema and never read it from the data.
+        ``set_params(epsilon=..., random_state=...)``). An estimator with a ``schema`` parameter
+        left at None gets the public schema (``set_params(schema=...)``) before ``fit(X, y)``, so
+        publishing methods never read it from the data.
     data : (frame, schema), e.g. ``load_adult()``.
     epsilons : budgets > 0.
     repetitions : number of runs per (method, ε); run ``r`` uses the same split for every method.
@@ -475,3 +472,7 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
                          q75=lambda v: v.quantile(0.75), mean="mean", n="size")
     out["seconds"] = g["seconds"].median()
     return out.reset_index()
+
+
+# the former private spellings (benchmarks and tests recompute the sweep's splits)
+_Splits, _root_entropy = Splits, root_entropy

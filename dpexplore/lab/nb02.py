@@ -10,7 +10,7 @@ from ._core import as_number, choice, close, exercise
 def _paper_split() -> tuple[float, float, float]:
     """PrivPfC's default budget split (record count, grid selection, counts), Alg. 2 line 2."""
     from ..publish.privpfc import run_privpfc
-    return tuple(inspect.signature(run_privpfc).parameters["split"].default)
+    return tuple(inspect.signature(run_privpfc).parameters["shares"].default)
 
 
 @exercise("02.2", hint="τ = 0.2·N̂·ε_pert, and ε_pert is the counts' share of ε (60 %), not ε itself.",

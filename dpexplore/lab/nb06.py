@@ -23,7 +23,7 @@ def _iris_split() -> dict:
 
     iris, schema = load_iris()
     X, y = schema.split(iris)
-    model = ProjectedHistogram(epsilon=1.0, k=2, gamma=0.8, random_state=0).fit(X, y, schema)
+    model = ProjectedHistogram(epsilon=1.0, k=2, gamma=0.8, random_state=0, schema=schema).fit(X, y)
     return {"histogram": model.epsilon_split_["histogram"],
             "step": model.epsilon_split_["selection"] / model.k_}
 
@@ -53,7 +53,7 @@ def _first_reliable_epsilon() -> float:
 
     iris, schema = load_iris()
     X_train, _, y_train, _ = train_test_split(iris, schema, test_size=0.1, random_state=0)
-    heuristic = ph.ProjectedHistogram(epsilon=1.0, random_state=0).fit(X_train, y_train, schema)
+    heuristic = ph.ProjectedHistogram(epsilon=1.0, random_state=0, schema=schema).fit(X_train, y_train)
     codes, _ = heuristic._codes(X_train, schema.predictors, heuristic.n_bins_)
     scores = ph.candidate_scores(codes, schema.encode_target(y_train), [])
     for eps_p in CHART_EPSILONS:   # one greedy step (k = 1) spends all of ε_p, Δ = 2

@@ -25,8 +25,8 @@ def epsilon_per_person(answer) -> bool:
 
 @lru_cache(maxsize=1)
 def _engines_agree() -> bool:
-    """PrivPfC on 1,000 Adult rows (a pool of Θ = 200 grids, for speed): fit(X, y, schema) in pandas
-    and fit(source) through DuckDB."""
+    """PrivPfC on 1,000 Adult rows (a pool of Θ = 200 grids, for speed): fit(X, y) in pandas and
+    fit(source) through DuckDB."""
     import duckdb
     import numpy as np
 
@@ -36,8 +36,8 @@ def _engines_agree() -> bool:
 
     adult, schema = load_adult()
     rows = adult.iloc[:1000]
-    in_pandas = PrivPfC(epsilon=1.0, theta=200, random_state=9).fit(rows[schema.predictors],
-                                                                     rows[schema.target], schema)
+    in_pandas = PrivPfC(epsilon=1.0, theta=200, random_state=9, schema=schema).fit(rows[schema.predictors],
+                                                                                   rows[schema.target])
     connection = duckdb.connect()
     connection.register("adult_rows", rows)
     in_duckdb = PrivPfC(epsilon=1.0, theta=200, random_state=9).fit(

@@ -23,16 +23,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_frame
+from .._validation.inputs import check_release_features, check_release_input, source_input
+from .._validation.schema import check_schema
 from ..domain import Schema, class_values
-from ..histogram import cell_codes, class_counts
+from ..histogram import cell_codes, class_counts, resolve_grid
+from ..limits import DEFAULT_GRID_CELLS
 
 __all__ = ["HistogramClassifier", "check_grid", "default_grid", "grid_node_codes", "generalize", "MAX_CELLS"]
 
-MAX_CELLS = 1_000_000
-"""Public cap on the cells of the default grid (``grid=None``)."""
+#: the old name of :data:`dpexplore.limits.DEFAULT_GRID_CELLS` (the same number)
+MAX_CELLS = DEFAULT_GRID_CELLS
 
 
-def default_grid(schema: Schema, max_cells: int = MAX_CELLS) -> dict[str, int]:
+def default_grid(schema: Schema, max_cells: int = DEFAULT_GRID_CELLS) -> dict[str, int]:
     """The deepest common depth (clipped to each taxonomy's height) whose grid has at most
     ``max_cells`` cells: a function of the public taxonomies only (depth 1 at least)."""
     heights = [schema[n].taxonomy.height for n in schema.predictors]
@@ -44,27 +47,11 @@ def default_grid(schema: Schema, max_cells: int = MAX_CELLS) -> dict[str, int]:
 
 
 def check_grid(grid: Mapping[str, int] | Sequence[int], schema: Schema) -> dict[str, int]:
-    """Return ``grid`` as {predictor: depth} over all of the schema's predictors (missing = 0)."""
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    """Return ``grid`` as {predictor: depth} over all of the schema's predictors (missing = 0),
+    checked by :func:`dpexplore.histogram.resolve_grid` (one depth per taxonomy, 0..height-1)."""
+    check_schema(schema, taxonomies=False)
     names = schema.predictors
-    if isinstance(grid, Mapping):
-        schema.check_columns(grid, "grid")
-        depths = {n: grid.get(n, 0) for n in names}
-    else:
-        grid = list(grid)
-        if len(grid) != len(names):
-            raise ValueError(f"grid needs one depth per predictor ({len(names)}), got {len(grid)}")
-        depths = dict(zip(names, grid))
-    out = {}
-    for n, d in depths.items():
-        tax = schema[n].taxonomy
-        if tax is None:
-            raise ValueError(f"attribute {n!r} has no taxonomy; a grid needs one per attribute")
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 0 <= d < tax.height:
-            raise ValueError(f"grid: depth of {n!r} must be an integer in 0..{tax.height - 1}, got {d!r}")
-        out[n] = int(d)
-    return out
+    return dict(zip(names, resolve_grid(grid, names, schema)))
 
 
 def _codes_at(attr, depth: int, values: pd.Series) -> np.ndarray:
@@ -132,7 +119,8 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         (numeric bounds, categories and classes leak; for exploring only).
     grid : mapping {predictor: depth} or sequence of depths (schema order)
         Depth 0 = root (our numbering; the PrivPfC paper's level ℓ is depth ℓ-1). None: the
-        deepest common depth with at most :data:`MAX_CELLS` cells (:func:`default_grid`).
+        deepest common depth with at most :data:`dpexplore.limits.DEFAULT_GRID_CELLS` cells
+        (:func:`default_grid`).
 
     ``fit(X, y)`` counts the true training data (NOT private: a noise-free baseline). ``X`` is
     a DataFrame or an array (columns ``x0, x1, …``, or the schema's predictors). For a
@@ -199,7 +187,6 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
 
         ``fit(X, y)``, or ``fit(source)`` with a :class:`dpexplore.sources.Source`: the grid's
         counts are summed from its CountTable (``classes_`` = the schema's strings)."""
-        from ..publish.base import check_release_input, source_input   # publish imports this module
         got = source_input(X, y, self.schema, estimator=self)
         if got is not None:
             table, schema = got
@@ -228,7 +215,6 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         return np.where(empty, self.default_class_, best)
 
     def _check_X(self, X: Any) -> pd.DataFrame:
-        from ..publish.base import check_release_features
         return check_release_features(self, X, list(self.schema_.predictors))
 
     def predict(self, X: Any) -> np.ndarray:

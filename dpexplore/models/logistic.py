@@ -27,7 +27,6 @@ regulariser is c/(e^{ε/4} − 1) (9.876 at ε = 0.1).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any
 
@@ -37,18 +36,22 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_positive, check_random_state
+from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state
+from .._validation.schema import check_schema
+from ..budget import BudgetAccountant, RecordsSpends, prepare_accountant
+from ..domain import Schema, class_values, observed_attribute
+from ..encode import design_matrix
+from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LATTICE_BITS, snap_to_lattice
-from ..domain import PrivacyLeakWarning
-from ..budget import RecordsSpends
-from .naive_bayes import _check_bounds_pair, _class_list, _DPTags, _fit_input, _resolve_bounds
+from ._base import DPTags, check_bounds_pair, class_list, fit_input, resolve_bounds
 
 __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
            "output_perturbation_lattice",
            "objective_perturbation_parameters", "objective_branch_boundary",
-           "PrivateLogisticRegression"]
+           "PrivateLogisticRegression", "PrivateLRClassifier"]
 
 LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (spec §5.1)
 
@@ -123,7 +126,7 @@ def objective_perturbation_parameters(epsilon: float, lam: float, c: float = LOG
             "noise_scale": 2.0 / eps_prime, "effective_lambda": lam + n_delta}
 
 
-class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEstimator):
+class PrivateLogisticRegression(DPTags, RecordsSpends, ClassifierMixin, BaseEstimator):
     """ε-DP binary logistic regression by output or objective perturbation (Chaudhuri et al. 2011).
 
     Parameters: ``epsilon``; ``method`` "objective" | "output"; ``lam`` (thesis λ = N·Λ, the
@@ -171,7 +174,7 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
         self.random_state = random_state
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()   # _DPTags: non-deterministic unless seeded, dense
+        tags = super().__sklearn_tags__()   # DPTags: non-deterministic unless seeded, dense
         tags.classifier_tags.multi_class = False   # binary (Chaudhuri et al.); use OneVsRestClassifier
         return tags
 
@@ -196,10 +199,9 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
             raise ValueError(f"row_norm must be 'bound', 'clip' or 'unit', got {self.row_norm!r}")
         lam = 1.0 / check_positive(self.C, "C") if self.lam is None else check_positive(self.lam, "lam")
         check_positive(self.tol, "tol")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        _check_bounds_pair(self.bounds)
-        classes = _class_list(self)
+        check_int(self.max_iter, "max_iter", minimum=1)
+        check_bounds_pair(self.bounds)
+        classes = class_list(self)
         if classes is not None and len(list(classes)) != 2:
             raise ValueError(f"PrivateLogisticRegression is binary: classes must be two labels [negative, "
                              f"positive], got {list(classes)!r}; for more classes wrap it in "
@@ -210,12 +212,12 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
     def fit(self, X: Any, y: Any) -> "PrivateLogisticRegression":
         """Fit with the chosen perturbation; spends ``epsilon`` once."""
         epsilon, lam = self._check_params()
-        Xa, classes, codes = _fit_input(self, X, y, self.classes)
+        Xa, classes, codes = fit_input(self, X, y, self.classes)
         if classes.size > 2:
             raise ValueError(f"Only binary classification is supported: y has {classes.size} classes. Wrap "
                              "PrivateLogisticRegression in sklearn.multiclass.OneVsRestClassifier (and budget "
                              "each class) or use PrivateLRClassifier")
-        lo, hi, from_data = _resolve_bounds(self.bounds, X, Xa)
+        lo, hi, from_data = resolve_bounds(self.bounds, X, Xa)
         if from_data:
             warnings.warn("PrivateLogisticRegression without public bounds: the feature ranges used to "
                           "scale rows into the unit ball are read from the private data, so the "
@@ -309,6 +311,126 @@ class PrivateLogisticRegression(_DPTags, RecordsSpends, ClassifierMixin, BaseEst
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
+
+
+class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
+    """Objective-perturbation logistic regression (Chaudhuri et al. 2011, Alg. 2) on the public
+    encoding of the table (:func:`dpexplore.encode.design_matrix`): numeric columns scaled by
+    their public bounds into [0, 1], categoricals one-hot over their public categories (at predict
+    time, numbers outside the bounds are clipped and unknown categories get no indicator; ``fit``
+    refuses them, as every method does). Binary: one model at ε; q > 2 classes: one-vs-rest,
+    ε/q each (sequential composition on the same rows, thesis §2.3.2), all spent from one
+    accountant (``accountant`` or a fresh one): ``ledger_`` and ``epsilon_spent_`` after fit.
+
+    Every class of the schema gets its one-vs-rest model, whether or not it occurs in the
+    training rows (a class with no rows gets a model fitted on an all-negative target, noise
+    included): refusing when a class is absent would reveal that it is, a data-dependent answer
+    no ε pays for. ``schema=None`` infers the domain and the classes from the data with a
+    :class:`~dpexplore.exceptions.PrivacyLeakWarning` (for scikit-learn's tools; not DP). X may
+    be a DataFrame or an array (columns ``x0, x1, …``, or the schema's predictors in order).
+    Predictions come back in the type of the training labels. Fitted: ``schema_``, ``models_``
+    (one :class:`PrivateLogisticRegression` per one-vs-rest target), ``classes_``.
+    """
+
+    def __init__(self, schema: Schema | None = None, epsilon: float = 1.0, random_state: RandomState = None,
+                 C: float = 1.0, accountant: BudgetAccountant | None = None):
+        self.schema = schema
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.C = C
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None   # fresh noise on every unseeded fit
+        tags.input_tags.sparse = False
+        return tags
+
+    def _frame(self, X: Any, y: Any = None, *, reset: bool) -> tuple[pd.DataFrame, Any]:
+        """scikit-learn's validation (shape, names, NaN, sparse, complex, empty; y's length), then
+        X as a DataFrame named like the schema's predictors."""
+        frame = isinstance(X, pd.DataFrame)
+        kwargs = {"dtype": None if frame else "numeric"}
+        if reset:
+            Xv, yv = validate_data(self, X, y, **kwargs)
+        else:
+            Xv, yv = validate_data(self, X, reset=False, **kwargs), None
+        if frame:
+            if not all(isinstance(c, str) for c in X.columns):   # e.g. integer column labels
+                X = X.set_axis([str(c) for c in X.columns], axis=1)
+            return X, yv
+        schema = self.schema if reset else self.schema_
+        if isinstance(schema, Schema) and not (reset and self.schema is None):
+            if Xv.shape[1] != len(schema.predictors):
+                raise ValueError(f"X has {Xv.shape[1]} columns, the schema has {len(schema.predictors)} "
+                                 f"predictors {schema.predictors}: pass a DataFrame with those columns")
+            names = schema.predictors
+        else:
+            names = [f"x{i}" for i in range(Xv.shape[1])]
+        return pd.DataFrame(Xv, columns=names), yv
+
+    @staticmethod
+    def _infer_schema(X: pd.DataFrame, y: np.ndarray) -> Schema:
+        """The domain read from the data (NOT private): observed bounds, categories and classes."""
+        labels = np.unique(y)
+        if labels.size < 2:
+            raise ValueError(f"y has {labels.size} class: a classifier needs at least 2 (declare them in a Schema)")
+        attrs = [observed_attribute(col, X[col]) for col in X.columns]
+        warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
+                      "labels are read from the private data, which no ε covers. Pass a Schema with the "
+                      "public domain.", PrivacyLeakWarning, stacklevel=3)
+        target = "__target__"
+        return Schema(attrs, target, [str(c) for c in labels])
+
+    def fit(self, X: Any, y: Any) -> "PrivateLRClassifier":
+        """Validate everything (before any spend), then fit one model per declared class."""
+        if self.schema is not None:
+            check_schema(self.schema, taxonomies=False)
+        check_epsilon(self.epsilon)
+        check_positive(self.C, "C")
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None (PrivateLRClassifier is a classifier)")
+        frame, yv = self._frame(X, y, reset=True)
+        check_classification_targets(yv)
+        if self.schema is None:
+            schema = self._infer_schema(frame, yv)
+        else:
+            schema = self.schema
+            # X against the public domain; y only against the declared classes (no "every class
+            # occurs" or "two classes occur" refusal: that would depend on the private rows)
+            schema.validate(frame[schema.predictors] if set(schema.predictors) <= set(frame.columns) else frame)
+        codes = schema.encode_target(yv)       # a label outside the declared classes: refused
+        rng = check_random_state(self.random_state)
+        accountant = prepare_accountant(self.epsilon, self.accountant)  # raises before any spend
+        self.schema_ = schema
+        Z = design_matrix(frame, schema)
+        q = len(schema.classes)
+        targets = [1] if q == 2 else list(range(q))
+        parts = accountant.split([1.0] * len(targets), total=float(self.epsilon))
+        bounds = (np.zeros(Z.shape[1]), np.ones(Z.shape[1]))
+        self._open_ledger(accountant)
+        # one-vs-rest over every declared class (Chaudhuri et al. 2011, Alg. 2 per part, ε/q each)
+        self.models_ = [PrivateLogisticRegression(epsilon=eps, C=self.C, bounds=bounds, fit_intercept=True,
+                                                  classes=[0, 1], accountant=accountant, random_state=rng)
+                        .fit(Z, (codes == c).astype(int)) for c, eps in zip(targets, parts)]
+        self._close_ledger()
+        self.classes_ = class_values(list(schema.classes), yv)
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Each one-vs-rest model's positive probability, normalised over the classes (q > 2)."""
+        check_is_fitted(self, "models_")
+        frame, _ = self._frame(X, reset=False)
+        Z = design_matrix(frame, self.schema_)
+        pos = np.column_stack([m.predict_proba(Z)[:, 1] for m in self.models_])
+        if len(self.classes_) == 2:
+            return np.column_stack([1 - pos[:, 0], pos[:, 0]])
+        return pos / np.clip(pos.sum(axis=1, keepdims=True), 1e-300, None)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of largest probability."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 def make_gaussian_toy(n_samples: int, n_features: int, *, margin: float = 4.0,

@@ -7,7 +7,6 @@ not on the original D (trap 2) — the whole gain of feature selection.
 """
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -17,36 +16,43 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_random_state
+from .._deprecation import RenamedParams
+from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
+from .._validation.inputs import is_source, set_fit_features, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
+from ..encode import Binarizer, binarize_table
+from .naive_bayes import PrivateNaiveBayes
 
 __all__ = ["SelectThenTrain"]
 
 
-class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
+class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimator):
     """Split ``epsilon`` between a private selector and a private classifier, record both spends.
 
     ``selector`` and ``model`` are unfitted estimators with ``epsilon``, ``accountant`` and
     ``random_state`` parameters (e.g. :class:`~dpexplore.select.thesis.PrivateKSubsetSelector`
     and :class:`~dpexplore.models.naive_bayes.PrivateNaiveBayes`); clones are fitted with
-    ε_FS = ``selection_fraction``·ε and ε_train = the rest, on one shared accountant (the
+    ε_FS = ``selection_share``·ε and ε_train = the rest, on one shared accountant (the
     given one or a fresh ``BudgetAccountant(epsilon)``). ``selector=None`` spends everything
     on training (all features). ``classes``: the public class labels, passed to both steps so
     they agree (a declared class absent from y stays a class of the model); None takes the
     ``classes`` declared on the model or selector, else each step reads them from y (with its
     PrivacyLeakWarning). Fitted: ``selector_``, ``model_``, ``classes_``, ``epsilon_selection_``,
     ``epsilon_training_``, ``accountant_``, ``ledger_``; after ``fit(source)`` also
-    ``binarizer_`` (see :meth:`fit`).
+    ``binarizer_`` (see :meth:`fit`). ``selection_fraction`` is the old name of
+    ``selection_share`` (it warns and stops working in dpexplore 0.4).
     """
 
+    _renamed_params = {"selection_fraction": "selection_share"}
+
     def __init__(self, selector: Any = None, model: Any = None, *, epsilon: float = 0.1,
-                 selection_fraction: float = 0.5, classes: Any = None, accountant: Any = None,
+                 selection_share: float = 0.5, classes: Any = None, accountant: Any = None,
                  random_state: RandomState = None):
         self.selector = selector
         self.model = model
         self.epsilon = epsilon
-        self.selection_fraction = selection_fraction
+        self.selection_share = selection_share
         self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
@@ -54,8 +60,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     @classmethod
     def _sklearn_check_instance(cls) -> "SelectThenTrain":
         # the thesis pipeline on real-valued X: a public cut point at 0, one feature kept
-        from ..select.thesis import PrivateKSubsetSelector
-        from .naive_bayes import PrivateNaiveBayes
+        from ..select.thesis import PrivateKSubsetSelector   # the checks' instance only
 
         return cls(PrivateKSubsetSelector(k=1, binarize=0.0), PrivateNaiveBayes(binarize=0.0), epsilon=1.0)
 
@@ -93,9 +98,8 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         ``B = Binarizer(schema).fit().transform(X)`` and ``classes=schema.classes``. Fitted
         also ``binarizer_``: predict with ``pipe.predict(pipe.binarizer_.transform(X_test))``.
         """
-        from ..publish.base import _is_source
         self.__dict__.pop("binarizer_", None)
-        if _is_source(X):
+        if is_source(X):
             return self._fit_source(X, y)
         epsilon, f = self._check_steps()
         if y is None:
@@ -145,22 +149,19 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         return accountant, seeds, eps_sel, eps_train
 
     def _check_steps(self) -> tuple[float, Any]:
-        """(ε, selection fraction) and the steps' types, checked before any spend."""
+        """(ε, selection share) and the steps' types, checked before any spend."""
         epsilon = check_epsilon(self.epsilon)
         if self.model is None or not hasattr(self.model, "fit"):
             raise TypeError("model must be an unfitted private classifier (e.g. PrivateNaiveBayes())")
         if self.selector is not None and not hasattr(self.selector, "transform"):
             raise TypeError("selector must be an unfitted private selector (e.g. PrivateKSubsetSelector())")
-        f = self.selection_fraction
-        if self.selector is not None and not (isinstance(f, numbers.Real) and not isinstance(f, bool)
-                                              and 0 < f < 1):
-            raise ValueError(f"selection_fraction must be in (0, 1), got {f!r}")
+        f = self.selection_share
+        if self.selector is not None:
+            check_fraction(f, "selection_share", high_closed=False)
         return epsilon, f
 
     def _fit_source(self, source: Any, y: Any) -> "SelectThenTrain":
         """``fit(source)``: selector and Naive Bayes from the source's weighted cells (see fit)."""
-        from ..publish.base import set_fit_features, source_input
-        from .naive_bayes import Binarizer, PrivateNaiveBayes, _on_counts, binarize_table
         epsilon, f = self._check_steps()
         if not isinstance(self.model, PrivateNaiveBayes):
             raise TypeError("SelectThenTrain.fit(source) trains a PrivateNaiveBayes model (the one classifier "
@@ -183,7 +184,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         accountant, seeds, eps_sel, eps_train = self._open_budget(epsilon, f)
         model = clone(self.model).set_params(epsilon=eps_train, accountant=accountant,
                                              random_state=int(seeds[1]), classes=None)
-        _, q, a = model._check_params()          # before the selector spends ε_FS
+        model._check_params()                    # before the selector spends ε_FS
         support = np.ones(len(names), dtype=bool)
         if self.selector is not None:
             selector = clone(self.selector).set_params(epsilon=eps_sel, accountant=accountant,
@@ -193,15 +194,11 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
             self.selector_ = selector
         else:
             self.selector_ = None
-        # PrivateNaiveBayes.fit(source)'s weighted path, on the selected columns only (trap 2:
-        # Δ = k); its _release is the one code path shared with fit(X, y)
+        # PrivateNaiveBayes.fit(source)'s weighted path, on the selected columns only (thesis
+        # §3.3.3: Δ = k); _fit_counts is the one code path shared with fit(X, y)
         set_fit_features(model, pd.DataFrame(columns=[n for n, keep in zip(names, support) if keep]))
-        Xa = model._binary(matrix[:, support].astype(np.float64))
-        C = schema.n_classes
-        class_sizes = np.bincount(class_codes, weights=weights, minlength=C).astype(float)
-        on = _on_counts(Xa, class_codes, weights, C)
-        self.model_ = model._release(np.asarray(list(schema.classes), dtype=object), on, class_sizes,
-                                     eps_train, q, a)
+        self.model_ = model._fit_counts(np.asarray(list(schema.classes), dtype=object), matrix[:, support],
+                                        class_codes, weights)
         self._close_ledger()
         self.classes_ = self.model_.classes_
         self.epsilon_selection_, self.epsilon_training_ = eps_sel, eps_train

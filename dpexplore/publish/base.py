@@ -1,197 +1,55 @@
-"""What every publishing method shares: input checks, budget preparation, the Release interface."""
+"""What every publishing method shares: the :class:`Publisher` base (one ``fit``, one ``synthetic``),
+budget preparation and the complete synthetic tables.
+
+The input checks (``check_release_input``, ``source_input``, …) live in
+:mod:`dpexplore._validation.inputs`, shared with the models and selectors; they are re-exported
+here under their established names.
+"""
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, column_or_1d, validate_data
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_same_length, check_target
+from .. import mechanisms
+from .._deprecation import RenamedParams
+from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
+                                  refuse_sparse, set_fit_features, source_input)
 from ..budget import RecordsSpends, prepare_accountant
-from ..domain import Schema
+from ..domain import Schema, Taxonomy
+from .._validation import format_number
+from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning
+from ..histogram import sample_within
+from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS
+from .shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, leaf_probabilities, rake
 
 if TYPE_CHECKING:
     from ..counts import CountTable
 
-__all__ = ["Release", "check_release_input", "check_release_features", "set_fit_features",
-           "as_frame", "prepare_accountant", "source_input", "CompleteSynthetic", "MarginalFiller",
+__all__ = ["Publisher", "Release", "check_release_input", "check_release_features", "set_fit_features",
+           "as_frame", "prepare_accountant", "source_input", "is_source", "CompleteSynthetic", "MarginalFiller",
            "synthetic_size", "apportion", "check_marginal_share", "check_row_cap", "marginal_taxonomy",
-           "DEFAULT_MAX_SYNTHETIC_ROWS"]  # prepare_accountant: budget.py
+           "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
 
+DEFAULT_MAX_SYNTHETIC_ROWS = MAX_SYNTHETIC_ROWS
+"""Default public cap on the rows ``synthetic()`` makes (:data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`)."""
 
-def _refuse_sparse(X: Any) -> None:
-    if sp.issparse(X) or (isinstance(X, pd.DataFrame) and any(isinstance(t, pd.SparseDtype) for t in X.dtypes)):
-        check_array(X, accept_sparse=False)  # raises scikit-learn's "Sparse data was passed ..." TypeError
-        raise TypeError("Sparse data was passed for X, but dense data is required: use X.toarray()")
-
-
-def as_frame(X: Any, columns: list[str] | None = None, name: str = "X") -> pd.DataFrame:
-    """``X`` as a DataFrame: DataFrames are returned as they are (not copied); arrays and lists
-    become one with columns ``columns`` (or ``x0, x1, …``) after scikit-learn's own checks
-    (sparse, complex, 1-D, empty and non-finite input refused with its messages)."""
-    _refuse_sparse(X)
-    if isinstance(X, pd.DataFrame):
-        if any(pd.api.types.is_complex_dtype(t) for t in X.dtypes):
-            raise ValueError("Complex data not supported")
-        if len(X) == 0:
-            raise ValueError(f"{name} is empty: a release needs at least one record")
-        if X.shape[1] == 0:
-            raise ValueError(f"{name} has no columns: a release needs at least one predictor")
-        if not all(isinstance(c, str) for c in X.columns):   # no usable names: columns by position
-            if columns is None or len(columns) != X.shape[1]:
-                columns = [f"x{i}" for i in range(X.shape[1])]
-            X = X.set_axis(list(columns), axis=1)             # a new frame: the input is not touched
-        return X
-    arr = check_array(X, accept_sparse=False, dtype=None, ensure_all_finite=True, ensure_2d=True,
-                      ensure_min_samples=1, ensure_min_features=1, input_name=name)
-    if columns is None or len(columns) != arr.shape[1]:
-        columns = [f"x{i}" for i in range(arr.shape[1])]
-    frame = pd.DataFrame(arr, columns=list(columns))
-    return frame.infer_objects() if arr.dtype == object else frame
-
-
-def _check_y(y: Any) -> pd.Series:
-    """1-D class labels: a column vector is flattened with scikit-learn's DataConversionWarning,
-    2-D and continuous (regression) targets are refused with its messages."""
-    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
-        y = y.iloc[:, 0]
-    if not isinstance(y, pd.Series):
-        y = pd.Series(column_or_1d(y, warn=True))
-    if len(y) == 0:
-        raise ValueError("y is empty: at least one row is needed")
-    if y.isna().any():
-        raise ValueError("y has missing values (NaN): drop those rows first")
-    check_classification_targets(y)  # "Unknown label type: continuous ..." for a regression target
-    return y
-
-
-def set_fit_features(estimator: Any, X: Any) -> None:
-    """Set ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame with string column
-    names, removing a stale one otherwise) from the training ``X``, as scikit-learn does."""
-    validate_data(estimator, X, reset=True, skip_check_array=True)
-
-
-def check_release_features(estimator: Any, X: Any, columns: list[str]) -> pd.DataFrame:
-    """``X`` at predict/transform time, checked against what ``fit`` saw; returns a DataFrame
-    whose columns are ``columns`` (the fitted predictor names).
-
-    Arrays get ``columns`` by position; a DataFrame must have the fitted feature names (in the
-    same order) when it was fitted on one, else its columns are taken by position. Wrong
-    feature counts or names are refused with scikit-learn's messages.
-    """
-    if not isinstance(X, pd.DataFrame):
-        _refuse_sparse(X)
-        X = check_array(X, accept_sparse=False, dtype=None, ensure_all_finite=True, ensure_min_features=1)
-    validate_data(estimator, X, reset=False, skip_check_array=True)
-    X = as_frame(X, list(columns))
-    if list(X.columns) != list(columns):
-        X = X.set_axis(list(columns), axis=1)   # fitted on an array: columns by position
-    return X
-
-
-def check_release_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None
-                        ) -> tuple[pd.DataFrame, pd.Series, Schema]:
-    """Validate a training table before anything is spent; return ``(X, y, schema)``.
-
-    ``X`` is a non-empty DataFrame whose columns are predictors of ``schema`` (a subset is fine:
-    the schema is restricted to them, in X's order), or a NumPy array / list: its columns are
-    then the schema's predictors when the widths agree, else ``x0, x1, …``. ``y`` is 1-D
-    class labels with no missing values, each one of the schema's declared classes (any number
-    of them may be absent; without a schema at least two must occur), and every value lies in its
-    declared public domain. Sparse, complex, empty and 1-D ``X``, and 2-D or continuous ``y``
-    are refused with scikit-learn's messages. Without a schema one is read from the data, with
-    a :class:`~dpexplore.domain.PrivacyLeakWarning` saying what leaked. With ``estimator``,
-    its ``n_features_in_``/``feature_names_in_`` are set (:func:`set_fit_features`).
-    """
-    if schema is not None and not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-    original = X
-    X = as_frame(X, None if schema is None else schema.predictors)
-    y = _check_y(y)
-    check_same_length(X, y)
-    # declared classes: y may hold any of them, even just one (refusing a table because a class
-    # does not occur would itself depend on the private data); read from y: two are needed
-    y = check_target(y, "y", min_classes=2 if schema is None else 1)
-    if schema is None:
-        target = y.name if isinstance(y.name, str) and y.name not in X.columns else "target"
-        while target in X.columns:
-            target = "_" + target
-        schema = Schema.from_frame(X.assign(**{target: np.asarray(y)}), target)  # warns: leak
-    unknown = [c for c in X.columns if c not in schema.attributes]
-    if unknown:
-        raise ValueError(f"X has column(s) {unknown} the schema does not know")
-    if list(X.columns) != schema.predictors:
-        schema = schema.subset(list(X.columns))
-    schema.validate(X, y)
-    if estimator is not None:
-        set_fit_features(estimator, original if isinstance(original, pd.DataFrame) else X.to_numpy())
-    return X, y, schema
-
-
-def _is_source(X: Any) -> bool:
-    from ..sources import Source
-    return isinstance(X, Source)
-
-
-def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
-                 needs_taxonomy: bool = True) -> "tuple[CountTable, Schema] | None":
-    """Recognise ``fit(source)``: return ``(count table, schema)`` for a
-    :class:`dpexplore.sources.Source`, ``None`` for the record path ``fit(X, y, schema)``.
-
-    With a Source the target and the schema come from it, so ``y`` must be None; ``schema`` may
-    be None, the source's schema, or a subset of its predictors (same target and classes: the
-    table is projected on them). A non-Source ``X`` without ``y`` is refused with scikit-learn's
-    "requires y" message. Every check runs before any spend; the count table is then built
-    (once, cached by the Source) where the data lives. With ``estimator``, its
-    ``n_features_in_``/``feature_names_in_`` become the schema's predictors. Fitted class labels
-    are the schema's strings (a Source has no y dtype to follow).
-    """
-    if not _is_source(X):
-        if y is None:
-            owner = type(estimator).__name__ if estimator is not None else "this method"
-            raise ValueError(f"{owner} requires y to be passed, but the target y is None: call fit(X, y, schema), "
-                             "or fit(source) with a dpexplore.sources Source (its schema names the target)")
-        return None
-    if y is not None:
-        raise ValueError(f"y must be None when X is a Source: the target is the source's column "
-                         f"{X.schema.target!r} (schema.target); got y of type {type(y).__name__}")
-    source_schema = X.schema
-    for name in source_schema.predictors:
-        if needs_taxonomy and source_schema[name].taxonomy is None:
-            raise ValueError(f"the source's schema has no taxonomy for {name!r}; declare one "
-                             "(e.g. Schema.from_frame or Attribute(..., taxonomy=...)) before fitting")
-    names = source_schema.predictors
-    if schema is not None:
-        if not isinstance(schema, Schema):
-            raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
-        extra = [n for n in schema.predictors if n not in source_schema.attributes]
-        if (extra or schema.target != source_schema.target or schema.classes != source_schema.classes
-                or schema.to_dict() != source_schema.subset(schema.predictors).to_dict()):
-            raise ValueError("schema must be None, the source's schema, or source.schema.subset([...]) "
-                             "(the same target, classes and attribute domains): the counts are built "
-                             f"from the source's schema; unknown or changed: {extra or 'target/classes/domains'}")
-        names = schema.predictors
-    table = X.count_table()
-    if names != table.attributes:
-        table = table.project(names)
-    if estimator is not None:
-        set_fit_features(estimator, pd.DataFrame(columns=list(names)))
-    return table, table.schema
+# the former private spellings of the shared input checks (dpexplore._validation.inputs)
+_refuse_sparse, _check_y, _is_source = refuse_sparse, check_y, is_source
 
 
 class Release(RecordsSpends):
     """Mixin for publishing methods: a fitted method *is* its release.
 
     Subclasses bracket the spends of ``fit`` with ``_open_ledger``/``_close_ledger`` (so
-    ``ledger_`` and ``epsilon_spent_`` are this release's own) and define
-    ``synthetic(random_state=None, n=None)`` (a DataFrame with every declared column, see
-    :class:`CompleteSynthetic`); ``classifier()``
-    returns the fitted object itself when it can predict. Put ``Release`` first among the
-    bases so that its scikit-learn tags apply.
+    ``ledger_`` and ``epsilon_spent_`` are this release's own); :class:`Publisher` adds
+    ``synthetic(*, n=None, random_state=None, values=None)`` (a DataFrame with every declared
+    column, see :class:`CompleteSynthetic`). ``classifier()`` returns the fitted object itself
+    when it can predict. Put ``Release`` before the scikit-learn bases so that its tags apply.
     """
 
     method: str = "release"
@@ -215,16 +73,10 @@ class Release(RecordsSpends):
 
 
 # =========================================================================== complete synthetic tables
-# Issue 12: every publisher's synthetic() returns every declared column, in schema order, with a
-# public size rule; columns the release carries no information on are filled either uniformly over
-# their declared domain (the papers' rule) or from a small paid DP one-way marginal (an extension).
-
-DEFAULT_MAX_SYNTHETIC_ROWS = 1_000_000
-"""Default public cap on the rows ``synthetic()`` makes (constructor ``max_synthetic_rows``)."""
-
-MARGINAL_BINS = 16
-"""Equal-width bins over the public bounds for a numeric column's marginal when it has no taxonomy."""
-
+# Every publisher's synthetic() returns every declared column, in schema order, with a public size
+# rule; columns the release carries no information on are filled either uniformly over their
+# declared domain (the papers' rule) or from a small paid DP one-way marginal (an extension beyond
+# the papers, README "Synthetic tables").
 
 def check_marginal_share(value: Any) -> float:
     """``marginal_share`` as a float in [0, 1): the fraction of ε kept for one-way marginals."""
@@ -246,19 +98,33 @@ def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
     return int(value)
 
 
-def synthetic_size(dp_total: float, n: Any = None, cap: int = DEFAULT_MAX_SYNTHETIC_ROWS,
-                   max_rows: Any = None) -> int:
+def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS,
+                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS) -> int:
     """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
-    (a noisy record count or the unclipped sum of noisy counts), clamped to [1, cap]. ``max_rows``
-    (when given) replaces ``cap``. A function of DP outputs and public constants only."""
-    cap = check_row_cap(cap if max_rows is None else max_rows, "max_rows" if max_rows is not None else
-                        "max_synthetic_rows")
+    (a noisy record count or the unclipped sum of noisy counts) raised to the public ``floor``
+    (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_rows``, when
+    given, replaces it). A total below the floor, or a table below
+    :data:`~dpexplore.limits.FEW_RECORDS` rows, gets a :class:`FewRecordsWarning` saying why.
+    A function of DP outputs and public constants only."""
+    cap_name = "max_rows" if max_rows is not None else "max_synthetic_rows"
+    cap = check_row_cap(cap if max_rows is None else max_rows, cap_name)
     if n is not None:
-        return min(check_row_cap(n, "n"), cap)
-    total = float(dp_total)
-    if not np.isfinite(total):
-        return cap if total > 0 else 1
-    return int(min(max(round(total), 1), cap))
+        size = min(check_row_cap(n, "n"), cap)
+        reason = f"n={size} was asked for" if size == int(n) else f"{cap_name}={cap}"
+    else:
+        floor = check_row_cap(floor, "floor")
+        total = float(dp_total)
+        size = int(min(max(round(total), floor), cap)) if np.isfinite(total) else (cap if total > 0 else floor)
+        reason = f"{cap_name}={cap}"
+        if not total >= floor:
+            warnings.warn(f"the release's noisy record count ({format_number(total)}) is below the public floor of "
+                          f"{floor} synthetic rows, so the table has {min(floor, cap)} rows drawn from counts that are "
+                          "mostly noise; pass n= to choose the size", FewRecordsWarning, stacklevel=4)
+            return size
+    if size < FEW_RECORDS:
+        warnings.warn(f"the synthetic table has {size} rows because {reason}: too few to show the data's shape",
+                      FewRecordsWarning, stacklevel=4)
+    return size
 
 
 def apportion(weights: Any, n: int) -> np.ndarray:
@@ -282,11 +148,10 @@ def apportion(weights: Any, n: int) -> np.ndarray:
 
 
 def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:
-    from ..histogram import _sample_within
     depth = tax.height - 1
     if generalized:
         return np.asarray(tax.labels(depth), dtype=object)[codes]
-    return _sample_within(attr, tax, depth, codes, rng)
+    return sample_within(attr, tax, depth, codes, rng)
 
 
 def marginal_taxonomy(attr: Any) -> Any:
@@ -294,20 +159,21 @@ def marginal_taxonomy(attr: Any) -> Any:
     :data:`MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
     if attr.taxonomy is not None:
         return attr.taxonomy
-    from ..domain import Taxonomy
     if attr.kind == "numeric":
         return Taxonomy.equal_width(attr.name, attr.lower, attr.upper, (MARGINAL_BINS,))
     return Taxonomy.flat(attr.name, attr.categories)
 
 
 class MarginalFiller:
-    """Values for the columns a release carries no information on (issue 12, item 7).
+    """The paid one-way marginals that give a synthetic table the data's shape (an extension
+    beyond the papers): values of the columns a release carries no information on, and values
+    inside the released cells of the modelled ones (:mod:`dpexplore.publish.shape`).
 
     Built BEFORE the first spend from the training data (the leaf code of every value of every
     predictor, on its :func:`marginal_taxonomy`, and the row weights of a CountTable), so bad data
     fails before anything is spent. :meth:`release` then, after the method's private model
     selection, spends ``epsilon`` (split evenly, sequentially) on Laplace one-way marginals of the
-    unmodelled columns over their declared domain (ledger "marginal: <column>") and drops the
+    columns it is given over their declared domain (ledger "marginal: <column>") and drops the
     codes. Not in the papers: an extension, documented as such in every ledger and docstring.
     """
 
@@ -335,7 +201,6 @@ class MarginalFiller:
         """Noisy one-way marginal (Laplace(m/ε) per count, m = len(columns): sequential
         composition, one ε/m spend per column; each column's count vector has L1 sensitivity 1
         under add/remove-one) of each column, over its public leaves."""
-        from .. import mechanisms
         out: dict[str, np.ndarray] = {}
         columns = list(columns)
         if not columns:
@@ -385,23 +250,31 @@ class CompleteSynthetic:
         return MarginalFiller(schema, X=X, table=table, **kwargs) if float(self.marginal_share) > 0 else None
 
     def _fill_marginals(self, modelled: Sequence[str], accountant: Any, rng: np.random.Generator,
-                        filler: "MarginalFiller | None") -> None:
-        """After the model is chosen: pay the marginals of the unmodelled columns (when
-        ``marginal_share`` > 0) and set ``column_sources_``/``marginals_``."""
+                        filler: "MarginalFiller | None", exact: Sequence[str] = ()) -> None:
+        """After the model is chosen: pay the marginals (when ``marginal_share`` > 0, split evenly)
+        of every predictor except the modelled ones in ``exact`` (released cells that are already
+        single leaves of the marginal: a marginal adds nothing there). Unmodelled columns are
+        drawn from theirs; modelled ones use theirs inside their released cells
+        (:mod:`dpexplore.publish.shape`). Sets ``column_sources_`` and ``marginals_``."""
         schema = self.schema_
         modelled = [a for a in schema.predictors if a in set(modelled)]
         rest = [a for a in schema.predictors if a not in set(modelled)]
+        paid = [a for a in schema.predictors if a in set(rest) or a not in set(exact)]
         share = float(self.epsilon) * float(self.marginal_share)
         self.marginals_ = {}
         self._marginal_taxonomies = {}
-        if filler is not None and rest:
-            self.marginals_ = filler.release(rest, share, accountant, rng)
-            self._marginal_taxonomies = {a: filler.taxonomies[a] for a in rest}
+        if filler is not None and paid:
+            self.marginals_ = filler.release(paid, share, accountant, rng)
+            self._marginal_taxonomies = {a: filler.taxonomies[a] for a in paid}
         model_eps = self._model_epsilon()
+        each = share / len(paid) if self.marginals_ else 0.0
         sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
+        for a in modelled:
+            if a in self.marginals_:
+                sources[a]["marginal_epsilon"] = each
         for a in rest:
             if a in self.marginals_:
-                sources[a] = {"source": "marginal", "epsilon": share / len(rest)}
+                sources[a] = {"source": "marginal", "epsilon": each}
             else:
                 sources[a] = {"source": "uniform", "epsilon": 0.0}
         sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
@@ -421,12 +294,17 @@ class CompleteSynthetic:
         tax = marginal_taxonomy(attr)
         if generalized:
             return np.full(n, tax.root_label if hasattr(tax, "root_label") else "Any", dtype=object)
-        from ..histogram import _sample_within
-        return _sample_within(attr, tax, 0, np.zeros(n, dtype=np.int64), rng)
+        return sample_within(attr, tax, 0, np.zeros(n, dtype=np.int64), rng)
 
-    def _complete(self, frame: pd.DataFrame, rng: np.random.Generator, generalized: bool = False) -> pd.DataFrame:
-        """Every declared column in schema order: unmodelled columns filled (:meth:`_fill_column`),
-        values in the schema's types (unless ``generalized``: node labels are text)."""
+    def _complete(self, frame: pd.DataFrame, rng: np.random.Generator, generalized: bool = False,
+                  cells: dict | None = None, row_cells: Any = None) -> pd.DataFrame:
+        """Every declared column in schema order (:attr:`~dpexplore.domain.Schema.columns`):
+        unmodelled columns filled (:meth:`_fill_column`); a modelled column with a noisy marginal
+        whose released cells are given in ``cells`` ({column: NodeCells or IntervalCells, one
+        entry per released cell; ``row_cells`` the cell of every row}) is drawn inside each row's
+        cell from its marginal (:func:`~dpexplore.publish.shape.draw_in_cells`); derived columns
+        are computed from their source column; values in the schema's types (unless
+        ``generalized``: node labels are text, derived columns their root label)."""
         schema = self.schema_
         n = len(frame)
         data = {}
@@ -434,8 +312,178 @@ class CompleteSynthetic:
         for a in schema.predictors:
             if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns:
                 values = frame[a].to_numpy()
+                if not generalized and a in self._shaped(cells):
+                    values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
             else:
                 values = self._fill_column(a, n, rng, generalized)
             data[a] = values if generalized else _cast_like(values, schema[a])
+        for name, attr in schema.derived.items():
+            data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
+                          else attr.derive(data[attr.source]))
         data[schema.target] = frame[schema.target].to_numpy()
-        return pd.DataFrame(data, columns=schema.predictors + [schema.target])
+        return pd.DataFrame(data, columns=schema.columns + [schema.target])
+
+    def _shaped(self, cells: dict | None) -> list[str]:
+        """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
+        marginal whose node cells (if nodes) are on the marginal's own taxonomy."""
+        marginals = getattr(self, "marginals_", None)
+        if not cells or not marginals:
+            return []
+        return [a for a, c in cells.items() if a in marginals
+                and (isinstance(c, IntervalCells) or self._marginal_taxonomies[a] is self.schema_[a].taxonomy)]
+
+    def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None) -> np.ndarray:
+        """What the rows of each released (cell, class) are apportioned by: the noisy counts (the
+        papers' rule), or, when the release keeps the data's shape (marginals paid), the nearest
+        non-negative counts with the same noisy total (:func:`~dpexplore.publish.shape.consistent_counts`:
+        the noise of empty cells no longer outweighs the records), raked to the noisy one-way
+        marginals of the columns of ``cells`` (:func:`~dpexplore.publish.shape.rake`)."""
+        if not getattr(self, "marginals_", None):
+            return noisy
+        margins = []
+        for a in self._shaped(cells):
+            tax, marginal = self._marginal_taxonomies[a], self.marginals_[a]
+            groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
+            margins.append((groups, prob, consistent_counts(marginal)))
+        noisy = np.asarray(noisy, dtype=float)
+        table = noisy.reshape(noisy.shape[0], -1)                     # (cell, class): classes as columns
+        return rake(consistent_counts(table), margins, class_totals=table.sum(axis=0)).reshape(noisy.shape)
+
+    def _reshape_column(self, a: str, values: np.ndarray, cells: "NodeCells | IntervalCells",
+                        rng: np.random.Generator) -> np.ndarray:
+        """The values of modelled column ``a`` redrawn inside each row's released cell from its
+        noisy marginal (rows whose cell holds no declared value keep theirs)."""
+        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self.marginals_[a],
+                                            cells, rng)
+        return np.where(drawn, drawn_values, values)
+
+
+# =========================================================================== the publisher contract
+class _NotGiven:
+    """The default of an argument the caller did not pass (``None`` is a value a caller may pass)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
+    """Base of every publishing method: one ``fit``, one ``synthetic``, the scikit-learn contract.
+
+    Every parameter, the public ``schema`` included, is an ``__init__`` argument stored unchanged
+    (``get_params``, ``clone`` and grid searches see it). :meth:`fit` takes ``fit(X, y)`` (records,
+    checked against ``self.schema``) or ``fit(source)`` (a :class:`dpexplore.sources.Source`),
+    validates everything, and hands over to the subclass's hooks before anything is spent:
+    ``_check_params()``, then ``_fit_records(X, y, schema)`` or ``_fit_table(table, schema,
+    source)``. The base consumes no randomness and spends nothing. :meth:`synthetic` checks its
+    arguments against ``synthetic_values`` (the first entry is the default) and calls
+    ``_synthetic(n=..., random_state=..., values=...)``. Renamed parameters are listed in
+    ``_renamed_params`` ({old: new}; the old spelling warns, see :mod:`dpexplore._deprecation`).
+    """
+
+    synthetic_values: tuple[str, ...] = ("sampled",)
+    _needs_taxonomy = True                        # fit(source): every predictor needs a taxonomy
+    _synthetic_positional: tuple[str, ...] = ("random_state", "n")   # the former positional order
+    _synthetic_removed: dict[str, str] = {}       # former synthetic() keyword → what to use instead
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any = None, schema: Any = _NOT_GIVEN) -> "Publisher":
+        """Release from ``X`` (spends ``epsilon``); returns the fitted release.
+
+        ``fit(X, y)``: records (a DataFrame or an array) with the constructor's ``schema`` (None:
+        read from the data with a :class:`~dpexplore.domain.PrivacyLeakWarning`). ``fit(source)``:
+        a :class:`dpexplore.sources.Source`, whose schema names the target (``self.schema``, when
+        set, must be the source's or a subset of its predictors). ``fit(X, y, schema)`` is the
+        former spelling: it warns, uses that schema for this fit and leaves ``self.schema`` as it
+        is. Every check runs before the first spend.
+        """
+        schema = self._fit_schema(schema)
+        self._check_params()
+        got = source_input(X, y, schema, estimator=self, needs_taxonomy=self._needs_taxonomy)
+        if got is None:
+            X, y, schema = check_release_input(X, y, schema, estimator=self)
+            self._fit_records(X, y, schema)
+        else:
+            table, schema = got
+            self._fit_table(table, schema, X)
+        return self
+
+    def _fit_schema(self, schema: Any) -> Schema | None:
+        """The schema of this fit: ``self.schema``, or the one passed to ``fit`` (deprecated)."""
+        own = self.schema
+        if schema is _NOT_GIVEN:
+            return own
+        name = type(self).__name__
+        warnings.warn(f"{name}.fit(X, y, schema) is deprecated and stops working in dpexplore 0.4: pass "
+                      f"schema to the constructor, {name}(..., schema=schema).fit(X, y)",
+                      DpexploreDeprecationWarning, stacklevel=3)
+        if schema is None or schema is own:
+            return own
+        if own is not None and (not isinstance(schema, Schema) or schema.to_dict() != own.to_dict()):
+            raise ValueError(f"{name} was constructed with schema= and fit() got a different schema: "
+                             "give the schema once, to the constructor")
+        return schema
+
+    def _check_params(self) -> None:
+        raise NotImplementedError
+
+    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
+        """Release from validated records (every value in the schema's public domain)."""
+        raise NotImplementedError
+
+    def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
+        """Release from the count table of ``source`` (built where the data lives)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ synthetic
+    def synthetic(self, *args: Any, n: int | None = None, random_state: Any = None, values: str | None = None,
+                  **removed: Any) -> pd.DataFrame:
+        """A synthetic table from the release: every declared column in schema order, ``n`` rows
+        (default: the release's DP total raised to the public floor
+        :data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS` and capped at ``max_synthetic_rows``,
+        :func:`synthetic_size`), drawn with
+        ``random_state``; ``values`` is one of ``synthetic_values`` (the first is the default).
+        Post-processing only: no ε is spent. Arguments are keywords; positional arguments and
+        the former keywords still work for now, with a ``DpexploreDeprecationWarning``."""
+        if args or removed:
+            n, random_state, values, removed = self._former_synthetic_call(args, removed, n, random_state, values)
+        if values is None:
+            values = self.synthetic_values[0]
+        if values not in self.synthetic_values:
+            raise ValueError(f"values must be {' or '.join(map(repr, self.synthetic_values))}, got {values!r}")
+        return self._synthetic(n=n, random_state=random_state, values=values, **removed)
+
+    def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def _former_synthetic_call(self, args: tuple, removed: dict, n: Any, random_state: Any, values: Any
+                               ) -> tuple[Any, Any, Any, dict]:
+        """Map a call in a former form (positional arguments in the class's former order, removed
+        keywords) onto the keywords, warning once per former form used."""
+        name = type(self).__name__
+        order = self._synthetic_positional
+        if len(args) > len(order):
+            raise TypeError(f"{name}.synthetic() takes keyword arguments only (n=, random_state=, values=)")
+        given = {"n": n, "random_state": random_state, "values": values}
+        for key, value in zip(order, args):
+            if key in given:
+                if given[key] is not None:
+                    raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
+                given[key] = value
+            elif key in removed:
+                raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
+            else:
+                removed[key] = value
+        unknown = sorted(set(removed) - set(self._synthetic_removed))
+        if unknown:
+            raise TypeError(f"{name}.synthetic() got an unexpected keyword argument {unknown[0]!r}")
+        if args:
+            spelled = ", ".join(f"{key}=..." for key in order[:len(args)])
+            warnings.warn(f"{name}.synthetic() with positional arguments is deprecated and stops working in "
+                          f"dpexplore 0.4: call synthetic({spelled})", DpexploreDeprecationWarning, stacklevel=3)
+        for key in sorted(removed):
+            warnings.warn(f"{name}.synthetic({key}=...) is deprecated and stops working in dpexplore 0.4: "
+                          f"{self._synthetic_removed[key]}", DpexploreDeprecationWarning, stacklevel=3)
+        return given["n"], given["random_state"], given["values"], removed

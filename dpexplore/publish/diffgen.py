@@ -1,5 +1,6 @@
 """DiffGen: differentially private single-dimensional top-down specialization (Mohammed et al.,
-KDD 2011), the baseline DiffMulti is compared against (DiffMulti spec §11, PrivPfC spec §7).
+KDD 2011), the baseline DiffMulti is compared against (Al-Hussaeni et al. §5.1, Fig. 8; Su et al.
+2018 §5.2).
 
 Every attribute starts at the top of its taxonomy (numeric ones: their public range, cut at a
 private split point). Each of ``steps`` rounds picks, with the exponential mechanism on the
@@ -15,27 +16,24 @@ so its sensitivity is 1 for Max.
 """
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import mechanisms
-from .._validation import check_epsilon, check_random_state
-from ..budget import BudgetAccountant
+from .._validation import check_int, check_random_state
+from ..budget import BudgetAccountant, prepare_accountant
 from ..domain import Schema
 from ..histogram import decode_cells
-from .base import DEFAULT_MAX_SYNTHETIC_ROWS, check_release_input, prepare_accountant, source_input
-from .diffmulti import (SCORES, _CatNav, _Data, _hide_aliases, _interval_label, _RegionRelease,
-                        _utility_alias, categorical_children, check_flag,
-                        check_count, child_scores, numeric_children, private_split_point,
-                        score_sensitivity, splittable)
+from ..limits import DIFFGEN_MAX_CELLS, MAX_SYNTHETIC_ROWS
+from .partition import (RegionRelease, TaxonomyNavigator, WeightedRecords, categorical_children, child_scores,
+                        interval_label, numeric_children, private_split_point, score_sensitivity, splittable)
 
 __all__ = ["DiffGen"]
 
 
-class DiffGen(_RegionRelease):
+class DiffGen(RegionRelease):
     """DiffGen baseline: ``steps`` global specializations chosen by the exponential mechanism.
 
     Parameters
@@ -44,8 +42,8 @@ class DiffGen(_RegionRelease):
     steps : number of specializations h (the PrivPfC paper uses 10 for Adult; the DiffMulti paper
         explores 2..20). Stops earlier if nothing is left to specialize.
     utility : "max" (the paper's classification score), "ncp" or "dm" (needs ``n_max``), the same
-        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti` (``score=`` is
-        accepted as a constructor alias).
+        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti` (``score=`` is its
+        deprecated spelling).
     max_cells : cap on the number of grid cells × classes; a specialization that would exceed it
         is not a candidate (the rule reads only the public cuts, never the data).
     reuse_budget : if fewer than ``steps`` specializations were possible, give the unspent ε' to
@@ -53,19 +51,28 @@ class DiffGen(_RegionRelease):
     marginal_share, max_synthetic_rows : as :class:`~dpexplore.publish.diffmulti.DiffMulti` (an
         extension beyond the paper: Laplace one-way marginals, bought with ``marginal_share``·ε
         after the cuts are chosen, for the attributes never specialized; ``column_sources_``).
+    schema : the public :class:`~dpexplore.domain.Schema` ``fit(X, y)`` uses (None: read from the
+        data with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
+
+    ``fit(X, y)`` on records, or ``fit(source)`` on a :class:`dpexplore.sources.Source` (target and
+    schema come from it, every predictor needs a taxonomy; ``classes_`` are then the schema's
+    strings). A source fit runs on its CountTable's occupied cells as weighted records (cost set
+    by the cells, not the rows; the same release from every engine). Numeric values are seen at
+    taxonomy-leaf resolution (one representative per leaf), so split points can differ from
+    ``fit(X, y)`` on raw values; a fixed public coarsening of each record, so still ε-DP
+    (Al-Hussaeni et al. §4.3).
     """
 
     method = "DiffGen"
 
-    @_hide_aliases
     def __init__(self, epsilon: float = 1.0, *, steps: int = 10, utility: str = "max",
                  n_max: int | None = None, reuse_budget: bool = True, min_width: float = 1e-6,
-                 max_cells: int = 2_000_000, random_state: Any = None,
+                 max_cells: int = DIFFGEN_MAX_CELLS, random_state: Any = None,
                  accountant: BudgetAccountant | None = None, marginal_share: float = 0.0,
-                 max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS, **aliases):
+                 max_synthetic_rows: int = MAX_SYNTHETIC_ROWS, schema: Schema | None = None):
         self.epsilon = epsilon
         self.steps = steps
-        self.utility = _utility_alias(utility, aliases)
+        self.utility = utility
         self.n_max = n_max
         self.reuse_budget = reuse_budget
         self.min_width = min_width
@@ -74,45 +81,17 @@ class DiffGen(_RegionRelease):
         self.accountant = accountant
         self.marginal_share = marginal_share
         self.max_synthetic_rows = max_synthetic_rows
+        self.schema = schema
 
     def _check_params(self) -> None:
-        check_epsilon(self.epsilon)
-        self._check_complete_params()
-        check_count(self.steps, "steps", 0)
-        check_count(self.max_cells, "max_cells", 1)
-        check_flag(self.reuse_budget, "reuse_budget")
-        if self.utility not in SCORES:
-            raise ValueError(f"utility must be one of {SCORES}, got {self.utility!r}")
-        if self.utility == "dm":
-            score_sensitivity("dm", self.n_max)            # ValueError when n_max is missing
-            check_count(self.n_max, "n_max", 1)
-        if not (isinstance(self.min_width, numbers.Real) and 0 < self.min_width < 1):
-            raise ValueError(f"min_width must be a fraction in (0, 1), got {self.min_width!r}")
+        self._check_region_params()
+        check_int(self.steps, "steps", minimum=0)
+        check_int(self.max_cells, "max_cells", minimum=1)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "DiffGen":
-        """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts.
-
-        ``fit(X, y, schema)`` on records, or ``fit(source)`` on a :class:`dpexplore.sources.Source`
-        (target and schema come from it, every predictor needs a taxonomy; ``classes_`` are then
-        the schema's strings). A source fit runs on its CountTable's occupied cells as weighted
-        records (cost set by the cells, not the rows; the same release from every engine). Numeric
-        values are seen at taxonomy-leaf resolution (one representative per leaf), so split
-        points can differ from ``fit(X, y)`` on raw values; a fixed public coarsening of each
-        record, so still ε-DP (DiffMulti §4.3, see :meth:`DiffMulti.fit`).
-        """
-        self._check_params()
-        got = source_input(X, y, schema, estimator=self)
-        if got is None:
-            X, y, schema = check_release_input(X, y, schema, estimator=self)
-            data, yk = _Data(X, schema), schema.encode_target(y)       # fails before any spend
-            filler = self._prepare_filler(schema, X=X)
-        else:
-            table, schema = got
-            data, yk = _Data.from_table(table), table.class_codes
-            filler = self._prepare_filler(schema, table=table)
-        if self.utility == "dm" and data.n_records > self.n_max:
-            raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
+    def _fit_regions(self, data: WeightedRecords, yk: np.ndarray, y: pd.Series | None, schema: Schema,
+                     filler: Any) -> None:
+        """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts."""
         K = schema.n_classes
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
@@ -125,7 +104,7 @@ class DiffGen(_RegionRelease):
         sens = score_sensitivity(self.utility, self.n_max)
         e1 = eps / (2.0 * (len(num) + 2 * self.steps))                 # DiffGen Alg. 1, line 3
         self.epsilon_prime_ = e1
-        self._nav = {a: _CatNav(schema[a].taxonomy) for a in cat}
+        self._nav = {a: TaxonomyNavigator(schema[a].taxonomy) for a in cat}
         width = {a: schema[a].upper - schema[a].lower for a in num}
         # current cuts: categorical → list of effective taxonomy nodes; numeric → [(lo, hi, split)]
         self._cut_cat = [[self._nav[a].effective(0, 0)] for a in cat]
@@ -170,9 +149,9 @@ class DiffGen(_RegionRelease):
                 for (jj, kk) in sorted([key for key in splits if key[0] == j and key[1] > k], reverse=True):
                     splits[(jj, kk + 1)] = splits.pop((jj, kk))
                 history.append({"step": step + 1, "attribute": a, "split": s,
-                                "value": _interval_label(lo, hi, schema[a].integer, schema[a].upper),
-                                "children": [_interval_label(lo, s, schema[a].integer, schema[a].upper),
-                                             _interval_label(s, hi, schema[a].integer, schema[a].upper)]})
+                                "value": interval_label(lo, hi, schema[a].integer, schema[a].upper),
+                                "children": [interval_label(lo, s, schema[a].integer, schema[a].upper),
+                                             interval_label(s, hi, schema[a].integer, schema[a].upper)]})
                 with acc.parallel(f"step {step + 1}: split points"):   # the two halves are disjoint
                     new_split(j, k, f"split point {a}")
                     new_split(j, k + 1, f"split point {a}")
@@ -194,14 +173,13 @@ class DiffGen(_RegionRelease):
         self._fill_marginals({h["attribute"] for h in history}, acc, rng, filler)
         self._close_ledger()
         self._regions = self._grid_regions()
-        return self
 
     # ------------------------------------------------------------------ helpers
-    def _num_pos(self, data: _Data, j: int) -> np.ndarray:
+    def _num_pos(self, data: WeightedRecords, j: int) -> np.ndarray:
         starts = np.array([lo for lo, _ in self._cut_num[j]])
         return np.searchsorted(starts, data.Xn[:, j], side="right") - 1
 
-    def _cat_pos(self, data: _Data, j: int) -> np.ndarray:
+    def _cat_pos(self, data: WeightedRecords, j: int) -> np.ndarray:
         nav = self._nav[self.schema_.categorical[j]]
         leafmap = np.empty(nav.n_leaves, dtype=np.int64)
         for k, (d, n) in enumerate(self._cut_cat[j]):
@@ -245,7 +223,7 @@ class DiffGen(_RegionRelease):
                 scores.append(float(child_scores(counts, self.utility, ncp)))
         return cands, scores
 
-    def _leaf_index(self, data: _Data) -> np.ndarray:
+    def _leaf_index(self, data: WeightedRecords) -> np.ndarray:
         codes = [self._cat_pos(data, j) for j in range(len(self._cut_cat))]
         codes += [self._num_pos(data, j) for j in range(len(self._cut_num))]
         shape = self.grid_shape_

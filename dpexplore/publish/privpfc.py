@@ -1,7 +1,7 @@
 """PrivPfC: private publication of a noisy histogram chosen for classification.
 
 Su, Cao, Li & Lyu, "PrivPfC: differentially private data publication for classification",
-The VLDB Journal 27(2):201-223, 2018 (Alg. 2). Digest: shared/specs/privpfc.md.
+The VLDB Journal 27(2):201-223, 2018 (Alg. 2).
 
 The method in one sentence: enumerate a data-independent pool of candidate *grids* (one
 taxonomy level per attribute), pick one with a single exponential-mechanism call scored by the
@@ -14,144 +14,38 @@ paper's level ℓ is our depth ℓ-1 (a grid of depths (0, 2, 1) is the paper's 
 """
 from __future__ import annotations
 
-import functools
-import math
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
-from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_positive,
+from .._deprecation import moved, renamed_keyword
+from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_int, check_positive,
                            check_random_state)
-from ..budget import BudgetAccountant
+from ..budget import BudgetAccountant, prepare_accountant
+from ..counts import CountTable
 from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
+from ..limits import MAX_GRID_CELLS, MAX_SYNTHETIC_ROWS
 from ..models.histogram import HistogramClassifier, generalize
-from ..counts import CountTable
-from .base import (DEFAULT_MAX_SYNTHETIC_ROWS, CompleteSynthetic, Release, apportion, check_release_features,
-                   check_release_input, prepare_accountant, source_input, synthetic_size)
+from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
+                              enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
+                              win_probability)
+from .base import Publisher, apportion, check_release_features, synthetic_size
+from .shape import grid_cells
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
            "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
            "enumerate_grids", "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY",
-           "MAX_GRID_CELLS", "candidates_table", "sensitivity_curve", "win_probability_curve", "grid_levels",
-           "cell_labels", "compare_counts", "counts_comparison"]
+           "MAX_GRID_CELLS", "candidates_table", "cell_labels"]
 
-CONSTANT_SENSITIVITY = 1.1
-"""The paper's bound on the quality sensitivity (Lemma 1 and 2; Alg. 2 line 13)."""
-
-MAX_GRID_CELLS = 1_000_000
-"""Public cap on τ so that a dense count table always fits in memory (only bites for ε ≳ 100)."""
-
-
-# =========================================================================== quality (Sec. 4)
-def _lose(gap: np.ndarray, epsilon: float) -> np.ndarray:
-    """a(G) = ½·e^{-εG}·(1 + εG/2): P[the class ahead by G ≥ 0 loses] (Lemma 3, Eq. 10)."""
-    t = epsilon * gap
-    return 0.5 * np.exp(-t) * (1.0 + 0.5 * t)
-
-
-def win_probability(gap: Any, epsilon: float) -> Any:
-    """P[n¹ + Z₁ ≥ n² + Z₂] for a count lead ``gap`` = n¹ - n², Z iid Laplace(1/ε) (Eq. 10).
-
-    1 - a(gap) for gap ≥ 0 and a(|gap|) for gap < 0, so a tie (gap 0) gives exactly ½.
-    ``epsilon`` is the budget that will perturb the counts (ε_pert), not ε_sel.
-    """
-    eps = check_epsilon(epsilon)
-    g = np.asarray(gap, dtype=float)
-    a = _lose(np.abs(g), eps)
-    p = np.where(g >= 0, 1.0 - a, a)
-    return p.item() if np.ndim(gap) == 0 else p
-
-
-def cell_quality(counts: Any, epsilon: float) -> np.ndarray:
-    """Expected correctly classified records per cell: n⁽¹⁾p⁽¹⁾ + n⁽²⁾p⁽²⁾ (Eq. 5).
-
-    ``counts`` has shape (..., n_classes). Only the two largest counts matter; for two classes
-    this is the exact Eq. 1. Written as n⁽¹⁾ - G·a(G) with G = n⁽¹⁾ - n⁽²⁾ ≥ 0, which does not
-    depend on how ties between classes are broken.
-    """
-    eps = check_epsilon(epsilon)
-    c = np.asarray(counts, dtype=float)
-    if c.ndim < 1 or c.shape[-1] < 2:
-        raise ValueError("counts must have a last axis of at least two classes")
-    top = np.sort(c, axis=-1)[..., -2:]
-    gap = top[..., 1] - top[..., 0]
-    return top[..., 1] - gap * _lose(gap, eps)
-
-
-def grid_quality(counts: Any, epsilon: float) -> float:
-    """gq(D, g): the sum of :func:`cell_quality` over the grid's cells (Def. 4/5)."""
-    return float(np.sum(cell_quality(counts, epsilon)))
-
-
-def exact_cell_quality(counts: Any, epsilon: float, n_points: int = 8001) -> np.ndarray:
-    """Eq. 1 for any number of classes: Σ_i n^i·P[class i has the largest noisy count].
-
-    NOT PROVEN PRIVATE: for three or more classes Eq. 1 has no sensitivity bound (paper §4.3),
-    so PrivPfC selects with the top-two approximation (Eq. 5, :func:`cell_quality`). This is the
-    non-private diagnostic of the paper's Fig. 3 (how well Eq. 5 tracks Eq. 1).
-    p^i = E_Z[Π_{j≠i} F(n^i - n^j + Z)], Z ~ Laplace(1/ε), by the trapezoid rule on
-    [-25/ε, 25/ε] (8,001 points: for two classes it matches the closed form to ~2e-4 per cell).
-    """
-    eps = check_epsilon(epsilon)
-    c = np.asarray(counts, dtype=float)
-    if c.ndim != 2 or c.shape[1] < 2:
-        raise ValueError("counts must have shape (n_cells, n_classes) with at least two classes")
-    z = np.linspace(-25.0 / eps, 25.0 / eps, int(n_points))
-    w = mechanisms.laplace_pdf(z, epsilon=eps) * np.gradient(z)
-    w[[0, -1]] *= 0.5  # trapezoid end points
-    k = c.shape[1]
-    out = np.empty(c.shape[0])
-    for start in range(0, c.shape[0], 256):
-        block = c[start:start + 256]                                   # (m, k)
-        lead = block[:, :, None] - block[:, None, :]                   # n^i - n^j, (m, k, k)
-        cdf = mechanisms.laplace_cdf(lead[..., None] + z, epsilon=eps)  # (m, k, k, P)
-        cdf[:, np.arange(k), np.arange(k), :] = 1.0                    # leave out j = i
-        p = (np.prod(cdf, axis=2) * w).sum(axis=-1)                    # (m, k)
-        out[start:start + 256] = (block * p).sum(axis=1)
-    return out
-
-
-def _lemma1_f(x: np.ndarray, epsilon: float) -> np.ndarray:
-    """f_ε(x) = |1 + g₁(x-1) - g₁(x)|, g₁(x) = x·a(x) (Lemma 1, Eq. 4).
-
-    Evaluated without cancellation: with t = εx, g₁(x-1) - g₁(x) equals
-    ½[(x-1)(1-e^{-ε})e^{-(t-ε)}(1 + (t-ε)/2) - e^{-t}(1 + t - ε/2)] (algebra on Eq. 4), so small ε does not
-    subtract two numbers of size 1/ε.
-    """
-    t = epsilon * x
-    lead = (x - 1.0) * -np.expm1(-epsilon) * np.exp(-(t - epsilon)) * (1.0 + 0.5 * (t - epsilon))
-    diff = 0.5 * (lead - np.exp(-t) * (1.0 + t - 0.5 * epsilon))
-    return np.abs(1.0 + diff)
-
-
-def quality_sensitivity(epsilon: float) -> float:
-    """Δ_gq(ε): the exact sensitivity of the grid quality for perturbation budget ``epsilon``.
-
-    Lemma 1 (Eq. 3): max over integer gaps x ≥ 1 of f_ε(x) -- the case where the removed record
-    is in the strict majority class; the other case is bounded by ½ ≤ f_ε(1). The maximum is
-    taken over integers by a direct scan of x = 1..max(10, ⌈20/ε⌉) (the continuous maximiser is
-    ≈ (1+√3)/ε + ½, not (1+√3)/2 as printed), so it is ≈1.0889 for small ε and falls to 1 for large
-    ε; never above the paper's 1.1. The same bound covers the top-two approximation Eq. 5 (Lemma
-    2; spec §3.4). The ε here is ε_pert, which is fixed before selection, so using Δ(ε_pert)
-    instead of 1.1 is still DP (paper §4.2).
-    """
-    eps = check_epsilon(epsilon)
-    hi = max(10, math.ceil(20.0 / eps)) + 1
-    if hi <= 2_000_000:
-        x = np.arange(1, hi + 1, dtype=float)
-    else:  # tiny ε: scan the small gaps and a wide window around the maximiser
-        centre = math.floor((1 + math.sqrt(3)) / eps + 0.5)
-        x = np.concatenate([np.arange(1, 1001), np.arange(max(1, centre - 100_000), centre + 100_001)]).astype(float)
-    return float(max(_lemma1_f(x, eps).max(), 0.5))
-
+# the plot frames moved to dpexplore.evaluate.privpfc (they evaluate releases); old names warn
+__getattr__ = moved(__name__, {name: f"dpexplore.evaluate.privpfc:{name}" for name in (
+    "sensitivity_curve", "win_probability_curve", "grid_levels", "compare_counts", "counts_comparison")})
 
 # =========================================================================== candidates (Sec. 5)
 def grid_threshold(n_hat: float, epsilon_pert: float, noise_to_signal: float = 0.2) -> float:
@@ -161,238 +55,6 @@ def grid_threshold(n_hat: float, epsilon_pert: float, noise_to_signal: float = 0
     A function of the DP estimate N̂ and public constants only, so it is post-processing.
     """
     return float(min(noise_to_signal * n_hat * epsilon_pert, MAX_GRID_CELLS))
-
-
-def enumerate_grids(level_sizes: Sequence[Sequence[int]], theta: int, tau: float) -> np.ndarray:
-    """Candidate grids, breadth-first by number of refined attributes (Alg. 2, ``Enumerate``).
-
-    ``level_sizes[j]`` lists the node count per depth of attribute j (root first). Returns an
-    int array (n_grids, n_attributes) of depths: first the all-root grid (the majority-vote
-    grid, one cell), then every grid refining one attribute, then two, ... keeping only grids of
-    at most ``tau`` cells, until ``theta`` grids are collected. The all-root grid is always in
-    (so the pool is never empty) and counts toward Θ.
-
-    Canonical generation: a grid is only extended with attributes after its last refined one,
-    so each grid is produced once and Θ counts *distinct* grids (the paper's pseudo-code makes
-    each m-attribute grid m times, spec §4.2). Pruning is safe because refining never shrinks a
-    grid. Within a layer the order is lexicographic in the given (public) attribute order,
-    which decides what survives the Θ cut. Uses no data: only the taxonomy shapes, Θ and τ.
-    """
-    sizes = tuple(tuple(int(s) for s in ls) for ls in level_sizes)
-    # cells are integers, so "cells > tau" depends on tau only through floor(tau): the pool is
-    # cached on that key (an explorer step re-enumerates the same pool) and handed out as a copy
-    return _enumerate_grids(sizes, int(theta), math.floor(tau) if math.isfinite(tau) else tau).copy()
-
-
-@functools.lru_cache(maxsize=16)   # a pool of Θ = 10,000 grids is about 1 MB
-def _enumerate_grids(sizes: tuple[tuple[int, ...], ...], theta: int, tau: float) -> np.ndarray:
-    d = len(sizes)
-    root = (0,) * d
-    pool = [root]
-    layer = [(root, 1, -1)]  # (grid, number of cells, index of the last refined attribute)
-    while layer and len(pool) < theta:
-        nxt = []
-        for grid, size, last in layer:
-            for j in range(last + 1, d):
-                for depth in range(1, len(sizes[j])):
-                    cells = size * sizes[j][depth]
-                    if cells > tau:
-                        break  # deeper levels only have more nodes
-                    new = grid[:j] + (depth,) + grid[j + 1:]
-                    pool.append(new)
-                    nxt.append((new, cells, j))
-                    if len(pool) >= theta:
-                        return np.array(pool, dtype=np.int64).reshape(len(pool), d)
-        layer = nxt
-    return np.array(pool, dtype=np.int64).reshape(len(pool), d)
-
-
-def describe_grid(depths: Sequence[int], attributes: Sequence[str]) -> str:
-    """Readable name of a grid, e.g. "education@2 × sex@1" (depths; "(root)" if none refined)."""
-    parts = [f"{a}@{int(d)}" for a, d in zip(attributes, depths) if d > 0]
-    return " × ".join(parts) if parts else "(root)"
-
-
-# =========================================================================== scoring
-class GridScorer:
-    """Scores many grids on one table quickly, reusing work across grids.
-
-    Built once per training table: the node code of every row for every attribute and depth
-    (:class:`~dpexplore.histogram.LevelCodes`) and the class codes. A grid's key for each row
-    is the class followed by its node codes in mixed radix, ``y·size + cell``; grids are scored
-    in lexicographic order of their refined (attribute, depth) items, so a grid's key extends
-    its prefix's key (kept on a stack) with a single multiply-add, then one ``np.bincount``
-    gives all (class, cell) counts; grids differing only in the depth of their last refined
-    attribute share that pass (coarser depths are column sums over the taxonomy). No Python
-    loop runs over rows (spec §6).
-
-    The quality per ε_pert is cached per grid, so re-scoring a pool after ε_sel or Θ moved is a
-    dictionary look-up. Everything here reads the true data: scores are inputs to the
-    exponential mechanism, not releases.
-
-    ``weights`` (one per row, default 1) makes each row stand for that many records: built
-    from a :class:`~dpexplore.counts.CountTable` (:meth:`from_table`) the rows are the occupied
-    (leaf cell, class) entries weighted by their counts, every ``bincount`` becomes a weighted
-    sum with the same integer result, and the cost depends on occupied cells, not records.
-    """
-
-    def __init__(self, codes: LevelCodes, y_codes: Any, n_classes: int, weights: Any = None):
-        self.attributes = list(codes.attributes)
-        self.level_sizes = [tuple(codes.level_sizes[a]) for a in self.attributes]
-        # int64 codes: np.bincount works on intp, so int32 keys would be converted every call
-        self._codes = [[codes.codes(a, d).astype(np.int64) for d in range(len(ls))]
-                       for a, ls in zip(self.attributes, self.level_sizes)]
-        self._taxonomies = [codes.schema[a].taxonomy for a in self.attributes]
-        self._coarse: dict[tuple[int, int, int], np.ndarray] = {}
-        self.y = np.asarray(y_codes, dtype=np.int64)
-        if self.y.shape != (codes.n_rows,):
-            raise ValueError("y_codes must have one class code per row")
-        self.n_classes = int(n_classes)
-        if weights is None:
-            self._w = None
-            self.n_rows = int(self.y.size)
-            self._max_class = int(np.bincount(self.y, minlength=self.n_classes).max(initial=0))
-        else:
-            w = np.asarray(weights)
-            if w.shape != self.y.shape or (w.size and (w.dtype.kind not in "iu" or w.min() < 0)):
-                raise ValueError("weights must hold one non-negative integer count per row")
-            self._w = w.astype(np.int64)
-            self.n_rows = int(self._w.sum())   # records, not rows
-            self._max_class = int(np.bincount(self.y, weights=self._w, minlength=self.n_classes).max(initial=0))
-        self._cache: dict[float, dict[tuple, float]] = {}
-
-    @classmethod
-    def from_table(cls, table: Any) -> "GridScorer":
-        """A scorer over a :class:`~dpexplore.counts.CountTable`: one weighted row per occupied
-        cell (weight = count). Same qualities and counts as the records it was built from."""
-        return cls(LevelCodes.from_table(table), table.class_codes, table.schema.n_classes, weights=table.counts)
-
-    def _bincount(self, key: np.ndarray, minlength: int) -> np.ndarray:
-        """Counts of records per key: plain, or weighted (float64 sums of integers below 2**53
-        are exact, so the cast gives exactly the integer counts)."""
-        if self._w is None:
-            return np.bincount(key, minlength=minlength)
-        return np.bincount(key, weights=self._w, minlength=minlength).astype(np.int64)  # exact integers
-
-    def shape(self, depths: Sequence[int]) -> tuple[int, ...]:
-        return tuple(ls[int(d)] for ls, d in zip(self.level_sizes, depths))
-
-    def counts(self, depths: Sequence[int]) -> np.ndarray:
-        """True counts (n_cells, n_classes) of one grid, empty cells included (non-private)."""
-        key, size = self.y.copy(), 1
-        for j, d in enumerate(depths):
-            if d > 0:
-                s = self.level_sizes[j][int(d)]
-                key *= s
-                key += self._codes[j][int(d)]
-                size *= s
-        return self._bincount(key, self.n_classes * size).reshape(self.n_classes, size).T
-
-    def _tables(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        # a gap never exceeds the largest class count, and from εG ≥ 800 on e^{-εG} is exactly 0.0
-        # in float64, so G·a(G) = 0 and G/2 - G·a(G) = G/2 there (see _lookup): the table stops
-        # at min(largest class + 1, ⌈800/ε⌉ + 2) entries whatever the number of records
-        gap = np.arange(min(self._max_class + 1, math.ceil(800.0 / epsilon) + 2), dtype=float)
-        psi = gap * _lose(gap, epsilon)          # G·a(G): expected loss of a cell with lead G
-        return psi, 0.5 * gap - psi             # binary: quality = N/2 + Σ_c (G/2 - G·a(G))
-
-    @staticmethod
-    def _lookup(table: np.ndarray, gap: np.ndarray, half: bool) -> np.ndarray:
-        """``table[gap]``, past the table's end the exact value it would hold: G/2 (``half``,
-        the φ table) or 0.0 (the ψ table). Element for element the same floats as a full table."""
-        n = table.shape[0]
-        if not gap.size or int(gap.max()) < n:
-            return table[gap]
-        beyond = 0.5 * gap if half else np.zeros(gap.shape)
-        return np.where(gap < n, table[np.minimum(gap, n - 1)], beyond)
-
-    def score(self, grids: Any, epsilon_pert: float) -> np.ndarray:
-        """Grid quality (Eq. 1 for two classes, Eq. 5 otherwise) of each row of ``grids``."""
-        eps = check_epsilon(epsilon_pert, "epsilon_pert")
-        grids = np.asarray(grids, dtype=np.int64).reshape(-1, len(self.attributes))
-        cache = self._cache.setdefault(float(f"{eps:.12g}"), {})  # ε_pert from a split: ignore float dust
-        keys = list(map(tuple, grids.tolist()))
-        missing = [i for i, key in enumerate(keys) if key not in cache]
-        if missing:
-            # lexicographic order of depth vectors keeps grids sharing refined prefixes together
-            self._score_into(np.unique(grids[missing], axis=0), eps, cache)
-        return np.array([cache[key] for key in keys], dtype=float)
-
-    def sizes(self, grids: Any) -> np.ndarray:
-        """Number of cells of each grid (rows of depths)."""
-        grids = np.asarray(grids, dtype=np.int64).reshape(-1, len(self.attributes))
-        out = np.ones(len(grids), dtype=np.int64)
-        for j, ls in enumerate(self.level_sizes):
-            out *= np.asarray(ls, dtype=np.int64)[grids[:, j]]
-        return out
-
-    def _coarsen(self, j: int, deep: int, depth: int) -> np.ndarray:
-        """0/1 matrix (nodes at ``deep``) × (nodes at ``depth``) of attribute j: node → ancestor.
-
-        Taken from the public taxonomy (leaf → node maps), so summing the columns of a count
-        table at ``deep`` gives exactly the counts at the coarser ``depth``.
-        """
-        key = (j, deep, depth)
-        if key not in self._coarse:
-            tax = self._taxonomies[j]
-            ancestor = np.zeros(self.level_sizes[j][deep], dtype=np.int64)
-            ancestor[tax.leaf_to_node(deep)] = tax.leaf_to_node(depth)
-            onehot = np.zeros((self.level_sizes[j][deep], self.level_sizes[j][depth]))
-            onehot[np.arange(ancestor.size), ancestor] = 1.0
-            self._coarse[key] = onehot
-        return self._coarse[key]
-
-    def _quality(self, counts: np.ndarray, psi: np.ndarray, phi: np.ndarray) -> float:
-        """Eq. 1 (k = 2) or Eq. 5 of a (n_classes, n_cells) table of integer counts."""
-        k = self.n_classes
-        if k == 2:
-            gap = np.abs(counts[0] - counts[1])
-            return 0.5 * self.n_rows + float(self._lookup(phi, gap, True).sum())  # Σ_c n_max - G·a(G), n_max = (n + G)/2
-        top = np.partition(counts, k - 2, axis=0)
-        return float(top[k - 1].sum() - self._lookup(psi, top[k - 1] - top[k - 2], False).sum())  # Eq. 5
-
-    def _score_into(self, grids: np.ndarray, eps: float, cache: dict) -> None:
-        """Exact counts of every grid, one ``bincount`` per (refined prefix, last attribute).
-
-        Grids that differ only in the depth of their last refined attribute j share one pass
-        over the rows: count once at the deepest of those depths, then sum columns (taxonomy
-        ancestor map) for the coarser ones. Prefix keys are kept on a stack across groups.
-        """
-        psi, phi = self._tables(eps)
-        k = self.n_classes
-        groups: dict[tuple, dict[int, tuple]] = {}  # (prefix items, j) -> {depth: grid}
-        for g in map(tuple, grids.tolist()):
-            items = [(j, d) for j, d in enumerate(g) if d > 0]
-            if not items:  # the all-root grid: one cell
-                cache[g] = self._quality(self._bincount(self.y, k).reshape(k, 1), psi, phi)
-                continue
-            j, d = items[-1]
-            groups.setdefault((tuple(items[:-1]), j), {})[d] = g
-        stack: list[tuple[tuple[int, int], np.ndarray, int]] = []  # (item, key, size)
-        for (prefix, j), members in sorted(groups.items()):
-            common = 0
-            while common < min(len(prefix), len(stack)) and stack[common][0] == prefix[common]:
-                common += 1
-            del stack[common:]
-            for item in prefix[common:]:
-                jj, dd = item
-                key, size = (stack[-1][1], stack[-1][2]) if stack else (self.y, 1)
-                s = self.level_sizes[jj][dd]
-                new = key * s
-                new += self._codes[jj][dd]
-                stack.append((item, new, size * s))
-            key, size = (stack[-1][1], stack[-1][2]) if stack else (self.y, 1)
-            deep = max(members)
-            s = self.level_sizes[j][deep]
-            last = key * s
-            last += self._codes[j][deep]
-            counts = self._bincount(last, k * size * s).reshape(k * size, s)
-            for d, g in members.items():
-                if d == deep:
-                    table = counts
-                else:  # exact: integer counts summed in float64, far below 2**53
-                    table = (counts @ self._coarsen(j, deep, d)).astype(np.int64)
-                cache[g] = self._quality(table.reshape(k, -1), psi, phi)
 
 
 # =========================================================================== the algorithm
@@ -423,19 +85,11 @@ class PrivPfCRun:
 SENSITIVITY_MODES = ("exact", "constant")
 
 
-def _check_theta(theta: Any) -> int:
-    if isinstance(theta, bool) or not isinstance(theta, numbers.Real) or not float(theta).is_integer():
-        raise TypeError(f"theta must be a whole number of candidate grids, got {theta!r}")
-    if theta < 1:
-        raise ValueError(f"theta must be at least 1 (the pool size cap Θ), got {theta!r}")
-    return int(theta)
-
-
-def _check_split(split: Any) -> np.ndarray:
-    w = check_fraction_weights(split, "split")
+def _check_shares(shares: Any) -> np.ndarray:
+    w = check_fraction_weights(shares, "shares")
     if w.size != 3:
-        raise ValueError("split must hold three weights (record count, grid selection, histogram noise), "
-                         f"got {split!r}")
+        raise ValueError("shares must hold three weights (record count, grid selection, histogram noise), "
+                         f"got {shares!r}")
     return w
 
 
@@ -445,8 +99,9 @@ def _check_sensitivity(sensitivity: Any) -> str:
     return sensitivity
 
 
+@renamed_keyword(split="shares")
 def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
-                split: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
+                shares: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
                 sensitivity: str = "exact", accountant: BudgetAccountant | None = None,
                 random_state: RandomState = None, private_selection: bool = True,
                 min_records_per_cell: float | None = None) -> PrivPfCRun:
@@ -458,15 +113,16 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
        or 1.1, budget ε_sel                            (line 6, label "grid selection")
     4. Laplace(1/ε_pert) on every (cell, class) count of the chosen grid, empty cells included
                                                        (line 7, label "histogram counts")
-    ``private_selection=False`` replaces step 3 by the noise-free argmax (PrivPfC-SelNF, §7.4):
+    ε is divided by the weights ``shares`` into ε_size, ε_sel and ε_pert (line 2).
+    ``private_selection=False`` replaces step 3 by the noise-free argmax (PrivPfC-SelNF, §5.5):
     NOT differentially private, spends no ε_sel, for diagnosing error sources only.
     ``min_records_per_cell`` (None = the paper) lowers τ to N̂ / min_records_per_cell at step 2
     (Alg. 2 line 4, before Enumerate): grids whose expected occupancy N̂/|g| is below it never
     enter the pool. A function of the DP N̂ and a public constant: post-processing, no ε.
     """
     epsilon = check_epsilon(epsilon)
-    theta = _check_theta(theta)
-    w = _check_split(split)
+    theta = check_int(theta, "theta", minimum=1)
+    w = _check_shares(shares)
     ratio = check_positive(noise_to_signal, "noise_to_signal")
     if min_records_per_cell is not None:
         min_records_per_cell = check_positive(min_records_per_cell, "min_records_per_cell")
@@ -478,7 +134,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     n_hat = float(mechanisms.laplace(float(scorer.n_rows), epsilon=acc.spend(eps_size, "record count"),
                                      random_state=rng))
     tau = grid_threshold(n_hat, eps_pert, ratio)
-    if min_records_per_cell is not None:   # dpexplore option (issue 12 item 15), not in the paper
+    if min_records_per_cell is not None:   # a dpexplore option, not in the paper
         tau = min(tau, n_hat / min_records_per_cell)
     pool = enumerate_grids(scorer.level_sizes, theta, tau)
     qualities = scorer.score(pool, eps_pert)
@@ -498,7 +154,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                       probabilities=probabilities, index=int(index), noisy_counts=noisy)
 
 
-class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
+class PrivPfC(Publisher):
     """PrivPfC (Su et al. 2018): a DP noisy histogram on a privately chosen grid, and its classifier.
 
     Parameters
@@ -507,8 +163,9 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         Total privacy budget (pure ε-DP, add/remove-one neighbours).
     theta : int, default 10_000
         Θ, the maximum number of candidate grids in the pool (not a cap on grid size).
-    split : three weights, default (0.03, 0.37, 0.60)
-        Shares of ε for the record count, the grid selection and the histogram noise (Alg. 2).
+    shares : three weights, default (0.03, 0.37, 0.60)
+        Shares of ε for the record count, the grid selection and the histogram noise (Alg. 2
+        line 2). ``split`` is its former name (deprecated).
     random_state : int, Generator or None
     accountant : BudgetAccountant or None
         Where ε is spent (a fresh one holding ``epsilon`` if None).
@@ -531,12 +188,19 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         marginals of those root attributes over their taxonomy leaves (split evenly; ledger rows
         "marginal: <column>"), from which :meth:`synthetic` samples them. An extension beyond the
         paper. If the grid refines every attribute the share is not spent (``epsilon_spent_``).
-    max_synthetic_rows : int, default 1_000_000 (keyword only)
+    max_synthetic_rows : int, default :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS` (keyword only)
         Public cap on the rows :meth:`synthetic` makes (its size is N̂ clamped to [1, cap]).
+    schema : Schema or None, default None (keyword only)
+        The public schema (taxonomies, class labels) ``fit(X, y)`` uses; None reads one from the
+        data with a :class:`PrivacyLeakWarning`.
 
-    ``fit(X, y, schema=None)``: the schema (taxonomies, class labels) must be public; without it
-    it is read from the data with a :class:`PrivacyLeakWarning`. ``X`` may be a DataFrame or an
-    array (columns ``x0, x1, …``, or the schema's predictors when the widths agree).
+    ``fit(X, y)`` for records in memory (``X`` a DataFrame or an array: columns ``x0, x1, …``,
+    or the schema's predictors when the widths agree), or ``fit(source)`` for a
+    :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; the target and schema come from it;
+    ``classes_`` are then the schema's strings). Either way the run works on the
+    :class:`~dpexplore.counts.CountTable` (occupied cells weighted by their counts): the same
+    table and seed give the same release from any engine, and after the table is built the cost
+    does not depend on the number of records.
 
     Released (DP) fitted attributes: ``grid_`` ({predictor: depth}, depth 0 = root; ``levels_``
     gives the paper's numbering, depth + 1), ``counts_`` (noisy counts of shape (n_cells,
@@ -553,15 +217,21 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
 
     method = "PrivPfC"
     _private_selection = True
+    _renamed_params = {"split": "shares"}
+    synthetic_values = ("generalized", "sampled")
+    _synthetic_positional = ("random_state", "values", "weighted", "max_rows", "n")
+    _synthetic_removed = {"weighted": "call weighted_table() for the table with a weight column",
+                          "max_rows": "pass n= for the number of rows, or set max_synthetic_rows"}
 
     def __init__(self, epsilon: float = 1.0, theta: int = 10_000,
-                 split: Sequence[float] = (0.03, 0.37, 0.60), random_state: RandomState = None,
+                 shares: Sequence[float] = (0.03, 0.37, 0.60), random_state: RandomState = None,
                  accountant: BudgetAccountant | None = None, *, noise_to_signal: float = 0.2,
                  sensitivity: str = "exact", min_records_per_cell: float | None = None,
-                 marginal_share: float = 0.0, max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS):
+                 marginal_share: float = 0.0, max_synthetic_rows: int = MAX_SYNTHETIC_ROWS,
+                 schema: Schema | None = None):
         self.epsilon = epsilon
         self.theta = theta
-        self.split = split
+        self.shares = shares
         self.random_state = random_state
         self.accountant = accountant
         self.noise_to_signal = noise_to_signal
@@ -569,12 +239,13 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         self.min_records_per_cell = min_records_per_cell
         self.marginal_share = marginal_share
         self.max_synthetic_rows = max_synthetic_rows
+        self.schema = schema
 
     # ------------------------------------------------------------------ fit
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
-        _check_theta(self.theta)
-        _check_split(self.split)
+        check_int(self.theta, "theta", minimum=1)
+        _check_shares(self.shares)
         check_positive(self.noise_to_signal, "noise_to_signal")
         _check_sensitivity(self.sensitivity)
         if self.min_records_per_cell is not None:
@@ -582,43 +253,30 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         self._check_complete_params()
         check_random_state(self.random_state)
 
-    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "PrivPfC":
-        """Run PrivPfC on the training table (spends ``epsilon``).
+    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
+        table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
+        self._fit_counts(table, schema, class_values(schema.classes, y), self._prepare_filler(schema, X=X))
 
-        ``fit(X, y, schema)`` for records in memory, or ``fit(source)`` for a
-        :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; the target and schema come from
-        it; ``classes_`` are then the schema's strings). Either way the run works on the
-        :class:`~dpexplore.counts.CountTable` (occupied cells weighted by their counts): the same
-        table and seed give the same release from any engine, and after the table is built the
-        cost does not depend on the number of records.
-        """
-        self._check_params()
-        got = source_input(X, y, schema, estimator=self)
-        if got is None:
-            X, y, schema = check_release_input(X, y, schema, estimator=self)
-            table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
-            classes = class_values(schema.classes, y)
-            filler = self._prepare_filler(schema, X=X)
-        else:
-            table, schema = got
-            classes = None
-            filler = self._prepare_filler(schema, table=table)
+    def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
+        self._fit_counts(table, schema, None, self._prepare_filler(schema, table=table))
+
+    def _fit_counts(self, table: CountTable, schema: Schema, classes: Any, filler: Any) -> None:
         accountant = prepare_accountant(self.epsilon, self.accountant)
         self._fit_scorer(GridScorer.from_table(table), schema, accountant, classes=classes, filler=filler)
-        return self
 
     def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
                     classes: Any = None, filler: Any = None) -> None:
         self._open_ledger(accountant)
         rng = check_random_state(self.random_state)
-        run = run_privpfc(scorer, epsilon=self._model_epsilon(), theta=self.theta, split=self.split,
+        run = run_privpfc(scorer, epsilon=self._model_epsilon(), theta=self.theta, shares=self.shares,
                           noise_to_signal=self.noise_to_signal, sensitivity=self.sensitivity,
                           accountant=accountant, random_state=rng,
                           private_selection=self._private_selection,
                           min_records_per_cell=self.min_records_per_cell)
         self.schema_ = schema
         # after the grid is chosen (a DP output): marginals of the root attributes (extension)
-        self._fill_marginals([a for a, d in zip(scorer.attributes, run.grid) if d > 0], accountant, rng, filler)
+        self._fill_marginals([a for a, d in zip(scorer.attributes, run.grid) if d > 0], accountant, rng, filler,
+                             exact=[a for a, d in zip(scorer.attributes, run.grid) if d == schema[a].taxonomy.height - 1])
         self._close_ledger()
         # the run's qualities/probabilities read the data without noise: not kept (diagnostics())
         # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)
@@ -649,7 +307,7 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         X = check_release_features(self, X, self.schema_.predictors)
         self.schema_.validate(X, y)
         scorer = GridScorer(LevelCodes(X, self.schema_), self.schema_.encode_target(y), self.schema_.n_classes)
-        pool = enumerate_grids(scorer.level_sizes, _check_theta(self.theta), self.tau_)
+        pool = enumerate_grids(scorer.level_sizes, check_int(self.theta, "theta", minimum=1), self.tau_)
         eps_pert, eps_sel = self.epsilon_split_["histogram counts"], self.epsilon_split_["grid selection"]
         qualities = scorer.score(pool, eps_pert)
         probabilities = mechanisms.exponential_probabilities(qualities, epsilon=eps_sel,
@@ -667,38 +325,47 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         self._check_fitted()
         return {a: d + 1 for a, d in self.grid_.items()}
 
-    def synthetic(self, random_state: RandomState = None, values: str = "generalized",
-                  weighted: bool = False, max_rows: int | None = None, n: int | None = None) -> pd.DataFrame:
+    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str, weighted: bool = False,
+                   max_rows: int | None = None) -> pd.DataFrame:
         """Synthetic records from the noisy histogram, every declared column in schema order.
         Post-processing: no budget.
 
-        Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), clamped to
-        [1, ``max_synthetic_rows``] (``max_rows`` overrides that cap). The rows of each (cell,
-        class) are its noisy count clipped at 0, rescaled to that size (largest-remainder
-        rounding; at the paper's scale this is round(max(0, count)) copies, Alg. 2 line 22).
-        Refined attributes get node labels ("generalized", as the reference code) or values
-        drawn inside the node ("sampled"; int64 for integer attributes, float64 for others); attributes left at the root
-        are drawn from their noisy marginal (``marginal_share`` > 0) or uniformly over the
-        declared domain (the paper; "generalized": the root label), see ``column_sources_``.
-
-        ``weighted=True`` returns each generalised (cell, class) once with a ``weight`` column
-        holding its rounded copy count instead (root attributes keep the root label). The target
-        column holds ``classes_`` (the labels in the type of the training y).
+        Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), raised to
+        the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.base.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
+        at 0, rescaled to that size (largest-remainder rounding; at the paper's scale this is
+        round(max(0, count)) copies, Alg. 2 line 22). Refined attributes get node labels
+        ("generalized", as the reference code) or values drawn inside the node ("sampled";
+        int64 for integer attributes, float64 for others); attributes left at the root are
+        drawn from their noisy marginal (``marginal_share`` > 0) or uniformly over the declared
+        domain (the paper; "generalized": the root label), see ``column_sources_``. The target
+        column holds ``classes_`` (the labels in the type of the training y). ``weighted`` and
+        ``max_rows`` are the former keywords (:meth:`weighted_table`; ``max_rows`` replaces the cap).
+        With ``marginal_share`` > 0 the table keeps the data's shape
+        (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
+        noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
         self._check_fitted()
-        if not weighted:
-            if values not in ("generalized", "sampled"):
-                raise ValueError(f"values must be 'generalized' or 'sampled', got {values!r}")
-            size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
-            rng = check_random_state(random_state)
-            reps = apportion(self.counts_, size).reshape(self.counts_.shape)
-            frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
-                                          rounding="round", random_state=rng, max_rows=size)
-            codes = self.schema_.encode_target(frame[self.schema_.target])
-            frame[self.schema_.target] = self.classes_[codes]
-            return self._complete(frame, rng, generalized=values == "generalized")
-        if values != "generalized":
-            raise ValueError("weighted=True only supports values='generalized'")
+        if weighted:
+            if values != "generalized":
+                raise ValueError("weighted=True only supports values='generalized'")
+            return self.weighted_table()
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
+        rng = check_random_state(random_state)
+        cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
+        reps = apportion(self._copy_weights(self.counts_, cells), size).reshape(self.counts_.shape)
+        frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
+                                      rounding="round", random_state=rng, max_rows=size)
+        codes = self.schema_.encode_target(frame[self.schema_.target])
+        frame[self.schema_.target] = self.classes_[codes]
+        rows = np.repeat(np.arange(reps.size), reps.ravel()) // self.schema_.n_classes   # each row's grid cell
+        return self._complete(frame, rng, generalized=values == "generalized", cells=cells, row_cells=rows)
+
+    def weighted_table(self) -> pd.DataFrame:
+        """The released histogram as generalized records with a ``weight`` column: each (cell,
+        class) with a positive rounded noisy count once (round(max(0, count)) copies, Alg. 2 line
+        22), every predictor as its node label (the root label when unrefined), the target as
+        ``classes_``. Post-processing: no budget."""
+        self._check_fitted()
         reps = np.rint(np.clip(self.counts_, 0, None)).astype(np.int64).ravel()
         keep = np.flatnonzero(reps > 0)
         cells, labels = np.divmod(keep, len(self.classes_))
@@ -740,7 +407,7 @@ class PrivPfC(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
 
 
 class PrivPfCSelNF(PrivPfC):
-    """PrivPfC-SelNF: NOT DIFFERENTIALLY PRIVATE. A diagnostic (paper §7.4, Fig. 10).
+    """PrivPfC-SelNF: NOT DIFFERENTIALLY PRIVATE. A diagnostic (paper §5.5, Fig. 10).
 
     The grid is the noise-free argmax of the quality; the record count and the histogram are
     noisy as in PrivPfC. Comparing it with PrivPfC separates the error of private selection
@@ -753,35 +420,7 @@ class PrivPfCSelNF(PrivPfC):
 
 
 
-# =========================================================================== tidy data for plots
-def sensitivity_curve(epsilons: Any) -> pd.DataFrame:
-    """Δ_gq(ε) of Lemma 1 for each ε, next to the paper's constant 1.1 (the Fig. 2 analogue)."""
-    eps = np.asarray(epsilons, dtype=float).ravel()
-    return pd.DataFrame({"epsilon": eps, "sensitivity": [quality_sensitivity(e) for e in eps],
-                         "constant": CONSTANT_SENSITIVITY})
-
-
-def win_probability_curve(gaps: Any, epsilons: Sequence[float]) -> pd.DataFrame:
-    """P[the leading class stays ahead after noise] against the count lead, per ε (Eq. 10)."""
-    gaps = np.asarray(gaps, dtype=float).ravel()
-    return pd.concat([pd.DataFrame({"gap": gaps, "epsilon": float(e), "probability": win_probability(gaps, e)})
-                      for e in epsilons], ignore_index=True)
-
-
-def grid_levels(grid: Mapping[str, int], schema: Schema) -> pd.DataFrame:
-    """One row per (attribute, depth): node count and whether the grid uses that depth.
-
-    ``level`` is the paper's numbering (depth + 1).
-    """
-    rows = []
-    for a in schema.predictors:
-        tax = schema[a].taxonomy
-        for depth, size in enumerate(tax.level_sizes):
-            rows.append({"attribute": a, "depth": depth, "level": depth + 1, "nodes": size,
-                         "chosen": grid.get(a, 0) == depth, "refined": grid.get(a, 0) > 0})
-    return pd.DataFrame(rows)
-
-
+# =========================================================================== tables
 def cell_labels(cells: Any, grid: Mapping[str, int], schema: Schema) -> pd.DataFrame:
     """Node labels (every predictor; the root label when unrefined) of cell indices of ``grid``.
 
@@ -794,49 +433,6 @@ def cell_labels(cells: Any, grid: Mapping[str, int], schema: Schema) -> pd.DataF
     nodes = np.unravel_index(np.asarray(cells, dtype=np.int64), shape)
     return pd.DataFrame({a: np.asarray(t.labels(int(grid.get(a, 0))), dtype=object)[c]
                          for a, t, c in zip(names, taxes, nodes)}, columns=names)
-
-
-def compare_counts(true: Any, noisy: Any, grid: Mapping[str, int], schema: Schema,
-                   n_cells: int = 6, pick: str = "largest") -> pd.DataFrame:
-    """True vs noisy counts of ``n_cells`` cells of a released grid (tidy).
-
-    NON-PRIVATE DIAGNOSTIC: ``true`` holds the raw counts (n_cells, n_classes) of the grid.
-    The cells shown are picked from the noisy totals (the release), not from the true ones:
-    ``pick="largest"`` takes the largest, ``"spread"`` takes cells at evenly spaced ranks from
-    the largest to the smallest (so small and empty cells, where the noise shows, appear too).
-    Columns: cell (node labels of the refined attributes), class, kind ("true"/"noisy"), count.
-    """
-    true, noisy = np.asarray(true, dtype=float), np.asarray(noisy, dtype=float)
-    if true.shape != noisy.shape:
-        raise ValueError(f"true and noisy counts differ in shape: {true.shape} vs {noisy.shape}")
-    if pick not in ("largest", "spread"):
-        raise ValueError(f"pick must be 'largest' or 'spread', got {pick!r}")
-    ranked = np.argsort(-noisy.sum(axis=1), kind="stable")
-    if pick == "largest" or len(ranked) <= n_cells:
-        order = ranked[:n_cells]
-    else:
-        order = ranked[np.unique(np.linspace(0, len(ranked) - 1, n_cells).round().astype(int))]
-    labels = cell_labels(order, grid, schema)
-    used = [a for a in schema.predictors if grid.get(a, 0) > 0]
-    names = labels[used].astype(str).agg(" · ".join, axis=1) if used else pd.Series(["(all records)"] * len(order))
-    rows = []
-    for name, cell in zip(names, order):
-        for i, c in enumerate(schema.classes):
-            rows.append({"cell": name, "class": c, "kind": "true", "count": float(true[cell, i])})
-            rows.append({"cell": name, "class": c, "kind": "noisy", "count": float(noisy[cell, i])})
-    return pd.DataFrame(rows)
-
-
-def counts_comparison(model: "PrivPfC", X: pd.DataFrame, y: Any, n_cells: int = 6,
-                      pick: str = "largest") -> pd.DataFrame:
-    """:func:`compare_counts` for a fitted PrivPfC and its training data (NON-PRIVATE diagnostic).
-
-    The true counts are recounted with the histogram classifier's generalisation, which is the
-    one used for the release and for test records.
-    """
-    model._check_fitted()
-    true = HistogramClassifier(schema=model.schema_, grid=model.grid_).fit(X, y).counts_
-    return compare_counts(true, model.counts_, model.grid_, model.schema_, n_cells=n_cells, pick=pick)
 
 
 def candidates_table(run: PrivPfCRun, scorer: GridScorer) -> pd.DataFrame:

@@ -23,43 +23,39 @@ sensitivity < 2 under both (proof of Thm 1, and the bound in :func:`score_sensit
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from .. import mechanisms
-from .._validation import RandomState, check_epsilon, check_positive, check_random_state
-from ..budget import BudgetAccountant
-from ..domain import Schema, class_values
-from .base import (DEFAULT_MAX_SYNTHETIC_ROWS, CompleteSynthetic, MarginalFiller, Release, apportion,
-                   check_release_features, check_release_input, prepare_accountant, source_input,
-                   synthetic_size)
+from .._deprecation import moved
+from .._validation import RandomState, check_epsilon, check_fraction, check_int, check_positive, check_random_state
+from ..budget import BudgetAccountant, prepare_accountant
+from ..counts import CountTable
+from ..domain import Attribute, Schema, Taxonomy, class_values
+from ..exceptions import EmptySyntheticWarning
+from ..limits import MAX_DOMAIN, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
+from .base import MarginalFiller, Publisher, apportion, check_release_features, synthetic_size
+from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
            "private_kd", "mda", "estimate_k", "estimate_gamma", "bin_masses", "threshold",
            "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
-           "SparseHistogram", "EmptySyntheticWarning", "MAX_RECORDS", "MAX_SYNTHETIC_ROWS"]
+           "SparseHistogram", "EmptySyntheticWarning", "MAX_RECORDS"]
 
 NEIGHBOURS = ("add/remove", "substitution")
-MAX_DOMAIN = 2 ** 63 - 1          # mixed-radix codes must fit an int64 (spec trap 7)
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
-MAX_SPURIOUS = 10_000_000         # refuse projections whose expected kept EMPTY cells exceed this
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
-MAX_RECORDS = 10_000_000          # public cap on n̂ (post-processing) and on the count noise it may carry
-MAX_SYNTHETIC_ROWS = 10_000_000   # public cap on the rows synthetic() materialises
-_MAX_SIMULATED = 1_000_000        # the k heuristic simulates at most this many records (memory)
 
-
-class EmptySyntheticWarning(UserWarning):
-    """The synthetic table has fewer than two classes: the classifier falls back to its prior."""
+# MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
+# every publisher applies).
+__getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTHETIC_ROWS"})
 
 
 def _noise_sensitivity(neighbours: str) -> float:
@@ -266,8 +262,8 @@ def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1
                seed: int = _HEURISTIC_SEED) -> int:
     """k = |MDA(f, D', σ)| on simulated data of the public size: labels uniform on q classes,
     d predictors N(0,1) independent of the label, s bins (§2.9). Costs no privacy. At most
-    ``_MAX_SIMULATED`` records are simulated (bounded memory for a huge noisy n̂)."""
-    n, d = min(max(int(round(n)), 2), _MAX_SIMULATED), int(d)
+    :data:`dpexplore.limits.MAX_SIMULATED` records are simulated (bounded memory for a huge noisy n̂)."""
+    n, d = min(max(int(round(n)), 2), MAX_SIMULATED), int(d)
     if d <= 1:
         return max(d, 1)
     rng = np.random.default_rng(seed)
@@ -459,23 +455,6 @@ class SparseHistogram:
 
 
 # ============================================================================ the estimator
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_fraction(value: Any, name: str, *, closed_high: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a number in (0, 1{']' if closed_high else ')'}, got {value!r}")
-    ok = 0 < value <= 1 if closed_high else 0 < value < 1
-    if not ok:
-        raise ValueError(f"{name} must be in (0, 1{']' if closed_high else ')'}, got {value!r}")
-    return float(value)
-
-
 def _category_codes(values: pd.Series, attr) -> np.ndarray:
     """Index of each value in the attribute's PUBLIC category list, matched by text as
     :meth:`Attribute.validate` does (integer-coded categories 0/1 match "0"/"1")."""
@@ -518,7 +497,6 @@ def _binned_schema(schema: Schema, n_bins: int) -> Schema:
     """The same attributes with taxonomies whose leaves ARE the method's codes: s equal-width
     bins for numeric attributes (leaf b = [t_b, t_{b+1}), written as the taxonomy's (e, e'] with
     e = the double before t_b) and one leaf per declared category. Public: bounds, categories, s."""
-    from ..domain import Attribute, Taxonomy
     attrs = []
     for name in schema.predictors:
         attr = schema[name]
@@ -534,6 +512,14 @@ def _binned_schema(schema: Schema, n_bins: int) -> Schema:
         else:
             attrs.append(Attribute.categorical(name, list(attr.categories), Taxonomy.flat(name, attr.categories)))
     return Schema(attrs, schema.target, schema.classes)
+
+
+def _bin_bounds(attr: Attribute, n_bins: int, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[t_b, t_{b+1}) of bin ``index`` of a numeric attribute (the last bin closed at the upper
+    bound): the values :func:`discretise` puts in it. Public: bounds and s."""
+    edges = np.asarray([attr.lower, *_bin_starts(attr.lower, attr.upper, n_bins), attr.upper])
+    index = np.asarray(index, dtype=np.int64)
+    return edges[index], edges[index + 1]
 
 
 def _binned_cells(source: Any, schema: Schema, n_bins: int
@@ -568,7 +554,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
                          "choose a smaller k, fewer bins or a larger A")
 
 
-class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
+class ProjectedHistogram(Publisher):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
     Parameters
@@ -604,11 +590,18 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
         Source over the method's s bins; ledger "marginal: <column>") of
         the predictors left out, which :meth:`synthetic` samples them from: an extension beyond
         the paper (the classifier still uses the projection only). Unspent when k = d.
-    max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default 1,000,000).
+    max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
+        :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).
+    schema : the public :class:`~dpexplore.domain.Schema` ``fit(X, y)`` uses (keyword only).
 
-    ``fit(X, y, schema=None)`` takes a DataFrame or an array (columns ``x0, x1, …``, or the
-    schema's predictors); without a schema one is read from the data with a
-    :class:`~dpexplore.domain.PrivacyLeakWarning`. Everything is validated before the first spend.
+    ``fit(X, y)`` takes a DataFrame or an array (columns ``x0, x1, …``, or the schema's
+    predictors); without a schema one is read from the data with a
+    :class:`~dpexplore.domain.PrivacyLeakWarning`. ``fit(source)`` takes a
+    :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` are then the
+    schema's strings): the bins and categories are counted by the source's engine (one group-by on
+    the public bin edges, once s is known), and selection and histogram run on those cells as
+    weighted records, the same release as from the records. Everything is validated before the
+    first spend.
 
     Fitted (released, DP): ``selected_`` (pick order), ``histogram_`` (kept cells: levels, class,
     noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
@@ -620,13 +613,15 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
     """
 
     method = "ProjectedHistogram"
+    synthetic_values = ("representative", "generalized")
+    _needs_taxonomy = False                    # fit(source): the method bins on the public bounds
 
     def __init__(self, epsilon: float = 1.0, k: int | None = None, gamma: float | None = None, A: float = 0.5,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
                  neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
                  p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
                  test_values: str = "raw", C: float = 1e4, marginal_share: float = 0.0,
-                 max_synthetic_rows: int = DEFAULT_MAX_SYNTHETIC_ROWS):
+                 max_synthetic_rows: int = MAX_SYNTHETIC_ROWS, schema: Schema | None = None):
         self.epsilon = epsilon
         self.k = k
         self.gamma = gamma
@@ -644,26 +639,27 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
         self.C = C
         self.marginal_share = marginal_share
         self.max_synthetic_rows = max_synthetic_rows
+        self.schema = schema
 
     # ------------------------------------------------------------------ checks
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
         if self.k is not None:
-            _check_int(self.k, "k", 1)
+            check_int(self.k, "k", minimum=1)
         if self.gamma is not None:
-            _check_fraction(self.gamma, "gamma")
+            check_fraction(self.gamma, "gamma")
         check_positive(self.A, "A")
         _noise_sensitivity(self.neighbours)
         if isinstance(self.n_bins, str):
             if self.n_bins not in ("literal", "projected"):
                 raise ValueError(f"n_bins must be 'literal', 'projected' or an integer >= 2, got {self.n_bins!r}")
         else:
-            _check_int(self.n_bins, "n_bins", 2)
-        _check_fraction(self.sigma, "sigma", closed_high=False)
-        _check_fraction(self.p, "p", closed_high=False)
+            check_int(self.n_bins, "n_bins", minimum=2)
+        check_fraction(self.sigma, "sigma", high_closed=False)
+        check_fraction(self.p, "p", high_closed=False)
         check_positive(self.B, "B")
-        _check_fraction(self.loss, "loss", closed_high=False)
-        _check_fraction(self.count_share, "count_share", closed_high=False)
+        check_fraction(self.loss, "loss", high_closed=False)
+        check_fraction(self.count_share, "count_share", high_closed=False)
         if self.test_values not in ("raw", "midpoint"):
             raise ValueError(f"test_values must be 'raw' or 'midpoint', got {self.test_values!r}")
         check_positive(self.C, "C")
@@ -689,24 +685,17 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
         return np.column_stack(cols).astype(np.int64), sizes
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None, schema: Schema | None = None) -> "ProjectedHistogram":
-        """Select k predictors privately and release their thresholded histogram (spends ε).
+    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
+        self._fit_release(X, y, schema, None, len(X))
 
-        ``fit(X, y, schema)`` for records in memory, or ``fit(source)`` for a
-        :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` are then the
-        schema's strings). From a source the bins and categories are counted by the source's
-        engine (one group-by on the public bin edges, once s is known), and selection and
-        histogram run on those cells as weighted records: the same release as from the records.
-        """
-        self._check_params()
-        got = source_input(X, y, schema, estimator=self, needs_taxonomy=False)
-        source = None
-        if got is None:
-            X, y, schema = check_release_input(X, y, schema, estimator=self)
-            n_records = len(X)
-        else:
-            source, (table, schema) = X, got
-            n_records = table.n_records          # private: only used through n̂ or as public n
+    def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
+        # the source's own engine counts the method's public bins once s is known (_binned_cells)
+        self._fit_release(None, None, schema, source, table.n_records)   # n: private, used through n̂
+
+    def _fit_release(self, X: pd.DataFrame | None, y: pd.Series | None, schema: Schema, source: Any,
+                     n_records: int) -> None:
+        """Select k predictors privately and release their thresholded histogram (spends ε), from
+        the records ``X, y`` or (``source`` given) from the source's cells."""
         predictors = schema.predictors
         acc = prepare_accountant(self.epsilon, self.accountant)
         rng = check_random_state(self.random_state)
@@ -817,7 +806,6 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
         self.counts_ = SparseHistogram(kept, values, shape)
         self.histogram_ = self._histogram_frame()
         self._fit_model()
-        return self
 
     # ------------------------------------------------------------------ release
     def _check_fitted(self) -> None:
@@ -886,33 +874,52 @@ class ProjectedHistogram(Release, CompleteSynthetic, ClassifierMixin, BaseEstima
             return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
         return np.asarray(list(attr.categories), dtype=object)[index]
 
-    def synthetic(self, random_state: RandomState = None, n: int | None = None) -> pd.DataFrame:
-        """D̃ (§2.2): kept cells repeated in proportion to ⌈h̃ - ½⌉; numeric bins become their
-        midpoints (rounded for integer attributes), every declared column in schema order.
+    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str) -> pd.DataFrame:
+        """D̃ (§2.2): kept cells repeated in proportion to ⌈h̃ - ½⌉, every declared column in
+        schema order. ``values="representative"``: numeric bins become their midpoints (the
+        paper's reverse mapping; rounded for integer attributes); ``"generalized"``: every
+        projected column holds its bin's label ("[lo, hi)") or its category, and the other
+        columns their generalized fill (the root label, or a marginal's leaf label).
 
         Size (a public rule): ``n`` if given, else n̂ (``n_hat_``: the noisy record count, or the
-        public n under substitution) clamped to [1, ``max_synthetic_rows``]; the copies are
+        public n under substitution) raised to the public floor and capped at ``max_synthetic_rows``
+        (:func:`~dpexplore.publish.base.synthetic_size`); the copies are
         rescaled to it by largest-remainder rounding (at the paper's scale, the paper's copies).
         Predictors that were not projected are drawn from their noisy marginal
         (``marginal_share`` > 0) or uniformly over the declared domain (``column_sources_``).
         The projected columns are deterministic; ``random_state`` shuffles the row order and
-        draws the other columns.
+        draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
+        (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
+        noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
         self._check_fitted()
+        generalized = values == "generalized"
         size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
-        reps = apportion(self.counts_.rounded(), size) if self.counts_.values.size else np.zeros(0, np.int64)
-        idx = [np.repeat(i, reps) for i in self.counts_.decode()]
-        data = {a: self._values(a, i) for a, i in zip(self.selected_, idx[:-1])}
-        for a in self.selected_:
-            attr = self.schema_[a]
-            if attr.kind == "numeric" and attr.integer:   # an integer inside the bin's range
-                data[a] = np.clip(np.floor(data[a] + 0.5), attr.lower, attr.upper).astype(np.int64)
+        kept = self.counts_.decode()
+        cells = None
+        if getattr(self, "marginals_", None):   # each kept cell's bin [t_b, t_b+1) per numeric column (§2.5)
+            cells = {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
+                     else NodeCells(self.schema_[a].taxonomy.height - 1,
+                                    self.schema_[a].taxonomy.leaf_codes(np.asarray(self.schema_[a].categories)[i]))
+                     for a, i in zip(self.selected_, kept[:-1])}
+        reps = (apportion(self._copy_weights(self.counts_.rounded(), cells), size) if self.counts_.values.size
+                else np.zeros(0, np.int64))
+        idx = [np.repeat(i, reps) for i in kept]
+        if generalized:
+            data = {a: self._level_labels(a)[i] for a, i in zip(self.selected_, idx[:-1])}
+        else:
+            data = {a: self._values(a, i) for a, i in zip(self.selected_, idx[:-1])}
+            for a in self.selected_:
+                attr = self.schema_[a]
+                if attr.kind == "numeric" and attr.integer:   # an integer inside the bin's range
+                    data[a] = np.clip(np.floor(data[a] + 0.5), attr.lower, attr.upper).astype(np.int64)
         data[self.schema_.target] = self.classes_[idx[-1]]
         frame = pd.DataFrame(data, columns=list(self.selected_) + [self.schema_.target])
         rng = check_random_state(random_state)
-        if random_state is not None:
-            frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
-        return self._complete(frame, rng)
+        order = rng.permutation(len(frame)) if random_state is not None else np.arange(len(frame))
+        frame = frame.iloc[order].reset_index(drop=True)
+        rows = np.repeat(np.arange(reps.size), reps)[order]       # each row's kept cell
+        return self._complete(frame, rng, generalized=generalized, cells=cells, row_cells=rows)
 
     def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
         """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot

@@ -20,11 +20,22 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import check_same_length, is_zero_one
+from .._validation import check_binary_matrix, check_same_length, rule_message
+from .._validation.inputs import is_source, set_fit_features, source_input
 from ..budget import RecordsSpends
 from ..domain import declared_classes
+from ..encode import Binarizer, binarize_table
 
-__all__ = ["SelectorBase"]
+__all__ = ["SelectorBase", "check_binarize"]
+
+
+def check_binarize(binarize: Any) -> float | None:
+    """``binarize``: None (X already holds 0/1) or a finite public cut point t (X > t becomes 1,
+    a per-record map, as ``sklearn.naive_bayes.BernoulliNB``); checked before any spend."""
+    if binarize is not None and (isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
+                                 or not np.isfinite(binarize)):
+        raise ValueError(f"binarize must be None (X already 0/1) or a finite public cut point, got {binarize!r}")
+    return binarize
 
 
 class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
@@ -58,11 +69,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
     def _binary_X(self, X: Any, y: Any = None) -> tuple[np.ndarray, Any]:
         """Validate X (and the length of y) with scikit-learn, set ``n_features_in_`` /
         ``feature_names_in_``, return (0/1 int matrix, y as given)."""
-        binarize = getattr(self, "binarize", None)
-        if binarize is not None and (isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
-                                     or not np.isfinite(binarize)):
-            raise ValueError(f"binarize must be None (X already 0/1) or a finite public cut point, "
-                             f"got {binarize!r}")
+        binarize = check_binarize(getattr(self, "binarize", None))
         if y is None and not self._needs_labels():
             a = validate_data(self, X, reset=True, dtype="numeric")
         else:
@@ -70,13 +77,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
                                  ensure_all_finite=True)
         if binarize is not None:
             return (a > binarize).astype(np.int64), y
-        if a.dtype == bool:
-            return a.astype(np.int64), y
-        if not is_zero_one(a):
-            raise ValueError("X must hold only 0/1 values: binarise it with public cut points first "
-                             "(dpexplore.models.naive_bayes.Binarizer) or pass binarize=<public cut "
-                             "point> (X > binarize becomes 1)")
-        return a.astype(np.int64), y
+        return check_binary_matrix(a, "X", hint=" or pass binarize=<public cut point> (X > binarize becomes 1)"), y
 
     def _binary_y(self, y: Any, n: int) -> np.ndarray:
         """0/1 labels: 1 for the last declared class (the positive one), 0 for the others."""
@@ -85,7 +86,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         ya = column_or_1d(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y, warn=True)
         check_same_length(range(n), ya)
         if pd.isna(ya).any():
-            raise ValueError("y has missing values (NaN): drop those rows first")
+            raise ValueError(rule_message("missing_label", "y"))
         if self.classes is None:      # declared classes: unknown labels are refused below
             check_classification_targets(ya)
         classes, codes = declared_classes(ya, self.classes, type(self).__name__)
@@ -102,20 +103,14 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         private); None for the record path. Sets ``n_features_in_``/``feature_names_in_`` (the
         binarizer's column names), ``classes_`` (the schema's, strings) and ``binarizer_``.
         Every check runs before any spend; no row is read once the source's table is built."""
-        from ..publish.base import _is_source, set_fit_features, source_input
         self.__dict__.pop("binarizer_", None)
-        if not _is_source(X):
+        if not is_source(X):
             return None
         if not self._fits_source:
             raise TypeError(f"{type(self).__name__} cannot fit a Source: it is kept as a demonstration "
                             "that is NOT differentially private. Use PrivateKSubsetSelector, "
                             "ScorePerturbationSelector, ExponentialTopKSelector or SparseVectorSelector")
-        from ..models.naive_bayes import Binarizer, binarize_table
-        binarize = getattr(self, "binarize", None)
-        if binarize is not None and (isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
-                                     or not np.isfinite(binarize)):
-            raise ValueError(f"binarize must be None (X already 0/1) or a finite public cut point, "
-                             f"got {binarize!r}")
+        binarize = check_binarize(getattr(self, "binarize", None))
         table, schema = source_input(X, y, None, needs_taxonomy=True)
         classes = list(schema.classes)
         if self.classes is not None and [str(c) for c in self.classes] != classes:

@@ -14,7 +14,7 @@ PI and IG).
 
 Every score takes optional ``weights``: row i stands for ``weights[i]`` records (e.g. the occupied
 cells of a :class:`~dpexplore.counts.CountTable`, weights = counts, via
-:func:`dpexplore.models.naive_bayes.binarize_table`). Records are rows of weight 1: one code path,
+:func:`dpexplore.encode.binarize_table`). Records are rows of weight 1: one code path,
 exact integer counts either way.
 """
 from __future__ import annotations
@@ -23,21 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_same_length, is_zero_one
+from .._validation import check_binary_matrix, check_same_length, is_zero_one
 
 __all__ = ["binary_class_counts", "total_count", "difference_count", "purity_index",
            "information_gain", "mutual_information_sensitivity"]
-
-
-def _binary_matrix(X: Any, name: str = "X") -> np.ndarray:
-    a = np.asarray(X)
-    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array of 0/1 features")
-    if a.dtype == bool:
-        return a.astype(np.int64)
-    if not is_zero_one(a):
-        raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
-    return a.astype(np.int64)
 
 
 def _binary_labels(y: Any, n: int) -> np.ndarray:
@@ -53,8 +42,9 @@ def _weights(weights: Any, n: int) -> np.ndarray:
     if weights is None:
         return np.ones(n, dtype=np.int64)
     w = np.asarray(weights)
-    if w.ndim != 1 or w.size != n:
-        raise ValueError(f"weights must be 1-D with one entry per row of X ({n}), got shape {w.shape}")
+    if w.ndim != 1:
+        raise ValueError("weights must be 1-D: one entry (records per row) per row of X")
+    check_same_length(range(n), w, names=("X", "weights"))
     if not (np.issubdtype(w.dtype, np.number) and np.all(np.isfinite(w)) and np.all(w >= 0)):
         raise ValueError("weights must be finite non-negative numbers (records per row)")
     return w
@@ -64,7 +54,7 @@ def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray
     """(n11, n10, n01, n00): per feature, records with F=f and L=l (first index f, second l).
 
     Weighted sums over rows (``weights=None``: one record per row)."""
-    Xb = _binary_matrix(X)
+    Xb = check_binary_matrix(X)
     yb = _binary_labels(y, Xb.shape[0])
     w = _weights(weights, Xb.shape[0])
     pos, neg = yb == 1, yb == 0
@@ -75,7 +65,7 @@ def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray
 
 def total_count(X: Any, y: Any = None, weights: Any = None) -> np.ndarray:
     """TC (Stoddard eq. 2): number of records with the feature on. Each score has sensitivity 1."""
-    Xb = _binary_matrix(X)
+    Xb = check_binary_matrix(X)
     return (_weights(weights, Xb.shape[0]) @ Xb).astype(float)
 
 

@@ -44,9 +44,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .._validation import RandomState, check_epsilon, check_random_state, is_zero_one
+from .._deprecation import RenamedParams, renamed_keyword
+from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction, check_int,
+                           check_random_state)
 from ..audit import privacy_loss
 from ..budget import BudgetAccountant
+from ..exceptions import NotDifferentiallyPrivateWarning
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
 from .base import SelectorBase
 from .scores import (difference_count, information_gain, mutual_information_sensitivity,
@@ -58,15 +61,11 @@ __all__ = [
     "ptt_pattern_probability", "audit_selectors",
     "ScorePerturbationSelector", "ExponentialTopKSelector", "SparseVectorSelector",
     "PrivateThresholdTesting", "ClusterSelection", "binarize_leaves", "svt_split",
-    "selection_quality",
+    "selection_quality", "check_scores",
 ]
 
 SCORES: dict[str, Callable] = {"TC": total_count, "DC": difference_count, "PI": purity_index,
                                "IG": information_gain}
-
-
-class NotDifferentiallyPrivateWarning(UserWarning):
-    """The algorithm is shown in the paper as private but is not (kept for teaching only)."""
 
 
 _NOT_DP = ("{name} is NOT differentially private (spec §9.1–9.2): its output can have "
@@ -80,8 +79,8 @@ def cap_row_ones(X: Any, max_ones: int, *, random_state: RandomState = None) -> 
     Returns (capped copy, number of rows that were cut). After capping, adding or removing a
     record changes at most ``max_ones`` TC/DC scores, whatever the raw data look like.
     """
-    out = _binary(X)                 # a fresh int64 copy: X itself is never modified
-    s = _positive_int(max_ones, "max_ones")
+    out = check_binary_matrix(X)     # a fresh int64 copy: X itself is never modified
+    s = check_int(max_ones, "max_ones", minimum=1)
     rng = check_random_state(random_state)
     ones_per_row = out.sum(axis=1)
     too_many = np.flatnonzero(ones_per_row > s)
@@ -135,15 +134,15 @@ def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = Non
     ``max_ones=None`` means no cap, i.e. s = |F| (always valid).
     """
     score = _check_score(score)
-    n_features = _positive_int(n_features, "n_features")
-    s = n_features if max_ones is None else min(_positive_int(max_ones, "max_ones"), n_features)
+    n_features = check_int(n_features, "n_features", minimum=1)
+    s = n_features if max_ones is None else min(check_int(max_ones, "max_ones", minimum=1), n_features)
     if score in ("TC", "DC"):
         return 1.0, s
     if score == "PI":
         return 1.0, n_features
     if n_min is None:
         raise ValueError("the 'IG' score needs n_min, a public lower bound on the number of records")
-    return mutual_information_sensitivity(_positive_int(n_min, "n_min"), base=math.e), n_features
+    return mutual_information_sensitivity(check_int(n_min, "n_min", minimum=1), base=math.e), n_features
 
 
 def _check_score(score: Any, name: str = "score") -> str:
@@ -152,24 +151,8 @@ def _check_score(score: Any, name: str = "score") -> str:
     return score
 
 
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _binary(X: Any, name: str = "X") -> np.ndarray:
-    a = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
-    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D table of 0/1 features")
-    if a.dtype == bool:
-        return a.astype(np.int64)
-    if a.dtype == object or not is_zero_one(a):
-        raise ValueError(f"{name} must hold only 0/1 values (binarise with public cut points first)")
-    return a.astype(np.int64)
-
-
-def _check_scores(scores: Any) -> np.ndarray:
+def check_scores(scores: Any) -> np.ndarray:
+    """``scores`` as a new 1-D float array, after checking it is non-empty and finite."""
     q = np.asarray(scores, dtype=float)
     if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
         raise ValueError("scores must be a non-empty 1-D array of finite numbers")
@@ -187,14 +170,14 @@ def exponential_top_k(scores: Any, k: int, *, epsilon: float, score_sensitivity:
     :func:`dpexplore.mechanisms.exponential_subset`. ``peeling``: k rounds, each the exponential
     mechanism with sensitivity S(Q) at ε/k on the features not yet chosen. Returns sorted indices.
     """
-    q = _check_scores(scores)
-    k = _positive_int(k, "k")
+    q = check_scores(scores)
+    k = check_int(k, "k", minimum=1)
     if k > q.size:
         raise ValueError(f"k must be at most the number of features ({q.size}), got {k}")
     epsilon = check_epsilon(epsilon)
     rng = check_random_state(random_state)
     if method == "one_shot":
-        changed = k if n_changed is None else min(k, _positive_int(n_changed, "n_changed"))
+        changed = k if n_changed is None else min(k, check_int(n_changed, "n_changed", minimum=1))
         return exponential_subset(q, k, epsilon=epsilon, sensitivity=score_sensitivity * changed,
                                   random_state=rng)
     if method != "peeling":
@@ -211,27 +194,27 @@ def exponential_top_k(scores: Any, k: int, *, epsilon: float, score_sensitivity:
 
 def svt_split(cutoff: int) -> tuple[float, float]:
     """Lyu et al.'s suggested split ε1 : ε2 = 1 : (2c)^{2/3}, as fractions of ε."""
-    r = (2.0 * _positive_int(cutoff, "cutoff")) ** (2.0 / 3.0)
+    r = (2.0 * check_int(cutoff, "cutoff", minimum=1)) ** (2.0 / 3.0)
     return 1.0 / (1.0 + r), r / (1.0 + r)
 
 
+@renamed_keyword(threshold_fraction="threshold_share")
 def sparse_vector(scores: Any, threshold: float, *, epsilon: float, cutoff: int,
                   sensitivity: float = 1.0, monotone: bool = False,
-                  threshold_fraction: float | None = None,
+                  threshold_share: float | None = None,
                   random_state: RandomState = None) -> np.ndarray:
     """Sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1; spec §9.1 ii).
 
     ρ ~ Lap(Δ/ε1); for each query in order, ν_i ~ Lap(2cΔ/ε2) (cΔ/ε2 for monotone queries such
     as TC); answer ⊤ when Q_i + ν_i ≥ τ + ρ and stop after c ⊤'s. ε = ε1 + ε2 with ε1 =
-    ``threshold_fraction``·ε (default 1/(1 + (2c)^{2/3})). Returns the indices answered ⊤.
+    ``threshold_share``·ε (default 1/(1 + (2c)^{2/3})). Returns the indices answered ⊤.
     The caller spends ``epsilon``.
     """
-    q = _check_scores(scores)
+    q = check_scores(scores)
     epsilon = check_epsilon(epsilon)
-    c = _positive_int(cutoff, "cutoff")
-    frac = svt_split(c)[0] if threshold_fraction is None else float(threshold_fraction)
-    if not 0 < frac < 1:
-        raise ValueError(f"threshold_fraction must be in (0, 1), got {threshold_fraction!r}")
+    c = check_int(cutoff, "cutoff", minimum=1)
+    frac = svt_split(c)[0] if threshold_share is None else check_fraction(threshold_share, "threshold_share",
+                                                                            high_closed=False)
     rng = check_random_state(random_state)
     eps1, eps2 = frac * epsilon, (1 - frac) * epsilon
     rho = laplace(0.0, epsilon=eps1, sensitivity=sensitivity, random_state=rng)
@@ -256,7 +239,7 @@ def private_threshold_testing(scores: Any, threshold: float, *, epsilon: float, 
     """
     warnings.warn(_NOT_DP.format(name="Private Threshold Testing"),
                   NotDifferentiallyPrivateWarning, stacklevel=2)
-    q = _check_scores(scores)
+    q = check_scores(scores)
     noisy_tau = threshold + laplace(0.0, epsilon=epsilon, sensitivity=sigma,
                                     random_state=random_state)
     return q >= noisy_tau
@@ -265,7 +248,7 @@ def private_threshold_testing(scores: Any, threshold: float, *, epsilon: float, 
 def ptt_pattern_probability(scores: Any, threshold: float, pattern: Any, *, epsilon: float,
                             sigma: float = 1.0) -> float:
     """Exact P[PTT outputs ``pattern``] = P(max_{v=0} Q < τ̃ ≤ min_{v=1} Q) (§9.1)."""
-    q = _check_scores(scores)
+    q = check_scores(scores)
     v = np.asarray(pattern, dtype=bool)
     if v.shape != q.shape:
         raise ValueError("pattern must have one entry per score")
@@ -402,7 +385,7 @@ class _BinarySelector(SelectorBase):
             # record exactly one 1 per attribute (public), so a cap at least that is a no-op
             per_record = len(self.binarizer_.columns_)
             if self.max_ones is not None and score in ("TC", "DC") \
-                    and _positive_int(self.max_ones, "max_ones") < per_record:
+                    and check_int(self.max_ones, "max_ones", minimum=1) < per_record:
                 raise ValueError(f"max_ones={self.max_ones} is below the {per_record} ones every binarised "
                                  "record holds (one per attribute): capping picks ones per record, which a "
                                  f"count table cannot do; use max_ones=None or ≥ {per_record} with fit(source)")
@@ -425,14 +408,55 @@ class _BinarySelector(SelectorBase):
         # No refusal when the records are fewer than n_min: it would depend on the private rows.
         # The IG sensitivity ΔI(n_min) assumes N ≥ n_min, a public promise of the caller.
         if self.max_ones is not None and score in ("TC", "DC") \
-                and Xb.sum(axis=1).max() > _positive_int(self.max_ones, "max_ones"):
+                and Xb.sum(axis=1).max() > check_int(self.max_ones, "max_ones", minimum=1):
             # §9.6: rows within the cap are left as they are (capping them draws nothing from rng)
             # (weighted cells come here only when no row exceeds the cap, see _prepare)
             Xb, _ = cap_row_ones(Xb, self.max_ones, random_state=rng)
         return Xb, (SCORES[score](Xb, yb, weights=w) if score != "TC" else total_count(Xb, weights=w))
 
 
-class ScorePerturbationSelector(_BinarySelector):
+class _ScoreSelector(_BinarySelector):
+    """A selector whose mechanism reads nothing but the feature scores.
+
+    ``fit(X, y)`` validates, computes the scores (rows capped at ``max_ones`` first) and runs the
+    mechanism; :meth:`fit_scores` runs the same mechanism on scores computed elsewhere. Both
+    check the public parameters before the first spend and draw from one Generator in the same
+    order, so the same scores and seed give the same selection. Subclasses give
+    ``_calibrate(n_features, score) -> dict`` (checks and sensitivities, no data) and
+    ``_select(q, plan, rng)`` (the spends and the mechanism).
+    """
+
+    def fit(self, X: Any, y: Any = None) -> "_ScoreSelector":
+        """Score the features of (X, y) and select from the scores; spends ``epsilon``."""
+        Xb, yb, w, score = self._prepare(X, y)
+        plan = self._calibrate(Xb.shape[1], score)
+        rng = self._begin(plan)
+        _, q = self._scores(Xb, yb, w, score, rng)
+        self._select(q, plan, rng)
+        return self
+
+    def fit_scores(self, scores: Any) -> "_ScoreSelector":
+        """Select from precomputed ``scores`` (one per feature, of ``feature_score``); spends ``epsilon``.
+
+        The scores are private: they must be what :meth:`fit` would compute, e.g. TC and DC on
+        rows with at most ``max_ones`` ones (the sensitivity assumes it). Same checks, spends,
+        draws and fitted attributes as :meth:`fit`, without ``feature_names_in_`` and ``classes_``.
+        """
+        q = check_scores(scores)
+        score = _check_score(self.feature_score, "feature_score")
+        for stale in ("feature_names_in_", "classes_", "binarizer_"):
+            self.__dict__.pop(stale, None)
+        self.n_features_in_ = q.size
+        plan = self._calibrate(q.size, score)
+        self._select(q, plan, self._begin(plan))
+        return self
+
+    def _begin(self, plan: dict) -> np.random.Generator:
+        """Open this fit's ledger (a fresh accountant when none is given); the Generator."""
+        return self._start(plan["epsilon"])
+
+
+class ScorePerturbationSelector(_ScoreSelector):
     """Score perturbation, SP (Stoddard et al. 2014, §3.2): ε-DP feature selection.
 
     Adds Lap(S(Q)·Δ(Q)/ε) to every feature's score (TC, DC: Δ = s, enforced by capping rows at
@@ -460,31 +484,29 @@ class ScorePerturbationSelector(_BinarySelector):
     def _sklearn_check_instance(cls):
         return cls(k=1, binarize=0.5)
 
-    def fit(self, X: Any, y: Any = None) -> "ScorePerturbationSelector":
-        Xb, yb, w, score = self._prepare(X, y)
+    def _calibrate(self, n_features: int, score: str) -> dict:
         if (self.threshold is None) == (self.k is None):
             raise ValueError("give exactly one of threshold (τ) or k (top-k)")
-        if self.k is not None and not 1 <= _positive_int(self.k, "k") <= Xb.shape[1]:
-            raise ValueError(f"k must be at most the number of features (n_features = {Xb.shape[1]})")
+        if self.k is not None and not 1 <= check_int(self.k, "k", minimum=1) <= n_features:
+            raise ValueError(f"k must be at most the number of features (n_features = {n_features})")
         if self.threshold is not None and not np.isfinite(float(self.threshold)):
             raise ValueError("threshold must be a finite number")
-        per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
+        per_score, changed = score_sensitivity(score, n_features=n_features,
                                                max_ones=self.max_ones, n_min=self.n_min)
-        epsilon = check_epsilon(self.epsilon)
-        rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, w, score, rng)
-        self.noise_scale_ = per_score * changed / epsilon           # S(Q)·Δ(Q)/ε
-        self._spend(epsilon, f"feature selection: score perturbation ({score})")
-        self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=per_score * changed,
-                                     random_state=rng)
+        return {"epsilon": check_epsilon(self.epsilon), "sensitivity": per_score * changed, "score": score}
+
+    def _select(self, q: np.ndarray, plan: dict, rng: np.random.Generator) -> None:
+        epsilon = plan["epsilon"]
+        self.noise_scale_ = plan["sensitivity"] / epsilon           # S(Q)·Δ(Q)/ε
+        self._spend(epsilon, f"feature selection: score perturbation ({plan['score']})")
+        self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=plan["sensitivity"], random_state=rng)
         if self.threshold is not None:
             self._set_support(np.flatnonzero(self.noisy_scores_ > float(self.threshold)))
         else:
             self._set_support(np.argsort(-self.noisy_scores_, kind="stable")[: int(self.k)])
-        return self
 
 
-class ExponentialTopKSelector(_BinarySelector):
+class ExponentialTopKSelector(_ScoreSelector):
     """ε-DP top-k features by the exponential mechanism (spec §9.1 iii), one shot or peeling.
 
     ``method="one_shot"`` samples a k-subset with P(S) ∝ exp(ε·Σ_{F∈S}Q(F)/(2·S(Q)·min(k, Δ(Q))))
@@ -511,37 +533,40 @@ class ExponentialTopKSelector(_BinarySelector):
     def _sklearn_check_instance(cls):
         return cls(k=1, binarize=0.5)
 
-    def fit(self, X: Any, y: Any = None) -> "ExponentialTopKSelector":
-        Xb, yb, w, score = self._prepare(X, y)
-        k = _positive_int(self.k, "k")
-        if k > Xb.shape[1]:
-            raise ValueError(f"k must be at most the number of features (n_features = {Xb.shape[1]}), got {k}")
+    def _calibrate(self, n_features: int, score: str) -> dict:
+        k = check_int(self.k, "k", minimum=1)
+        if k > n_features:
+            raise ValueError(f"k must be at most the number of features (n_features = {n_features}), got {k}")
         if self.method not in ("one_shot", "peeling"):
             raise ValueError(f"method must be 'one_shot' or 'peeling', got {self.method!r}")
-        per_score, changed = score_sensitivity(score, n_features=Xb.shape[1],
+        per_score, changed = score_sensitivity(score, n_features=n_features,
                                                max_ones=self.max_ones, n_min=self.n_min)
-        epsilon = check_epsilon(self.epsilon)
-        rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, w, score, rng)
+        return {"epsilon": check_epsilon(self.epsilon), "k": k, "per_score": per_score, "changed": changed,
+                "score": score}
+
+    def _select(self, q: np.ndarray, plan: dict, rng: np.random.Generator) -> None:
+        epsilon, k = plan["epsilon"], plan["k"]
         self._spend(epsilon, f"feature selection: exponential top-{k} "
-                             f"({self.method.replace('_', ' ')}, {score})")
-        self._set_support(exponential_top_k(q, k, epsilon=epsilon, score_sensitivity=per_score,
-                                            n_changed=changed, method=self.method,
+                             f"({self.method.replace('_', ' ')}, {plan['score']})")
+        self._set_support(exponential_top_k(q, k, epsilon=epsilon, score_sensitivity=plan["per_score"],
+                                            n_changed=plan["changed"], method=self.method,
                                             random_state=rng))
-        return self
 
 
-class SparseVectorSelector(_BinarySelector):
+class SparseVectorSelector(RenamedParams, _ScoreSelector):
     """ε-DP selection of the first ``cutoff`` features whose score passes a noisy threshold.
 
     The sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1), the sound version of
     what PTT tried to do. Features are tested in column order (public). ``monotone="auto"`` uses
     the halved query noise for TC, whose scores all move the same way when a record is added.
+    ``threshold_share``: the share of ε for the threshold noise (None: 1/(1 + (2c)^{2/3})).
     Fitted: ``support_``, ``ledger_``.
     """
 
+    _renamed_params = {"threshold_fraction": "threshold_share"}
+
     def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
-                 feature_score: str = "TC", monotone: Any = "auto", threshold_fraction: float | None = None,
+                 feature_score: str = "TC", monotone: Any = "auto", threshold_share: float | None = None,
                  max_ones: int | None = None, n_min: int | None = None, classes: Any = None,
                  binarize: float | None = None,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None):
@@ -552,37 +577,36 @@ class SparseVectorSelector(_BinarySelector):
         self.epsilon = epsilon
         self.feature_score = feature_score
         self.monotone = monotone
-        self.threshold_fraction = threshold_fraction
+        self.threshold_share = threshold_share
         self.max_ones = max_ones
         self.n_min = n_min
         self.random_state = random_state
         self.accountant = accountant
 
-    def fit(self, X: Any, y: Any = None) -> "SparseVectorSelector":
-        Xb, yb, w, score = self._prepare(X, y)
-        cutoff = _positive_int(self.cutoff, "cutoff")
+    def _calibrate(self, n_features: int, score: str) -> dict:
+        cutoff = check_int(self.cutoff, "cutoff", minimum=1)
         if not np.isfinite(float(self.threshold)):
             raise ValueError("threshold must be a finite number")
         monotone = (score == "TC") if self.monotone == "auto" else bool(self.monotone)
         if monotone and score != "TC":
             raise ValueError("monotone=True is only valid for TC (the other scores can move both ways)")
-        per_score, _ = score_sensitivity(score, n_features=Xb.shape[1], max_ones=self.max_ones,
+        per_score, _ = score_sensitivity(score, n_features=n_features, max_ones=self.max_ones,
                                          n_min=self.n_min)
-        epsilon = check_epsilon(self.epsilon)
-        rng = self._start(epsilon)
-        _, q = self._scores(Xb, yb, w, score, rng)
-        frac = svt_split(cutoff)[0] if self.threshold_fraction is None else float(self.threshold_fraction)
-        if not 0 < frac < 1:
-            raise ValueError("threshold_fraction must be in (0, 1)")
-        self._spend(frac * epsilon, "feature selection: sparse vector, threshold noise")
-        self._spend((1 - frac) * epsilon, "feature selection: sparse vector, query noise")
-        self._set_support(sparse_vector(q, float(self.threshold), epsilon=epsilon, cutoff=cutoff,
-                                        sensitivity=per_score, monotone=monotone,
-                                        threshold_fraction=frac, random_state=rng))
-        return self
+        share = (svt_split(cutoff)[0] if self.threshold_share is None
+                 else check_fraction(self.threshold_share, "threshold_share", high_closed=False))
+        return {"epsilon": check_epsilon(self.epsilon), "cutoff": cutoff, "monotone": monotone,
+                "per_score": per_score, "share": share}
+
+    def _select(self, q: np.ndarray, plan: dict, rng: np.random.Generator) -> None:
+        epsilon, share = plan["epsilon"], plan["share"]
+        self._spend(share * epsilon, "feature selection: sparse vector, threshold noise")
+        self._spend((1 - share) * epsilon, "feature selection: sparse vector, query noise")
+        self._set_support(sparse_vector(q, float(self.threshold), epsilon=epsilon, cutoff=plan["cutoff"],
+                                        sensitivity=plan["per_score"], monotone=plan["monotone"],
+                                        threshold_share=share, random_state=rng))
 
 
-class PrivateThresholdTesting(_BinarySelector):
+class PrivateThresholdTesting(_ScoreSelector):
     """PTT (Stoddard et al. 2014, Alg. 2) exactly as printed. **NOT differentially private.**
 
     Keeps the features whose exact score is ≥ τ + Lap(σ/ε). The paper's Theorem 2 is false
@@ -604,19 +628,20 @@ class PrivateThresholdTesting(_BinarySelector):
         self.max_ones = max_ones
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any = None) -> "PrivateThresholdTesting":
-        Xb, yb, w, score = self._prepare(X, y)
-        epsilon = check_epsilon(self.epsilon)
-        rng = check_random_state(self.random_state)
-        _, q = self._scores(Xb, yb, w, score, rng)
+    def _calibrate(self, n_features: int, score: str) -> dict:
+        return {"epsilon": check_epsilon(self.epsilon)}
+
+    def _begin(self, plan: dict) -> np.random.Generator:
+        return check_random_state(self.random_state)   # spends nothing: no ledger
+
+    def _select(self, q: np.ndarray, plan: dict, rng: np.random.Generator) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
-            mask = private_threshold_testing(q, float(self.threshold), epsilon=epsilon,
+            mask = private_threshold_testing(q, float(self.threshold), epsilon=plan["epsilon"],
                                              sigma=self.sigma, random_state=rng)
         warnings.warn(_NOT_DP.format(name="PrivateThresholdTesting"),
-                      NotDifferentiallyPrivateWarning, stacklevel=2)
+                      NotDifferentiallyPrivateWarning, stacklevel=3)
         self.support_ = mask
-        return self
 
 
 class ClusterSelection(_BinarySelector):
@@ -652,14 +677,14 @@ class ClusterSelection(_BinarySelector):
         if score not in ("TC", "DC"):
             raise ValueError("ClusterSelection supports feature_score='TC' or 'DC' (as in the paper)")
         epsilon = check_epsilon(self.epsilon)
-        rounds = _positive_int(self.rounds, "rounds")
-        k = _positive_int(self.centers, "centers")
+        rounds = check_int(self.rounds, "rounds", minimum=1)
+        k = check_int(self.centers, "centers", minimum=1)
         rng = check_random_state(self.random_state)
-        s = Xb.shape[1] if self.max_ones is None else min(_positive_int(self.max_ones, "max_ones"),
+        s = Xb.shape[1] if self.max_ones is None else min(check_int(self.max_ones, "max_ones", minimum=1),
                                                           Xb.shape[1])
         Xb, _ = self._scores(Xb, yb, w, score, rng)                   # rows capped at s ones
         points = np.column_stack([Xb[yb == 0].sum(axis=0), Xb[yb == 1].sum(axis=0)]).astype(float)
-        n_max = Xb.shape[0] if self.n_max is None else _positive_int(self.n_max, "n_max")
+        n_max = Xb.shape[0] if self.n_max is None else check_int(self.n_max, "n_max", minimum=1)
         centres = rng.uniform(0, n_max, size=(k, 2))
         eps_half = epsilon / rounds / 2
         for _ in range(rounds):

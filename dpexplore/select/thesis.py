@@ -28,13 +28,15 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._validation import RandomState, check_epsilon, check_random_state, check_same_length, is_zero_one
+from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_int, check_random_state,
+                           check_same_length)
+from .._validation.inputs import check_y
 from ..audit import privacy_loss
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
-from .stoddard import NotDifferentiallyPrivateWarning
+from .stoddard import NotDifferentiallyPrivateWarning, check_scores
 
 __all__ = ["THESIS_SCORES", "thesis_scores", "score_sensitivity", "iterative_select",
            "iterative_selection_probabilities", "audit_iterative_vs_subset",
@@ -44,12 +46,6 @@ THESIS_SCORES = ("count", "mi")
 
 
 # =========================================================================== helpers
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _check_score(score: Any, name: str = "score") -> str:
     if score not in THESIS_SCORES:
         raise ValueError(f"{name} must be one of {THESIS_SCORES}, got {score!r}")
@@ -59,27 +55,18 @@ def _check_score(score: Any, name: str = "score") -> str:
 def _binary_xy(X: Any, y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(0/1 matrix, 0/1 labels) for the non-private score functions: the positive class is the
     last of ``classes`` (the larger observed label when None: fine for exact, non-private views)."""
-    a = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
-    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise ValueError("X must be a non-empty 2-D array of 0/1 features")
-    if a.dtype == bool:
-        a = a.astype(np.int64)
-    elif not (np.issubdtype(a.dtype, np.number) and is_zero_one(a)):
-        raise ValueError("X must hold only 0/1 values: binarise it with public cut points first "
-                         "(dpexplore.models.naive_bayes.Binarizer)")
+    a = check_binary_matrix(X)
     if y is None:
         raise ValueError("the feature scores need the labels y")
-    ya = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y).ravel()
+    ya = check_y(y).to_numpy()
     check_same_length(a, ya)
-    if pd.isna(ya).any():
-        raise ValueError("y has missing values (NaN): drop those rows first")
     if classes is not None:
         values, codes = declared_classes(ya, classes, "thesis_scores")
-        return a.astype(np.int64), (codes == len(values) - 1).astype(np.int64)
+        return a, (codes == len(values) - 1).astype(np.int64)
     observed = np.unique(ya)
     if observed.size != 2:
         raise ValueError(f"y must have exactly two classes (the thesis's scores are binary), got {observed.size}")
-    return a.astype(np.int64), (ya == observed[1]).astype(np.int64)
+    return a, (ya == observed[1]).astype(np.int64)
 
 
 def thesis_scores(X: Any, y: Any, score: str = "count", *, classes: Any = None) -> np.ndarray:
@@ -144,7 +131,7 @@ def iterative_select(scores: Any, k: int, *, epsilon: float, sensitivity: float,
     sigmoid(ε'·I/(2Δ)) until k are kept. Returns (selected indices, number of Bernoulli steps).
     """
     q = np.asarray(scores, dtype=float)
-    k = _positive_int(k, "k")
+    k = check_int(k, "k", minimum=1)
     if k > q.size:
         raise ValueError(f"k = {k} exceeds the number of features {q.size}")
     eps_step = check_epsilon(epsilon) / k
@@ -244,7 +231,7 @@ class _ThesisSelector(SelectorBase):
         number of records (no refusal when it is below ``n_min``: see PrivateKSubsetSelector)."""
         epsilon = check_epsilon(self.epsilon)
         score = _check_score(self.feature_score, "feature_score")
-        k = _positive_int(self.k, "k")
+        k = check_int(self.k, "k", minimum=1)
         if score == "mi":
             _check_n_min(self.n_min)
         source = self._source_data(X, y)
@@ -322,20 +309,31 @@ class PrivateKSubsetSelector(_ThesisSelector):
         self.accountant = accountant
         self.random_state = random_state
 
-    def _mechanism_params(self, X: Any, y: Any) -> tuple[np.ndarray, int, float, float, int]:
-        """Validate, score and calibrate: (q, k, ε, sensitivity of the released quantity, D).
+    def _calibration(self, n_features: int) -> tuple[int, float, float]:
+        """Check the public parameters; (k, ε, sensitivity of the released quantity).
 
-        The one place fit and the teaching views take the mechanism's parameters from. Subset
-        mechanism: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (thesis §3.5.5).
-        Noisy scores: one record moves every score, L1 sensitivity D·Δq (Alg. 3, §3.5.2.2).
+        Subset mechanism: the utility Σ_{d∈S} q_d of a k-subset has sensitivity k·Δq (thesis
+        §3.5.5). Noisy scores: one record moves every score, L1 sensitivity D·Δq (Alg. 3, §3.5.2.2).
         """
         if self.mechanism not in ("subset", "noisy_scores"):
             raise ValueError(f"mechanism must be 'subset' or 'noisy_scores', got {self.mechanism!r}")
-        Xb, yb, w, score, k, epsilon = self._prepare(X, y)
+        epsilon = check_epsilon(self.epsilon)
+        score = _check_score(self.feature_score, "feature_score")
+        k = check_int(self.k, "k", minimum=1)
+        if k > n_features:
+            raise ValueError(f"k = {k} exceeds the number of features (n_features = {n_features})")
         dq = self._sensitivity(score)
         self.score_sensitivity_ = dq
+        return k, epsilon, (k * dq if self.mechanism == "subset" else n_features * dq)
+
+    def _mechanism_params(self, X: Any, y: Any) -> tuple[np.ndarray, int, float, float, int]:
+        """Validate, score and calibrate: (q, k, ε, sensitivity of the released quantity, D).
+
+        The one place fit and the teaching views take the mechanism's parameters from.
+        """
+        Xb, yb, w, score, _, _ = self._prepare(X, y)
         d = Xb.shape[1]
-        sensitivity = k * dq if self.mechanism == "subset" else d * dq
+        k, epsilon, sensitivity = self._calibration(d)
         return self._scores(Xb, yb, w, score), k, epsilon, sensitivity, d
 
     def fit(self, X: Any, y: Any = None) -> "PrivateKSubsetSelector":
@@ -346,6 +344,26 @@ class PrivateKSubsetSelector(_ThesisSelector):
         :mod:`dpexplore.select.base`), kept as ``binarizer_``.
         """
         q, k, epsilon, sensitivity, _ = self._mechanism_params(X, y)
+        self._select(q, k, epsilon, sensitivity)
+        return self
+
+    def fit_scores(self, scores: Any) -> "PrivateKSubsetSelector":
+        """Sample the k-subset from precomputed ``scores`` (one per feature); spends ``epsilon`` once.
+
+        The scores are private: they must be the ``feature_score`` of the training data, as
+        :meth:`true_scores` computes them. Same checks, spend, draws and fitted attributes as
+        :meth:`fit`, without ``feature_names_in_`` and ``classes_``.
+        """
+        q = check_scores(scores)
+        for stale in ("feature_names_in_", "classes_", "binarizer_"):
+            self.__dict__.pop(stale, None)
+        self.n_features_in_ = q.size
+        self._select(q, *self._calibration(q.size))
+        return self
+
+    def _select(self, q: np.ndarray, k: int, epsilon: float, sensitivity: float) -> None:
+        """The mechanism (the one place it runs): Algorithm 5, or Algorithm 3 for ``noisy_scores``,
+        calibrated by :meth:`_calibration`."""
         score = self.feature_score
         rng = self._start(epsilon)
         if self.mechanism == "subset":
@@ -358,7 +376,6 @@ class PrivateKSubsetSelector(_ThesisSelector):
             self.noisy_scores_ = noisy
             chosen = np.argsort(-noisy, kind="stable")[:k]
         self._set_support(chosen)
-        return self
 
     def inclusion_probabilities(self, X: Any, y: Any) -> np.ndarray:
         """Exact P(d ∈ S) of the subset mechanism on (X, y) — **NOT private** (teaching view).

@@ -1,10 +1,11 @@
 """What every engine shares: the Source object and the pandas path's checks, in its order.
 
-An engine computes, in one aggregate query where the data lives, how many values break each
-rule of the schema (missing, outside the declared categories, non-numeric, infinite, outside the
-public range, unknown class); :func:`raise_first_problem` then raises the error that
-``Schema.validate(X, y)`` would raise on the same table, with the same message. Nothing is
-counted or released before that.
+An engine computes, where the data lives, how many values break each rule of the schema
+(missing, outside the declared categories, non-numeric, infinite, outside the public range,
+unknown class); :func:`raise_first_problem` then raises the error that
+``Schema.validate(X, y)`` would raise on the same table, with the same message. No count table
+is returned, and nothing released, before that. The engines that run expressions share one
+implementation of these checks and of the count (:mod:`dpexplore.sources._backend`).
 
 Messages leave the place where the data lives: they name the column and the rule
 (:func:`dpexplore._validation.rule_message`, one wording for every engine), never a value, a line
@@ -23,10 +24,14 @@ from typing import Any, Callable, Iterator
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT, rule_message
-from ..counts import CountTable, _check_schema
+from .._validation.schema import check_schema
+from ..counts import CountTable
 from ..domain import Schema
+from ..limits import DEFAULT_BATCH_ROWS
+from ._tables import CountCache
 
-DEFAULT_BATCH_ROWS = 100_000
+__all__ = ["Source", "Problems", "raise_first_problem", "engine_error", "check_columns", "numeric_edges",
+           "bucket_tree", "DEFAULT_BATCH_ROWS"]
 
 
 @dataclass
@@ -121,17 +126,20 @@ def bucket_tree(edges: list[float], lo: int, hi: int, le: Callable[[float], Any]
 class Source(abc.ABC):
     """A private table where it lives, with its public schema.
 
-    ``count_table()`` builds the :class:`~dpexplore.counts.CountTable` once (a validating
-    aggregate, then one group-by in the engine) and caches it; ``iter_frames`` streams the rows
-    as pandas DataFrames (predictors + target) for evaluation on big test sets. The repr shows
-    the engine and the schema only: the record count is private.
+    ``count_table()`` builds the :class:`~dpexplore.counts.CountTable` once (one group-by in
+    the engine, which also checks every record against the schema) and caches it; the source and
+    its :meth:`with_schema` views share one cache, so every later fit of any method on them
+    reuses it (count once, release many). ``iter_frames`` streams the rows as pandas DataFrames
+    (predictors + target) for evaluation on big test sets. The repr shows the engine and the
+    schema only: the record count is private.
     """
 
     engine: str = "?"
 
     def __init__(self, schema: Schema):
-        self.schema = _check_schema(schema)
+        self.schema = check_schema(schema)
         self._count_table: CountTable | None = None
+        self._tables = CountCache()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(engine={self.engine!r}, {self.schema!r})"
@@ -145,19 +153,25 @@ class Source(abc.ABC):
         """The exact counts over occupied (leaf codes × class) cells (built once, cached).
 
         Raises the pandas path's ValueError (same message) for missing values, values outside
-        the public domain, unknown categories or classes, before anything is built.
+        the public domain, unknown categories or classes, before anything is built. A table
+        under a schema this source (or a view of it) has counted before is not counted again;
+        under a coarser or smaller one it is aggregated from the finer table when that is exact.
         """
         if self._count_table is None:
-            self._count_table = self._build()
+            self._count_table = self._tables.get(self.schema, self._build)
         return self._count_table
 
     def with_schema(self, schema: Schema) -> "Source":
-        """The same data and engine under another public schema (e.g. a method's own bins); its
-        count table is built anew when asked for. The schema must name the same columns."""
-        schema = _check_schema(schema)
+        """The same data and engine under another public schema (e.g. a method's own bins).
+
+        The view shares this source's count tables: its own is derived from one already built
+        when the schema is that one or coarser (a subset of the predictors, leaves that are
+        unions of the built leaves, the same public domains), else counted once by the engine
+        and kept. The schema must have the same target and a subset of the predictors."""
+        schema = check_schema(schema)
         if schema.target != self.schema.target or not set(schema.predictors) <= set(self.schema.predictors):
             raise ValueError("with_schema needs the same target and a subset of the source's predictors")
-        view = copy.copy(self)
+        view = copy.copy(self)   # shares the engine's handle and the cache
         view.schema, view._count_table = schema, None
         return view
 
@@ -171,14 +185,15 @@ class Source(abc.ABC):
             raise ValueError(f"batch_rows must be a positive integer, got {batch_rows!r}")
         return self._iter_frames(batch_rows)
 
-    # each engine implements these three
+    # every engine implements these three (engines that run expressions where the data lives
+    # get the first two from dpexplore.sources._backend.ExpressionSource)
     @abc.abstractmethod
     def _validate(self) -> None:
         """Raise the pandas path's ValueError for any row the schema does not allow."""
 
     @abc.abstractmethod
     def _build(self) -> CountTable:
-        """One group-by over (leaf codes × class) where the data lives."""
+        """One group-by over (leaf codes × class) where the data lives, after the checks."""
 
     @abc.abstractmethod
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:

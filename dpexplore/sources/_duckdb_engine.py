@@ -21,10 +21,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ..counts import CountTable, _check_schema
+from .._validation.schema import check_schema
 from ..domain import Schema
-from ._base import (Problems, Source, bucket_tree, check_columns, engine_error, numeric_edges,
-                    raise_first_problem)
+from ._backend import ExpressionSource
+from ._base import check_columns, engine_error
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
@@ -34,7 +34,7 @@ _counter = itertools.count()
 _ROWLESS_ERRORS = (duckdb.IOException, duckdb.CatalogException, duckdb.ParserException, duckdb.BinderException)
 
 
-def _failure(error: "duckdb.Error", schema: Schema, prefix: str) -> ValueError:
+def failure(error: "duckdb.Error", schema: Schema, prefix: str) -> ValueError:
     """The ValueError to raise ``from None`` for a DuckDB error: its text when it quotes no row,
     else the column and the rule only."""
     if isinstance(error, _ROWLESS_ERRORS):
@@ -57,8 +57,10 @@ def dbl(x: float) -> str:
     return f"CAST({lit(repr(float(x)))} AS DOUBLE)"
 
 
-def _base_type(t: Any) -> str:
-    return str(t).split("(")[0].upper()
+def _kind(duckdb_type: Any) -> str:
+    base = str(duckdb_type).split("(")[0].upper()
+    return ("float" if base in _FLOATING else "number" if base in _NUMERIC else
+            "bool" if base == "BOOLEAN" else "other")
 
 
 def _paths(path_or_glob: Any, argument: str) -> list[str]:
@@ -80,10 +82,14 @@ def _paths(path_or_glob: Any, argument: str) -> list[str]:
     return out
 
 
-class DuckDBSource(Source):
-    """A table that DuckDB reads: a relation plus, where known, a FROM clause to stream from."""
+class DuckDBSource(ExpressionSource):
+    """A table that DuckDB reads: a relation plus, where known, a FROM clause to stream from.
+
+    Its expressions are SQL text; the checks and the count are
+    :class:`~._backend.ExpressionSource`'s."""
 
     engine = "duckdb"
+    engine_errors = (duckdb.Error,)
 
     def __init__(self, relation: "duckdb.DuckDBPyRelation", schema: Schema, *, what: str,
                  connection: "duckdb.DuckDBPyConnection | None" = None, from_clause: str | None = None):
@@ -92,93 +98,95 @@ class DuckDBSource(Source):
         try:
             columns, types = list(relation.columns), list(relation.types)
         except duckdb.Error as e:
-            raise _failure(e, self.schema, f"DuckDB could not read {what}") from None
+            raise failure(e, self.schema, f"DuckDB could not read {what}") from None
         check_columns(columns, self.schema, what)
-        self._types = {c: _base_type(t) for c, t in zip(columns, types)}
+        self._kinds = {c: _kind(t) for c, t in zip(columns, types)}
 
-    # ------------------------------------------------------------------ SQL pieces
-    def _run(self, sql: str) -> dict[str, np.ndarray]:
-        try:
-            return self._rel.query("src", sql).fetchnumpy()
-        except duckdb.Error as e:
-            raise _failure(e, self.schema, f"DuckDB failed on {self._what}") from None
+    # ------------------------------------------------------------------ primitives: SQL text
+    def column_kinds(self) -> dict[str, str]:
+        return self._kinds
 
-    def _text(self, col: str) -> str:
-        """The value as the pandas path matches it: its text (bools as True/False)."""
-        c = ident(col)
-        if self._types[col] == "BOOLEAN":
+    def col(self, name: str) -> str:
+        return ident(name)
+
+    def as_double(self, expr: str) -> str:
+        return f"CAST({expr} AS DOUBLE)"
+
+    def literal(self, value: int | str) -> str:
+        return lit(value) if isinstance(value, str) else str(int(value))
+
+    def double_literal(self, x: float) -> str:
+        return dbl(x)
+
+    def text(self, name: str) -> str:
+        c = ident(name)
+        if self._kinds[name] == "bool":
             return f"(CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END)"
         return f"CAST({c} AS VARCHAR)"
 
-    def _missing(self, col: str) -> str:
-        c = ident(col)
-        if self._types[col] in _FLOATING:
+    def is_missing(self, name: str) -> str:
+        c = ident(name)
+        if self._kinds[name] == "float":
             return f"({c} IS NULL OR isnan({c}))"
         return f"({c} IS NULL)"
 
-    def _in_list(self, col: str, values: Sequence[str]) -> str:
-        return f"{self._text(col)} IN ({', '.join(lit(v) for v in values)})"
+    def is_in(self, expr: str, values: Sequence[str]) -> str:
+        return f"({expr} IN ({', '.join(lit(v) for v in values)}))"
 
-    def _is_numeric(self, col: str) -> bool:
-        return self._types[col] in _NUMERIC
+    def position(self, expr: str, values: Sequence[str]) -> str:
+        # list_position is 1-based and NULL when absent
+        return f"(coalesce(list_position([{', '.join(lit(v) for v in values)}]::VARCHAR[], {expr}), 0) - 1)"
 
-    def _position(self, col: str, values: Sequence[str]) -> str:
-        return f"(list_position([{', '.join(lit(v) for v in values)}]::VARCHAR[], {self._text(col)}) - 1)"
+    def is_infinite(self, expr: str) -> str:
+        return f"isinf({expr})"
 
-    def _leaf_expr(self, name: str) -> str:
-        tax = self.schema[name].taxonomy
-        if tax.kind == "categorical":
-            return self._position(name, [str(v) for v in tax.leaves])
-        v = f"CAST({ident(name)} AS DOUBLE)"
-        return bucket_tree(numeric_edges(self.schema, name), 0, tax.n_leaves - 1,
-                           le=lambda e: f"{v} <= {dbl(e)}",
-                           when=lambda c, a, b: f"(CASE WHEN {c} THEN {a} ELSE {b} END)",
-                           const=lambda k: str(int(k)))
+    def lt(self, a: str, b: str) -> str:
+        return f"({a} < {b})"
 
-    # ------------------------------------------------------------------ checks
-    def _validate(self) -> None:
-        schema, parts, keys = self.schema, ["count(*)"], [("n", None)]
+    def le(self, a: str, b: str) -> str:
+        return f"{a} <= {b}"
 
-        def add(kind: str, col: str, cond: str) -> None:
-            parts.append(f"count(*) FILTER (WHERE {cond})")
-            keys.append((kind, col))
+    def gt(self, a: str, b: str) -> str:
+        return f"({a} > {b})"
 
-        for name, attr in schema.attributes.items():
-            add("missing", name, self._missing(name))
-            if attr.kind == "categorical":
-                add("unknown", name, f"NOT ({self._in_list(name, attr.categories)})")
-            elif self._is_numeric(name):
-                v = f"CAST({ident(name)} AS DOUBLE)"
-                add("infinite", name, f"isinf({v})")
-                add("out_of_range", name, f"({v} < {dbl(attr.lower)} OR {v} > {dbl(attr.upper)})")
-        add("missing", schema.target, self._missing(schema.target))
-        add("unknown", schema.target, f"NOT ({self._in_list(schema.target, schema.classes)})")
-        row = self._run(f"SELECT {', '.join(f'{p} AS k{i}' for i, p in enumerate(parts))} FROM src")
-        values = [int(row[f"k{i}"][0]) for i in range(len(parts))]
-        problems = Problems(n_rows=values[0])
-        problems.non_numeric = {n for n, a in schema.attributes.items() if a.kind == "numeric" and not self._is_numeric(n)}
-        for (kind, col), count in zip(keys[1:], values[1:]):
-            getattr(problems, kind)[col] = count
-        raise_first_problem(problems, schema)
+    def or_(self, a: str, b: str) -> str:
+        return f"({a} OR {b})"
 
-    def _build(self) -> CountTable:
-        self._validate()
-        schema = self.schema
-        exprs = [f"{self._leaf_expr(n)} AS c{i}" for i, n in enumerate(schema.predictors)]
-        exprs.append(f"{self._position(schema.target, schema.classes)} AS cls")
-        keys = [f"c{i}" for i in range(len(schema.predictors))] + ["cls"]
-        sql = (f"SELECT {', '.join(keys)}, count(*) AS n FROM (SELECT {', '.join(exprs)} FROM src) "
-               f"GROUP BY {', '.join(keys)} ORDER BY {', '.join(keys)}")
-        got = self._run(sql)
-        leaves = {n: np.asarray(got[f"c{i}"], dtype=np.int32) for i, n in enumerate(schema.predictors)}
-        return CountTable(schema, leaves, np.asarray(got["cls"], dtype=np.int64), np.asarray(got["n"], dtype=np.int64))
+    def not_(self, a: str) -> str:
+        return f"(NOT {a})"
+
+    def when(self, cond: str, a: str, b: str) -> str:
+        return f"(CASE WHEN {cond} THEN {a} ELSE {b} END)"
+
+    def count_all(self) -> str:
+        return "count(*)"
+
+    def count_if(self, cond: str) -> str:
+        return f"count(*) FILTER (WHERE {cond})"
+
+    def _query(self, sql: str) -> dict[str, np.ndarray]:
+        return self._rel.query("src", sql).fetchnumpy()
+
+    def aggregate(self, aggs: Sequence[str]) -> list[int]:
+        row = self._query(f"SELECT {', '.join(f'{a} AS k{i}' for i, a in enumerate(aggs))} FROM src")
+        return [int(row[f"k{i}"][0]) for i in range(len(aggs))]
+
+    def group_count(self, keys: Sequence[str]) -> np.ndarray:
+        names = [f"k{i}" for i in range(len(keys))]
+        got = self._query(f"SELECT {', '.join(names)}, count(*) AS n FROM "
+                          f"(SELECT {', '.join(f'{k} AS {n}' for k, n in zip(keys, names))} FROM src) "
+                          f"GROUP BY {', '.join(names)}")
+        return np.column_stack([np.asarray(got[n], dtype=np.int64) for n in names + ["n"]]).reshape(-1, len(keys) + 1)
+
+    def translate_error(self, error: BaseException) -> BaseException:
+        return failure(error, self.schema, f"DuckDB failed on {self._what}")
 
     # ------------------------------------------------------------------ streaming
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
         try:
             yield from self._batches(batch_rows)
         except duckdb.Error as e:
-            raise _failure(e, self.schema, f"DuckDB failed on {self._what}") from None
+            raise self.translate_error(e) from None
 
     def _batches(self, batch_rows: int) -> Iterator[pd.DataFrame]:
         cols = ", ".join(ident(c) for c in self.columns)
@@ -208,7 +216,7 @@ def _connection(connection: Any) -> "duckdb.DuckDBPyConnection":
 
 
 def from_files(kind: str, path_or_glob: Any, schema: Schema, connection: Any = None, **options: Any) -> DuckDBSource:
-    schema = _check_schema(schema)
+    schema = check_schema(schema)
     paths = _paths(path_or_glob, kind)
     con = _connection(connection)
     reader = {"csv": "read_csv", "parquet": "read_parquet"}[kind]
@@ -218,7 +226,7 @@ def from_files(kind: str, path_or_glob: Any, schema: Schema, connection: Any = N
     try:
         rel = con.sql(f"SELECT * FROM {from_clause}")
     except duckdb.Error as e:  # the CSV sniffer reads rows: its errors may quote them
-        raise _failure(e, schema, f"DuckDB could not read {what}") from None
+        raise failure(e, schema, f"DuckDB could not read {what}") from None
     return DuckDBSource(rel, schema, what=what, connection=con, from_clause=from_clause)
 
 
@@ -233,7 +241,7 @@ def _sql_value(v: Any) -> str:
 
 
 def from_relation(relation_or_sql: Any, schema: Schema, connection: Any = None) -> DuckDBSource:
-    schema = _check_schema(schema)
+    schema = check_schema(schema)
     if isinstance(relation_or_sql, duckdb.DuckDBPyRelation):
         return DuckDBSource(relation_or_sql, schema, what="the DuckDB relation", connection=connection)
     if isinstance(relation_or_sql, pd.DataFrame):
@@ -248,7 +256,7 @@ def from_relation(relation_or_sql: Any, schema: Schema, connection: Any = None) 
         try:
             rel = con.sql(relation_or_sql)
         except duckdb.Error as e:
-            raise _failure(e, schema, "DuckDB could not run the query") from None
+            raise failure(e, schema, "DuckDB could not run the query") from None
         if rel is None:
             raise ValueError("relation_or_sql must be a query that returns rows (a SELECT), not a statement")
         return DuckDBSource(rel, schema, what="the query", connection=con, from_clause=f"({relation_or_sql}) AS src")

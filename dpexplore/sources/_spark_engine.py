@@ -16,15 +16,14 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..counts import CountTable
 from ..domain import Schema
-from ._base import (Problems, Source, bucket_tree, check_columns, engine_error, numeric_edges,
-                    raise_first_problem)
+from ._backend import ExpressionSource
+from ._base import check_columns, engine_error
 
 INSTALL_HINT = "install it with: pip install 'dpexplore[spark]'"
 JAVA_HINT = ("Spark needs Java: install OpenJDK 17 (e.g. apt-get install openjdk-17-jre-headless) "
@@ -144,7 +143,8 @@ def local_session(app_name: str = "dpexplore", master: str = "local[*]", **conf:
         _restore_stderr(handles)
 
 
-def _check_alive(frame: Any) -> None:
+def check_alive(frame: Any) -> None:
+    """Raise a clear error when the DataFrame's SparkSession has been stopped."""
     session = frame.sparkSession
     sc = getattr(session, "_sc", None)
     if sc is not None and getattr(sc, "_jsc", None) is None:
@@ -153,10 +153,22 @@ def _check_alive(frame: Any) -> None:
                            "and build the DataFrame again")
 
 
-class SparkSource(Source):
-    """A PySpark DataFrame holding the predictors and the target column ``schema.target``."""
+def _kind(data_type: Any, T: Any) -> str:
+    if isinstance(data_type, (T.FloatType, T.DoubleType)):
+        return "float"
+    if isinstance(data_type, T.NumericType):
+        return "number"
+    return "bool" if isinstance(data_type, T.BooleanType) else "other"
+
+
+class SparkSource(ExpressionSource):
+    """A PySpark DataFrame holding the predictors and the target column ``schema.target``.
+
+    Its expressions are Column objects; the checks and the count are
+    :class:`~._backend.ExpressionSource`'s."""
 
     engine = "spark"
+    engine_errors = (Exception,)   # py4j's and pyspark's errors alike
 
     def __init__(self, frame: Any, schema: Schema):
         DataFrame, F, T = _pyspark()
@@ -165,53 +177,81 @@ class SparkSource(Source):
             hint = " (turn a pandas DataFrame into one with spark.createDataFrame(frame))" \
                 if isinstance(frame, pd.DataFrame) else ""
             raise TypeError(f"spark_dataframe must be a PySpark DataFrame, got {type(frame).__name__}{hint}")
-        _check_alive(frame)
-        self._df, self._F, self._T = frame, F, T
-        fields = {f.name: f.dataType for f in frame.schema.fields}
-        check_columns(list(fields), self.schema, "the Spark DataFrame")
-        self._types = fields
+        check_alive(frame)
+        self._df, self._F = frame, F
+        self._kinds = {f.name: _kind(f.dataType, T) for f in frame.schema.fields}
+        check_columns(list(self._kinds), self.schema, "the Spark DataFrame")
 
-    # ------------------------------------------------------------------ expressions
-    def _is_numeric(self, col: str) -> bool:
-        return isinstance(self._types[col], self._T.NumericType)
+    # ------------------------------------------------------------------ primitives: Columns
+    def column_kinds(self) -> dict[str, str]:
+        return self._kinds
 
-    def _text(self, col: str):
-        F = self._F
-        c = F.col(f"`{col}`")
-        if isinstance(self._types[col], self._T.BooleanType):
+    def col(self, name: str):
+        return self._F.col(f"`{name}`")
+
+    def as_double(self, expr):
+        return expr.cast("double")
+
+    def literal(self, value: int | str):
+        return self._F.lit(value if isinstance(value, str) else int(value))
+
+    def double_literal(self, x: float):
+        return self._F.lit(float(x))
+
+    def text(self, name: str):
+        F, c = self._F, self.col(name)
+        if self._kinds[name] == "bool":
             return F.when(c, F.lit("True")).when(~c, F.lit("False"))
         return c.cast("string")
 
-    def _missing(self, col: str):
-        F = self._F
-        c = F.col(f"`{col}`")
-        if isinstance(self._types[col], (self._T.FloatType, self._T.DoubleType)):
-            return c.isNull() | F.isnan(c)
-        return c.isNull()
+    def is_missing(self, name: str):
+        c = self.col(name)
+        return (c.isNull() | self._F.isnan(c)) if self._kinds[name] == "float" else c.isNull()
 
-    def _position(self, col: str, values: Any):
+    def is_in(self, expr, values: Sequence[str]):
+        return expr.isin(list(values))
+
+    def position(self, expr, values: Sequence[str]):
         F = self._F  # array_position is 1-based, 0 when absent
-        return (F.array_position(F.array(*[F.lit(str(v)) for v in values]), self._text(col)) - 1).cast("int")
+        return (F.array_position(F.array(*[F.lit(str(v)) for v in values]), expr) - 1).cast("int")
 
-    def _leaf_expr(self, name: str):
-        F = self._F
-        tax = self.schema[name].taxonomy
-        if tax.kind == "categorical":
-            return self._position(name, tax.leaves)
-        v = F.col(f"`{name}`").cast("double")
-        return bucket_tree(numeric_edges(self.schema, name), 0, tax.n_leaves - 1,
-                           le=lambda e: v <= F.lit(float(e)),
-                           when=lambda c, a, b: F.when(c, a).otherwise(b),
-                           const=lambda k: F.lit(int(k)))
+    def is_infinite(self, expr):
+        return expr.isin(float("inf"), float("-inf"))
 
-    def _run(self, action):
-        _check_alive(self._df)
-        try:
-            return action()
-        except Exception as e:  # noqa: BLE001 - py4j and pyspark errors alike
-            raise self._failure(e) from None
+    def lt(self, a, b):
+        return a < b
 
-    def _failure(self, error: Exception) -> Exception:
+    def le(self, a, b):
+        return a <= b
+
+    def gt(self, a, b):
+        return a > b
+
+    def or_(self, a, b):
+        return a | b
+
+    def not_(self, a):
+        return ~a
+
+    def when(self, cond, a, b):
+        return self._F.when(cond, a).otherwise(b)
+
+    def count_all(self):
+        return self._F.count(self._F.lit(1))
+
+    def count_if(self, cond):
+        return self._F.sum(self._F.when(cond, 1).otherwise(0))
+
+    def aggregate(self, aggs) -> list[int]:
+        row = self._df.agg(*[a.alias(f"k{i}") for i, a in enumerate(aggs)]).collect()[0]
+        return [int(row[f"k{i}"] or 0) for i in range(len(aggs))]   # a sum over no rows is NULL
+
+    def group_count(self, keys) -> np.ndarray:
+        names = [f"k{i}" for i in range(len(keys))]
+        rows = self._df.select(*[k.alias(n) for k, n in zip(keys, names)]).groupBy(*names).count().collect()
+        return np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(len(rows), len(keys) + 1)
+
+    def translate_error(self, error: BaseException) -> BaseException:
         """Spark's error as it is when it concerns the query's columns and types, else without
         its text (it may quote a private value or record)."""
         from pyspark.errors import AnalysisException
@@ -221,54 +261,16 @@ class SparkSource(Source):
         return engine_error(error, "Spark failed on the Spark DataFrame", self.schema, engine="Spark",
                             unreadable=cast, column_pattern=r"CAST\(`?([^`\s)]+)`? AS")
 
-    # ------------------------------------------------------------------ checks
-    def _validate(self) -> None:
-        _check_alive(self._df)  # before building any Column (that needs a live context)
-        F, schema = self._F, self.schema
-        parts, keys = [F.count(F.lit(1))], [("n", None)]
-
-        def add(kind: str, col: str, cond) -> None:
-            parts.append(F.sum(F.when(cond, 1).otherwise(0)))
-            keys.append((kind, col))
-
-        for name, attr in schema.attributes.items():
-            add("missing", name, self._missing(name))
-            if attr.kind == "categorical":
-                add("unknown", name, ~self._text(name).isin(list(attr.categories)))
-            elif self._is_numeric(name):
-                v = F.col(f"`{name}`").cast("double")
-                add("infinite", name, v.isin(float("inf"), float("-inf")))
-                add("out_of_range", name, (v < F.lit(attr.lower)) | (v > F.lit(attr.upper)))
-        add("missing", schema.target, self._missing(schema.target))
-        add("unknown", schema.target, ~self._text(schema.target).isin(list(schema.classes)))
-        row = self._run(lambda: self._df.agg(*[p.alias(f"k{i}") for i, p in enumerate(parts)]).collect()[0])
-        values = [int(row[f"k{i}"] or 0) for i in range(len(parts))]
-        problems = Problems(n_rows=values[0])
-        problems.non_numeric = {n for n, a in schema.attributes.items() if a.kind == "numeric" and not self._is_numeric(n)}
-        for (kind, col), count in zip(keys[1:], values[1:]):
-            getattr(problems, kind)[col] = count
-        raise_first_problem(problems, schema)
-
-    def _build(self) -> CountTable:
-        self._validate()
-        schema = self.schema
-        exprs = [self._leaf_expr(n).alias(f"c{i}") for i, n in enumerate(schema.predictors)]
-        exprs.append(self._position(schema.target, schema.classes).alias("cls"))
-        keys = [f"c{i}" for i in range(len(schema.predictors))] + ["cls"]
-        rows = self._run(lambda: self._df.select(*exprs).groupBy(*keys).count().collect())
-        m = len(rows)
-        data = np.asarray([tuple(r) for r in rows], dtype=np.int64).reshape(m, len(keys) + 1)
-        leaves = {n: data[:, i].astype(np.int32) for i, n in enumerate(schema.predictors)}
-        return CountTable(schema, leaves, data[:, -2], data[:, -1])
+    def ensure_alive(self) -> None:
+        check_alive(self._df)
 
     # ------------------------------------------------------------------ streaming
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
-        _check_alive(self._df)
         cols = self.columns
-        it = self._run(lambda: self._df.select(*[f"`{c}`" for c in cols]).toLocalIterator())
+        it = self.run(lambda: self._df.select(*[f"`{c}`" for c in cols]).toLocalIterator())
         batch = []
         while True:
-            row = self._run(lambda: next(it, None))   # rows are read (and may fail) here
+            row = self.run(lambda: next(it, None))   # rows are read (and may fail) here
             if row is None:
                 break
             batch.append(tuple(row))

@@ -6,29 +6,14 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..exceptions import FewRecordsWarning, HighCardinalityWarning, InputError
+from ..limits import EPSILON_RANGE, FEW_RECORDS
+
 __all__ = ["InputError", "HighCardinalityWarning", "FewRecordsWarning", "EPSILON_RANGE", "HIGH_CARDINALITY",
            "FEW_RECORDS", "show", "show_list", "check_epsilon_range"]
 
-#: the ε an analyst may ask for (the app's range): outside it is an error, never a clamp.
-#: Below 0.01 a release is noise; above 10 the guarantee means little.
-EPSILON_RANGE = (0.01, 10.0)
 #: a categorical column with more declared values than this gets a warning and a taxonomy hint
 HIGH_CARDINALITY = 50
-#: a release with fewer synthetic rows than this (a released, noisy size) warns that it is mostly
-#: noise; the private row count is never compared with anything
-FEW_RECORDS = 30
-
-
-class InputError(ValueError):
-    """A problem with the analyst's input, explained in one line with what to do."""
-
-
-class HighCardinalityWarning(UserWarning):
-    """A categorical column with so many values that most methods spread ε too thin over them."""
-
-
-class FewRecordsWarning(UserWarning):
-    """The release is small (judged on its released synthetic rows): most of it is noise."""
 
 
 def show(value: Any) -> str:

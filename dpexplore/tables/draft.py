@@ -12,8 +12,10 @@ declared bounds only), a typed taxonomy that groups a categorical column's value
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 import warnings
+import weakref
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -23,20 +25,40 @@ from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxon
                       long_tail_cuts, observed_attribute)
 from .._validation import CHECK_TABLE_HINT, rule_message
 from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
-from .read import read_table
+from .read import read_table, repeated_names
 
-__all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups"]
+__all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups",
+           "schema_leaks"]
 
 #: the columns every draft has (``cuts`` and ``groups`` are optional: empty means the default)
 DRAFT_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "from_data"]
 _ALL_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "cuts", "groups", "from_data"]
 MISSING_RULES = ("error", "drop-rows")
+#: what build_schema read from the data for each schema it built (the summary states it)
+_BUILT: "weakref.WeakKeyDictionary[Schema, tuple[str, ...]]" = weakref.WeakKeyDictionary()
+
+
+def schema_leaks(schema: Schema) -> list[str] | None:
+    """What :func:`build_schema` read from the private data for ``schema`` (its leak notes, [] if
+    every row was declared); None for a schema :func:`build_schema` did not build in this session
+    (its provenance is unknown here)."""
+    leaks = _BUILT.get(schema)
+    return None if leaks is None else list(leaks)
 
 
 # --------------------------------------------------------------------------- checks
+def _check_unique_columns(frame: pd.DataFrame, among: Sequence[Any] | None = None) -> None:
+    """Refuse a table that names a column twice (only the names in ``among`` when given)."""
+    where = repeated_names(frame.columns, among)
+    if where:
+        raise InputError(f"the table names a column twice ({where}): rename one (read_table(..., "
+                         "duplicates='rename') numbers the repeats) or leave it out (select_columns)")
+
+
 def _check_target(frame: pd.DataFrame, target: Any) -> None:
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise InputError("the table is empty: load a table with rows first")
+    _check_unique_columns(frame)
     if target not in frame.columns:
         raise InputError(f"target {show(target)} is not a column: choose one of {show_list(list(frame.columns), 8)}")
     if frame[target].isna().any():
@@ -74,6 +96,7 @@ def check_table(frame_or_path: Any, schema: Any, *, errors: str = "raise") -> pd
     if errors not in ("raise", "report"):
         raise InputError(f"errors must be 'raise' or 'report', got {show(errors)}")
     frame = frame_or_path if isinstance(frame_or_path, pd.DataFrame) else read_table(frame_or_path)
+    _check_unique_columns(frame)
     if isinstance(schema, Schema):
         report = _check_rules(frame, _schema_rules(schema))
     elif isinstance(schema, pd.DataFrame):
@@ -322,9 +345,14 @@ def parse_cuts(name: str, text: Any, lower: float, upper: float, integer: bool,
                fanouts: Sequence[int]) -> Taxonomy:
     """The taxonomy of a numeric column from its typed cut points: blank or "equal" → nested
     equal-width intervals (``fanouts``), "equal:k" → k equal bins, "long-tail" → 0 | 1 | 2–3 | …
-    from the declared lower bound, or numbers "1, 2, 4, 11" (a cut c separates < c from ≥ c)."""
+    from the declared lower bound, or numbers "1, 2, 4, 11" (a cut c separates < c from ≥ c).
+    Integer columns get whole-number bins ("2007", "2008–2009"), never fractional ones: blank or
+    "equal" then gives each node of the equal-width nesting the integers it holds
+    (:func:`integer_equal_width`)."""
     spec = "" if _blank(text) else str(text).strip().lower()
     try:
+        if spec in ("", "equal") and integer:
+            return integer_equal_width(name, lower, upper, fanouts)
         if spec in ("", "equal"):
             return Taxonomy.equal_width(name, lower, upper, fanouts)
         if spec.startswith("equal:"):
@@ -345,6 +373,29 @@ def parse_cuts(name: str, text: Any, lower: float, upper: float, integer: bool,
         return cut_taxonomy(name, lower, upper, cuts, integer=integer)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+
+
+def integer_equal_width(name: str, lower: float, upper: float, fanouts: Sequence[int]) -> Taxonomy:
+    """``Taxonomy.equal_width`` for an integer column: every integer keeps the node (a, b] it has
+    there at every depth, but the nodes are labelled and cut as integers ("0–7", "8–15"; an edge
+    between k and k + 1 is k + ½) and a node that holds no integer is left out. Reads only the
+    declared bounds."""
+    nested = Taxonomy.equal_width(name, lower, upper, fanouts)
+    lo, hi = math.ceil(lower), math.floor(upper)
+    # an integer v lies in (a, b] iff floor(a) < v ≤ floor(b): the first integer after a leaf is floor(b) + 1
+    firsts = sorted({lo} | {int(np.floor(e)) + 1 for e in nested.edges(nested.height - 1)[1:-1]
+                            if lo < np.floor(e) + 1 <= hi})
+    lasts = [f - 1 for f in firsts[1:]] + [hi]
+    edges = [float(lower)] + [f - 0.5 for f in firsts[1:]] + [float(upper)]
+    labels, maps, edge_levels = [], [], []
+    for depth in range(nested.height):
+        nodes, leaf_to_node = np.unique(nested.node_codes(nested.leaf_codes(firsts), depth), return_inverse=True)
+        groups = [np.flatnonzero(leaf_to_node == k) for k in range(len(nodes))]
+        labels.append([str(firsts[g[0]]) if firsts[g[0]] == lasts[g[-1]] else f"{firsts[g[0]]}–{lasts[g[-1]]}"
+                       for g in groups])
+        maps.append(leaf_to_node)
+        edge_levels.append([edges[0]] + [edges[g[0]] for g in groups[1:]] + [edges[-1]])
+    return Taxonomy(name, "numeric", labels[-1], labels, maps, edges=edge_levels)
 
 
 def parse_groups(name: str, text: Any) -> list[tuple[str, list[str]]]:
@@ -414,6 +465,11 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         raise InputError("mark exactly one column as the target")
     target = str(targets["column"].iloc[0])
     rows = list(draft.to_dict("records"))
+    named = [row["column"] for row in rows]
+    if len(set(named)) != len(named):
+        twice = sorted({n for n in named if named.count(n) > 1}, key=str)
+        raise InputError(f"the schema table has several rows for {show_list(twice)}: keep one row per column")
+    _check_unique_columns(frame, named)   # a repeated column the draft does not name is left out
     for row in rows:
         if row["column"] not in frame.columns:
             raise InputError(f"the schema names a column {show(row['column'])} that the table does not have")
@@ -506,6 +562,7 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         schema = Schema(attrs, target, classes)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    _BUILT[schema] = tuple(leaks)
     if leaks:
         warnings.warn("the public schema still uses domains read from the private data, which no ε pays for: "
                       + "; ".join(leaks) + ". Type the values you know without the data (or tick 'public').",

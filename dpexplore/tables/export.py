@@ -7,16 +7,19 @@ its name and its text, rounded (:data:`UTILITY_DECIMALS`).
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..domain import Schema
+from .draft import schema_leaks
 from .release import ReleaseResult
 
 __all__ = ["UTILITY_DECIMALS", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
-           "export_release"]
+           "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
 #: held-out size n; for every n > 100 some k/n lies within 1/(2n) < 0.005 of any two-decimal
@@ -31,9 +34,26 @@ _SOURCE_TEXT = {"modelled": "modelled by the method (carries the relation to the
                 "left out": "left out of the synthetic table"}
 
 
+def resolution_decimals(resolution: float) -> int:
+    """Decimals that show a value of a numeric column of public ``resolution`` (the spacing of its
+    released values, :class:`~dpexplore.domain.Attribute`): the fewest d with 10⁻ᵈ ≤ resolution."""
+    return max(0, math.ceil(-math.log10(resolution) - 1e-12))
+
+
+def rounded_to_resolution(synthetic: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """A copy whose decimal columns are rounded to the decimals of their public resolution
+    (post-processing of released values): 83.4521, not 83.45213317871094."""
+    out = synthetic.copy()
+    for name in schema.numeric:
+        if name in out.columns and pd.api.types.is_float_dtype(out[name]):
+            out[name] = out[name].round(resolution_decimals(schema[name].resolution))
+    return out
+
+
 def synthetic_csv(result: ReleaseResult) -> bytes:
-    """The synthetic table as UTF-8 CSV bytes."""
-    return result.synthetic.to_csv(index=False).encode("utf-8")
+    """The synthetic table as UTF-8 CSV bytes, decimal columns written with the digits of their
+    public resolution (:func:`rounded_to_resolution`)."""
+    return rounded_to_resolution(result.synthetic, result.schema).to_csv(index=False).encode("utf-8")
 
 
 def _md_table(frame: pd.DataFrame) -> str:
@@ -66,16 +86,52 @@ def _domain(a) -> str:
     return f"[{a.lower:g}, {a.upper:g}]{' integers' if a.integer else ''}{bins}"
 
 
+def _budget_line(result: ReleaseResult) -> str:
+    """The ε asked for and the ε the ledger shows spent; when less was spent, why."""
+    spent = float(result.ledger["charged"].sum()) if len(result.ledger) else 0.0
+    line = (f"- Method: **{result.method}**, budget **ε = {result.epsilon:.3g}**, spent **ε = {spent:.4g}** "
+            "(the ledger's total)")
+    unused = result.epsilon - spent
+    if unused <= 1e-9 * result.epsilon:
+        return line
+    share = result.epsilon * result.marginal_share
+    src = result.sources
+    no_marginal = not len(src) or not (src["produced by"] == "marginal").any()
+    if share > 0 and no_marginal and math.isclose(unused, share, rel_tol=1e-6, abs_tol=1e-12):
+        return line + (f": the share set aside for one-way marginals (ε = {share:.3g}) went unused, "
+                       "as the method modelled every column")
+    return line + f": ε = {unused:.3g} was left unspent"
+
+
+def _sources_table(src: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """How each column was produced with its OWN ε (a one-way marginal's; 0 for filler), and a
+    sentence for the modelled columns, which share the joint model's ε (spent once, not per
+    column)."""
+    modelled = src["produced by"] == "modelled"
+    table = src.assign(**{"ε": src["ε"].astype(object)}).rename(columns={"ε": "own ε"})
+    table.loc[modelled, "own ε"] = "shared"
+    table = table.assign(meaning=src["produced by"].map(_SOURCE_TEXT).fillna(""))
+    model_eps = src.loc[modelled, "ε"].dropna()
+    amount = f" ε = {model_eps.iloc[0]:.3g}" if len(model_eps) else " ε"
+    note = (f"The {int(modelled.sum())} modelled columns (target included) come from one model of them "
+            f"together: they share its{amount}, spent once for all of them, not per column."
+            if modelled.any() else "")
+    return table, note
+
+
 def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     """One page to share: what was released, how each synthetic column was produced, the ε
     ledger, the grid occupancy and the privacy caveats — released values and public facts only.
-    The non-private utility is not in it (:func:`utility_markdown`)."""
+    The non-private utility is not in it (:func:`utility_markdown`). What the schema took from
+    the data is listed: the ``leaks`` of the release, else those :func:`build_schema` recorded
+    for this schema (:func:`~dpexplore.tables.draft.schema_leaks`)."""
     s = result.schema
     src = result.sources
     n_modelled = int((src["produced by"] == "modelled").sum() - 1) if len(src) else len(s.predictors)
+    built = schema_leaks(s)
+    leaks = list(result.leaks) or list(built or [])
     parts = [f"# {title}: differentially private release", "",
-             f"- Method: **{result.method}**, total budget **ε = {result.epsilon:.3g}** "
-             f"(spent {result.ledger['charged'].sum():.4g})",
+             _budget_line(result),
              f"- Target: `{s.target}` with classes {', '.join(map(str, s.classes))}",
              f"- Predictors: {len(s.predictors)} declared ({len(s.numeric)} numeric, {len(s.categorical)} "
              f"categorical), {n_modelled} modelled by the method",
@@ -83,11 +139,14 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
              f"Each row was held out for testing independently with probability {result.test_fraction:g}, "
              "so one record changes the training part by at most itself",
              f"- Noise: {'exact discrete (hardened) sampler' if result.hardened else 'textbook floating-point sampler'}",
-             f"- Synthetic rows released: {len(result.synthetic)} (a public cap bounds it; no exact row count "
-             "of the private table is printed: it is not covered by ε)", ""]
+             (f"- Synthetic rows released: {len(result.synthetic)} (a public cap bounds it; no exact row count "
+              "of the private table is printed: it is not covered by ε)"
+              if getattr(result, "released", "synthetic table") == "synthetic table" else
+              f"- Released: a classifier ({result.method}'s noisy parameters), **no synthetic table**"), ""]
     if len(src):
-        table = src.assign(meaning=src["produced by"].map(_SOURCE_TEXT).fillna(""))
+        table, note = _sources_table(src)
         parts += ["## How each synthetic column was produced", "", _md_table(table), ""]
+        parts += [note, ""] if note else []
         if result.marginal_share == 0 and (src["produced by"] == "uniform").any():
             parts += ["Columns marked *uniform* are filler: give them a share of ε (marginal_share) to draw "
                       "them from a DP marginal, or drop them.", ""]
@@ -105,13 +164,16 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     parts += ["## Public schema", "", _md_table(pd.DataFrame(rows)), "",
               "Numeric values outside their declared bounds were clipped to them before the release "
               "(categorical values outside their declared lists are refused).", ""]
-    if result.leaks:
+    if leaks:
         parts += ["## ⚠ PrivacyLeakWarning", "",
                   "These parts of the schema were read from the private data and are not covered by ε. "
                   "The guarantee holds only if they are public knowledge:", ""]
-        parts += [f"- {leak}" for leak in result.leaks]
-    else:
+        parts += [f"- {leak}" for leak in leaks]
+    elif built is not None:
         parts += ["Every bound, category and class was declared as public knowledge."]
+    else:
+        parts += ["The schema was given as it is (not built from a reviewed draft here): the guarantee "
+                  "holds if its bounds, categories and classes were chosen without looking at the data."]
     return "\n".join(parts) + "\n"
 
 

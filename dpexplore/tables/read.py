@@ -16,7 +16,7 @@ import pandas as pd
 
 from ._common import InputError, show_list
 
-__all__ = ["read_table", "select_columns", "TEXT_SUFFIXES", "PARQUET_SUFFIXES"]
+__all__ = ["read_table", "select_columns", "repeated_names", "TEXT_SUFFIXES", "PARQUET_SUFFIXES"]
 
 TEXT_SUFFIXES = (".csv", ".txt", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -62,17 +62,28 @@ def _header(text: str, sep: str) -> list[str]:
         return []
 
 
-def _dedupe(names: list[str], duplicates: str) -> list[str]:
-    """Refuse duplicate column names (pandas would silently rename them 'age.1'), or number them."""
+def repeated_names(names: Sequence[Any], among: Sequence[Any] | None = None) -> str:
+    """The names that occur more than once in ``names`` (only those in ``among`` when given),
+    with their positions (1-based), for a message: "'age' at columns 2, 5"; "" when none."""
+    names = list(names)
+    dup = [n for n, c in Counter(names).items() if c > 1 and (among is None or n in among)]
+    return "; ".join(f"{n!r} at columns {', '.join(str(i + 1) for i, m in enumerate(names) if m == n)}"
+                     for n in dup[:3])
+
+
+def _dedupe(names: list[str], duplicates: str, unused: Sequence[str] = ()) -> list[str]:
+    """Refuse duplicate column names (pandas would silently rename them 'age.1') unless every
+    repeated name is in ``unused`` (columns the caller leaves out), or number the repeats."""
     counts = Counter(names)
     dup = [n for n, c in counts.items() if c > 1]
     if not dup:
         return names
     if duplicates != "rename":
-        where = "; ".join(f"{n!r} at columns {', '.join(str(i + 1) for i, m in enumerate(names) if m == n)}"
-                          for n in dup[:3])
-        raise InputError(f"the header names a column twice ({where}): rename one in the file, "
-                         "or read with duplicates='rename' (gives 'name_2')")
+        where = repeated_names(names, [n for n in dup if n not in set(unused)])
+        if where:
+            raise InputError(f"the header names a column twice ({where}): rename one in the file, leave it "
+                             "out with columns=[...] or drop=[...], or read with duplicates='rename' "
+                             "(gives 'name_2')")
     seen: Counter = Counter()
     out = []
     for n in names:
@@ -89,8 +100,10 @@ def read_table(source: Any, name: str | None = None, *, columns: Sequence[str] |
 
     ``columns`` keeps only those columns (in that order), ``drop`` removes some: columns you do
     not need may hold anything, missing values included. A header that names a column twice is
-    refused (``duplicates="rename"`` numbers the repeats ``name_2``). Raises :class:`InputError`
-    for a missing file, a format that is not a table, no rows or fewer than two columns.
+    refused (``duplicates="rename"`` numbers the repeats ``name_2``) unless ``columns`` leaves
+    that name out or ``drop`` names it (then every column of that name is dropped). Raises
+    :class:`InputError` for a missing file, a format that is not a table, no rows or fewer than
+    two columns.
     """
     if duplicates not in ("error", "rename"):
         raise InputError(f"duplicates must be 'error' or 'rename', got {duplicates!r}")
@@ -112,11 +125,20 @@ def read_table(source: Any, name: str | None = None, *, columns: Sequence[str] |
         raise InputError(f"cannot read a table from a {type(source).__name__}: give a path or upload a file")
     label = name or "the file"
     lower = str(name or "").lower()
+    wanted = None if columns is None or isinstance(columns, str) else set(columns)
+    dropped = set() if drop is None or isinstance(drop, str) else set(drop)
+
+    def unused(names: list[str]) -> list[str]:
+        """Header names the caller leaves out (not in ``columns``, or in ``drop``)."""
+        return [n for n in names if (wanted is not None and n not in wanted) or n in dropped]
+
     if not content.strip():
         raise InputError(f"{label} is empty: choose the file that holds your table")
     if content[:4] == _PARQUET_MAGIC or lower.endswith(PARQUET_SUFFIXES):
         frame = _read_parquet(content, path if content[:4] == _PARQUET_MAGIC else None, label)
-        frame.columns = _dedupe([str(c).strip() for c in frame.columns], duplicates)
+        names = [str(c).strip() for c in frame.columns]
+        frame.columns = _dedupe(names, duplicates, unused(names))
+        repeats = [new for old, new in zip(names, frame.columns) if old != new and old in dropped]
     else:
         if content[:2] == _GZIP_MAGIC or lower.endswith(".gz"):
             try:
@@ -141,7 +163,9 @@ def read_table(source: Any, name: str | None = None, *, columns: Sequence[str] |
             sep = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|").delimiter
         except csv.Error:
             sep = ","
-        names = _dedupe(_header(text, sep), duplicates)
+        header = _header(text, sep)
+        names = _dedupe(header, duplicates, unused(header))
+        repeats = [new for old, new in zip(header, names) if old != new and old in dropped]
         try:
             frame = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True, low_memory=False)
         except (ValueError, csv.Error) as exc:  # ParserError and EmptyDataError are ValueErrors
@@ -156,6 +180,9 @@ def read_table(source: Any, name: str | None = None, *, columns: Sequence[str] |
     if len(set(frame.columns)) != frame.shape[1]:
         raise InputError("column names must be distinct: rename the repeats in the file, or read with "
                          "duplicates='rename'")
+    repeats = [c for c in repeats if c in frame.columns]
+    if repeats and duplicates == "error":   # the numbered repeats of a dropped name go with it
+        drop = [*drop, *repeats]
     return select_columns(frame, columns, drop)
 
 

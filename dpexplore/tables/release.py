@@ -1,8 +1,9 @@
-"""Releasing the analyst's table: one publishing method at ε, with a progress bar, on a training
-part chosen record by record; what each synthetic column was made from; grid occupancy."""
+"""Releasing the analyst's table: one registered method at ε (a publisher's synthetic table, or a
+private model), with a progress bar, on a training part chosen record by record; what each
+synthetic column was made from; grid occupancy. The methods offered are the registry's
+(:mod:`dpexplore.registry`, tag "tables")."""
 from __future__ import annotations
 
-import inspect
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -14,51 +15,51 @@ import pandas as pd
 from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
+from ..exceptions import DpexploreDeprecationWarning
+from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
+from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
 
-__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
+__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
            "column_sources", "grid_occupancy"]
 
-#: public cap on the synthetic table's rows (a size that follows from ε or a noisy count is
-#: capped before anything is spent)
-MAX_SYNTHETIC_ROWS = 200_000
 #: share of ε the workflow gives the one-way marginals of the columns a method does not model
 #: (a documented extension beyond the papers; 0 = the paper's budget, those columns uniform)
 DEFAULT_MARGINAL_SHARE = 0.1
 
-
-def _accepts(cls: type, name: str) -> bool:
-    try:
-        return name in inspect.signature(cls.__init__).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _factory(module: str, cls_name: str, synthetic_kwargs: dict, **fixed: Any) -> Callable:
-    def make(eps: float, rs: Any, accountant: Any = None, *, marginal_share: float = 0.0,
-             max_rows: int = MAX_SYNTHETIC_ROWS):
-        import importlib
-
-        cls = getattr(importlib.import_module(f"dpexplore.publish.{module}"), cls_name)
-        kw = dict(fixed, random_state=rs)
-        if accountant is not None:
-            kw["accountant"] = accountant
-        if _accepts(cls, "marginal_share"):
-            kw["marginal_share"] = marginal_share
-        if _accepts(cls, "max_synthetic_rows"):
-            kw["max_synthetic_rows"] = max_rows
-        return cls(eps, **kw), dict(synthetic_kwargs)
-    return make
+#: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
+#: method the registry tags "tables". A method of your own (e.g. a deliberately broken variant in
+#: an audit) may be added as a factory(epsilon, random_state, accountant=None) → (unfitted
+#: publisher, keyword arguments of its ``synthetic``); its publisher is fitted as
+#: ``fit(X, y, schema=schema)``.
+METHODS: dict[str, MethodSpec | Callable] = {spec.name: spec for spec in all_methods(tag="tables")}
 
 
-#: Publishing methods offered: name → factory(epsilon, random_state, accountant=None, *,
-#: marginal_share, max_rows) → (unfitted release, keyword arguments of its ``synthetic``).
-METHODS: dict[str, Callable] = {
-    "PrivPfC": _factory("privpfc", "PrivPfC", {"values": "sampled"}, theta=10_000),
-    "DiffMulti": _factory("diffmulti", "DiffMulti", {"values": "sampled"}),
-    "DiffGen": _factory("diffgen", "DiffGen", {"values": "sampled"}),
-    "Projected histogram": _factory("projected", "ProjectedHistogram", {}),
-}
+def method_name(method: str) -> str:
+    """The key of :data:`METHODS` for ``method``. A display name ("Projected histogram") is
+    accepted with a :class:`~dpexplore.exceptions.DpexploreDeprecationWarning`; anything else
+    is an :class:`InputError`."""
+    if isinstance(method, str) and method in METHODS:
+        return method
+    by_display = {spec.display: name for name, spec in METHODS.items()
+                  if isinstance(spec, MethodSpec) and spec.display != name}
+    if isinstance(method, str) and method in by_display:
+        warnings.warn(f"method {method!r} is a display name: pass {by_display[method]!r} (the class name); "
+                      "display names stop working in dpexplore 0.4", DpexploreDeprecationWarning, stacklevel=3)
+        return by_display[method]
+    raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
+
+
+def _build(spec: MethodSpec, schema: Schema, epsilon: float, seed: int, accountant: BudgetAccountant | None,
+           marginal_share: float, max_rows: int) -> Any:
+    """The unfitted method, with the public schema; a publisher also gets the share of ε for the
+    unmodelled columns' marginals and the public cap on its synthetic rows."""
+    params: dict[str, Any] = {"epsilon": epsilon, "random_state": seed}
+    if accountant is not None:
+        params["accountant"] = accountant
+    if spec.kind == "publisher":
+        params.update(marginal_share=marginal_share, max_synthetic_rows=max_rows)
+    return spec.build(schema, **params)
 
 
 @dataclass
@@ -69,7 +70,9 @@ class ReleaseResult:
     ``utility`` is a NON-PRIVATE evaluation for the data owner (exact test errors on the held-out
     rows): :func:`~dpexplore.tables.export_release` writes it to its own file, labelled so, rounded,
     never into the shareable summary. No exact row count is kept (``test_fraction`` is the public
-    probability with which each row was held out).
+    probability with which each row was held out). ``released`` is "synthetic table" for a
+    publishing method and "model" for a classifier (e.g. PrivateNaiveBayes): a model releases its
+    noisy parameters, held in ``estimator``, and no synthetic rows.
     """
 
     method: str
@@ -86,6 +89,7 @@ class ReleaseResult:
     occupancy: dict = field(default_factory=dict)
     marginal_share: float = 0.0
     estimator: Any = field(default=None, repr=False)
+    released: str = "synthetic table"
 
 
 def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.DataFrame:
@@ -166,7 +170,12 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             accountant: BudgetAccountant | None = None, hardened: bool = True,
             evaluate: bool = True, marginal_share: float = DEFAULT_MARGINAL_SHARE,
             max_rows: int = MAX_SYNTHETIC_ROWS, progress: bool = True) -> ReleaseResult:
-    """Release a DP synthetic table of ``frame`` (encoded by :func:`build_schema`).
+    """Release a DP synthetic table of ``frame`` (encoded by :func:`build_schema`), or a DP model.
+
+    ``method`` is a key of :data:`METHODS`, the registry's class name ("PrivPfC", "DiffMulti",
+    "DiffGen", "ProjectedHistogram", "PrivateNaiveBayes"). A publishing method releases a
+    synthetic table; "PrivateNaiveBayes" releases a classifier (its noisy counts, on the schema's
+    one-hot encoding) and no synthetic table (``result.released == "model"``).
 
     **What ε protects:** add/remove one record. Each row is held out for testing independently
     with the public probability ``test_size`` (:func:`dpexplore.datasets.bernoulli_split`), so a
@@ -194,6 +203,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     happens with probability test_size^n for n records (an additive δ ≤ test_size^n beyond ε;
     certain for an empty table; with ``test_size=0``, only an empty table).
     """
+    from sklearn.pipeline import Pipeline
     from tqdm.auto import tqdm
 
     from .. import mechanisms
@@ -201,8 +211,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     from ..datasets import bernoulli_split
     from ..evaluate.sweeps import majority_factory, nonprivate_factory
 
-    if method not in METHODS:
-        raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
+    method = method_name(method)
     epsilon = check_epsilon_range(epsilon)
     if (isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating))
             or not 0.0 <= float(test_size) <= 0.5):
@@ -249,26 +258,29 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         if len(X_tr) == 0:  # probability test_size**n for n records: an additive δ (see the docstring)
             raise InputError(_no_training_record(test_size))
         fit_seed, synthetic_seed = (int(v) for v in rng.integers(0, 2**31 - 1, size=2))
-        factory = METHODS[method]
-        extra = {"marginal_share": float(marginal_share), "max_rows": int(max_rows)}
-        try:  # a registered factory may take only (epsilon, random_state, accountant)
-            params = inspect.signature(factory).parameters
-            extra = {k: v for k, v in extra.items() if k in params}
-        except (TypeError, ValueError):
-            extra = {}
-        est, syn_kwargs = (factory(epsilon, fit_seed, **extra) if accountant is None
-                           else factory(epsilon, fit_seed, accountant=accountant, **extra))
+        entry = METHODS[method]
+        if isinstance(entry, MethodSpec):
+            est = _build(entry, schema, epsilon, fit_seed, accountant, float(marginal_share), int(max_rows))
+            syn_kwargs, publishes = dict(entry.synthetic_kwargs), entry.kind == "publisher"
+        else:   # a factory of your own: (unfitted publisher, synthetic keyword arguments)
+            est, syn_kwargs = (entry(epsilon, fit_seed) if accountant is None
+                               else entry(epsilon, fit_seed, accountant=accountant))
+            publishes = True
         bar.update(1)
         bar.set_postfix_str("fit")
         t0 = time.perf_counter()
         with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw
-            est.fit(X_tr, y_tr, schema=schema)
+            if isinstance(entry, MethodSpec):
+                est.fit(X_tr, y_tr)
+            else:
+                est.fit(X_tr, y_tr, schema=schema)
             seconds = time.perf_counter() - t0
             bar.update(1)
-            bar.set_postfix_str("synthetic table")
-            raw = est.synthetic(random_state=synthetic_seed, **syn_kwargs)
+            bar.set_postfix_str("synthetic table" if publishes else "no synthetic table (a model)")
+            raw = (est.synthetic(random_state=synthetic_seed, **syn_kwargs) if publishes
+                   else pd.DataFrame(columns=schema.predictors + [schema.target]))
         synthetic = _as_declared(raw, schema, like)
-        if len(synthetic) < FEW_RECORDS:  # the released size, never the table's
+        if publishes and len(synthetic) < FEW_RECORDS:  # the released size, never the table's
             warnings.warn(f"the release holds {len(synthetic)} synthetic rows: with so few records most of "
                           "what it shows is noise. Collect more rows, or publish nothing", FewRecordsWarning,
                           stacklevel=2)
@@ -287,9 +299,11 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         bar.set_postfix_str("done")
     finally:
         bar.close()
-    return ReleaseResult(method=method, epsilon=epsilon, synthetic=synthetic, ledger=est.ledger_.copy(),
+    model = est[-1] if isinstance(est, Pipeline) else est   # a pipeline: the encoding, then the model
+    return ReleaseResult(method=method, epsilon=epsilon, synthetic=synthetic, ledger=model.ledger_.copy(),
                          leaks=list(leaks),
                          utility=pd.DataFrame(rows if evaluate else [], columns=["model", "private", "error"]),
                          test_fraction=float(test_size), hardened=bool(hardened), seconds=seconds, schema=schema,
-                         sources=column_sources(est, schema, synthetic), occupancy=grid_occupancy(est),
-                         marginal_share=float(marginal_share), estimator=est)
+                         sources=column_sources(est, schema, synthetic) if publishes else pd.DataFrame(),
+                         occupancy=grid_occupancy(est), marginal_share=float(marginal_share), estimator=est,
+                         released="synthetic table" if publishes else "model")

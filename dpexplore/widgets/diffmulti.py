@@ -90,9 +90,9 @@ class DiffMultiExplorer:
         method, x, y, eps, size = key
         data = self.X[[x, y]]
         if method == "multi":
-            release = DiffMulti(eps, h=size, random_state=self.random_state).fit(data, self.y, self.schema)
+            release = DiffMulti(eps, h=size, random_state=self.random_state, schema=self.schema).fit(data, self.y)
         else:
-            release = DiffGen(eps, steps=size, random_state=self.random_state).fit(data, self.y, self.schema)
+            release = DiffGen(eps, steps=size, random_state=self.random_state, schema=self.schema).fit(data, self.y)
         accuracy = float((release.predict_proba(data).argmax(axis=1) == self._y_codes).mean())
         return release, accuracy, release.rectangles(x, y)
 

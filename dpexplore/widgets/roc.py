@@ -20,11 +20,9 @@ from ..evaluate.roc import (DegenerateCurveWarning, laplace_roc_curve, private_r
 from ..plots.roc import feature_selection_bars, roc_chart, stack_curves
 from ..select.scores import total_count
 from ._display import show_chart
-from ..mechanisms import laplace
 from ..select.stoddard import (ExponentialTopKSelector, NotDifferentiallyPrivateWarning,
                                PrivateThresholdTesting, ScorePerturbationSelector,
-                               SparseVectorSelector, exponential_top_k, private_threshold_testing,
-                               score_sensitivity, sparse_vector, svt_split)
+                               SparseVectorSelector)
 
 __all__ = ["PrivateROCExplorer", "FeatureSelectionExplorer"]
 
@@ -267,35 +265,15 @@ class FeatureSelectionExplorer:
         return np.isin(np.arange(tc.size), np.argsort(-tc, kind="stable")[: self.k.value])
 
     def support(self, draw: int = 0) -> np.ndarray:
-        """Boolean mask of the features kept by private draw ``draw`` at the current settings."""
-        if not self._cap_is_noop:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
-                return self.selector(draw).fit(self.X_train, self.y_train).get_support()
-        # the selectors' mechanisms on the precomputed TC (Stoddard et al. §3; TC: Δ = s changed scores)
-        q, eps, k, tau = self.total_counts, self.epsilon.value, self.k.value, float(self.tau.value)
-        rng = np.random.default_rng(self.random_state + draw)
-        per_score, changed = score_sensitivity("TC", n_features=q.size, max_ones=self.max_ones)
-        method = self.method.value
-        if method == "sp":
-            noisy = laplace(q, epsilon=eps, sensitivity=per_score * changed, random_state=rng)
-            if self.rule.value == "threshold":
-                return noisy > tau
-            return np.isin(np.arange(q.size), np.argsort(-noisy, kind="stable")[:k])
-        if method == "em":
-            picked = exponential_top_k(q, k, epsilon=eps, score_sensitivity=per_score, n_changed=changed,
-                                       random_state=rng)
-        elif method == "svt":
-            picked = sparse_vector(q, tau, epsilon=eps, cutoff=k, sensitivity=per_score, monotone=True,
-                                   threshold_fraction=svt_split(k)[0], random_state=rng)
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
-                picked = private_threshold_testing(q, tau, epsilon=eps, random_state=rng)
-        picked = np.asarray(picked)
-        if picked.dtype == bool:
-            return picked
-        return np.isin(np.arange(q.size), picked)
+        """Boolean mask of the features kept by private draw ``draw`` at the current settings.
+
+        When no training row has more than ``max_ones`` ones (capping changes nothing), the
+        selector runs on the TC scores computed once (``fit_scores``: the same draws as ``fit``)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotDifferentiallyPrivateWarning)
+            if self._cap_is_noop:
+                return self.selector(draw).fit_scores(self.total_counts).get_support()
+            return self.selector(draw).fit(self.X_train, self.y_train).get_support()
 
     def accuracy(self, draw: int = 0) -> tuple[float, int]:
         """Test accuracy of the classifier on the features of private draw ``draw``, and how many."""

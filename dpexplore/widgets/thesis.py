@@ -21,7 +21,8 @@ from ..models.logistic import (l1_noise, l2_noise, objective_branch_boundary, ob
                                output_perturbation_scale)
 from ..models.naive_bayes import PrivateNaiveBayes
 from ..plots.thesis import lambda_noise_chart, noise_cloud_chart, selection_probability_chart, stability_chart
-from ..select.scores import information_gain, mutual_information_sensitivity, purity_index
+from ..select.scores import information_gain, purity_index
+from ..select.thesis import PrivateKSubsetSelector
 from ._display import show_chart
 
 __all__ = ["FeatureSelectionNBExplorer", "LogisticNoiseExplorer"]
@@ -63,7 +64,7 @@ class FeatureSelectionNBExplorer:
         # ε-independent, computed once
         self.scores = {"count": purity_index(self.Xtr, self.ytr),
                        "mi": information_gain(self.Xtr, self.ytr, base=2)}
-        self.score_sensitivity = {"count": 1.0, "mi": mutual_information_sensitivity(n_min, base=2)}
+        self.n_min = n_min
         self.majority = float(max(self.yte.mean(), 1 - self.yte.mean()))
         self.nonprivate = float(BernoulliNB(alpha=1.0).fit(self.Xtr, self.ytr).score(self.Xte, self.yte))
 
@@ -93,16 +94,19 @@ class FeatureSelectionNBExplorer:
         eps, k, score = self.epsilon.value, self.k.value, self.score.value
         acc = BudgetAccountant(eps)
         e_sel, e_nb = acc.split([self.split.value, 1 - self.split.value])
-        q, dq = self.scores[score], self.score_sensitivity[score]
-        e_sel = acc.spend(e_sel, f"k-subset selection ({score})")
-        probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=k * dq)
-        chosen = exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
+        q = self.scores[score]
+        selector = PrivateKSubsetSelector(k, e_sel, feature_score=score, n_min=self.n_min, accountant=acc,
+                                          random_state=self.rng).fit_scores(q)
+        chosen = selector.get_support(indices=True)
+        sensitivity = selector.subset_sensitivity_     # k·Δq (thesis §3.5.5)
+        # NOT private (exact scores): the teaching view of the distribution the draw came from
+        probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=sensitivity)
         nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc, classes=[0, 1],
                                random_state=self.rng).fit(self.Xtr[:, chosen], self.ytr)
         accuracy = float(nb.score(self.Xte[:, chosen], self.yte))
         key = (score, k, round(e_sel, 9))
         if key not in self._frequency_cache:   # re-draws for the stability view only (not released)
-            draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=self.rng)
+            draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=sensitivity, random_state=self.rng)
                      for _ in range(self.repeats)]
             self._frequency_cache[key] = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
         freq = self._frequency_cache[key]

@@ -20,8 +20,8 @@ import pandas as pd
 from ..budget import BudgetAccountant, BudgetExceededError
 from ..tables import (DEFAULT_MARGINAL_SHARE, DRAFT_COLUMNS, EPSILON_RANGE, METHODS, FewRecordsWarning,
                       HighCardinalityWarning, InputError, ReleaseResult, build_schema, check_table, draft_schema,
-                      export_release, ledger_table, read_table, release, select_columns, summary_markdown,
-                      synthetic_csv, utility_markdown)
+                      export_release, ledger_table, method_name, read_table, release, select_columns,
+                      summary_markdown, synthetic_csv, utility_markdown)
 
 __all__ = ["InputError", "read_table", "check_table", "draft_schema", "build_schema", "METHODS",
            "release", "ReleaseResult", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
@@ -97,7 +97,9 @@ class YourDataApp:
         self.drop_missing = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"),
                                        description="drop rows with a missing value (a per-record rule, no ε)")
         self.schema_box = W.VBox()
-        self.method = W.Dropdown(options=list(METHODS), value=method, description="Method", style=style)
+        # the registry's display names as labels, its names as values (tables.METHODS)
+        self.method = W.Dropdown(options=[(getattr(spec, "display", name), name) for name, spec in METHODS.items()],
+                                 value=method_name(method), description="Method", style=style)
         self.epsilon = W.FloatText(value=epsilon, description=f"ε ({EPSILON_RANGE[0]:g}–{EPSILON_RANGE[1]:g})",
                                    style=style, layout=W.Layout(width="13em"))
         self.marginal_share = W.FloatText(value=marginal_share, description="share for marginals", style=style,
@@ -271,6 +273,12 @@ class YourDataApp:
             return not (row["lower"].value.strip() and row["upper"].value.strip())
         return not row["categories"].value.strip()
 
+    @property
+    def rows(self) -> dict[str, dict[str, Any]]:
+        """The declaration widgets of each kept column, by name (``"lower"``, ``"upper"``,
+        ``"categories"``, ``"public"``, …): setting their values is what typing in the form does."""
+        return self._rows
+
     def leak_rows(self) -> list[str]:
         """Columns whose domain is still the one read from the data."""
         return [c for c, r in self._rows.items() if self._row_from_data(r)]
@@ -318,8 +326,9 @@ class YourDataApp:
         self.result = result
         self.leak_messages = leaks
         warn = [f"PrivacyLeakWarning: {'; '.join(leaks)}: type those values to declare them"] if leaks else []
-        self._info(f"released {len(result.synthetic)} synthetic rows with {result.method} at ε = "
-                   f"{result.epsilon:.3g}", warn=warn + hints)
+        what = (f"{len(result.synthetic)} synthetic rows" if result.released == "synthetic table"
+                else "a model (no synthetic table)")
+        self._info(f"released {what} with {result.method} at ε = {result.epsilon:.3g}", warn=warn + hints)
         with self.results:
             from IPython.display import Markdown, display
 

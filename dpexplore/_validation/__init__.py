@@ -8,6 +8,11 @@ or a count of the table: a refusal message leaves the place where the data lives
 for what it says. :func:`rule_message` words each rule once, for the pandas path and for every
 engine of :mod:`dpexplore.sources`; the offending values themselves are shown only by the
 non-private diagnosis :func:`dpexplore.tables.check_table`, on the data owner's machine.
+
+Parameter checks raise ``TypeError`` for a value of the wrong type and ``ValueError`` for one
+out of its range (as :func:`sklearn.utils.check_scalar`). This module imports no other part of
+dpexplore and no scikit-learn; :mod:`dpexplore._validation.schema` checks schemas and
+:mod:`dpexplore._validation.inputs` the ``fit``/``predict`` inputs.
 """
 from __future__ import annotations
 
@@ -24,7 +29,9 @@ CHECK_TABLE_HINT = ("dpexplore.tables.check_table(table, schema) shows the offen
                     "(a non-private diagnosis: do not share its output)")
 
 
-def _bound(x: Any) -> str:
+def format_number(x: Any) -> str:
+    """A public number as messages and labels print it: whole numbers in full (``1000000``, not
+    ``1e+06``), others with ``:g`` (``0.25``, ``1.5e-07``)."""
     x = float(x)
     return str(int(x)) if x.is_integer() else f"{x:g}"
 
@@ -54,7 +61,7 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     if rule == "infinite":
         return f"column {column!r} has infinite values: clip them to the declared bounds or drop those rows"
     if rule == "range":
-        return (f"column {column!r} has values outside its public range [{_bound(lower)}, {_bound(upper)}]; "
+        return (f"column {column!r} has values outside its public range [{format_number(lower)}, {format_number(upper)}]; "
                 "clip them or widen the declared bounds")
     if rule == "class":
         who = f"the target {column!r}" if column not in (None, "y") else "y"
@@ -82,6 +89,56 @@ def check_positive(value: Any, name: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return value
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = 0, allow_none: bool = False) -> int | None:
+    """Return ``value`` as an int after checking that it is an integer (not a bool) ≥ ``minimum``
+    (no lower bound when ``minimum`` is None); ``None`` passes when ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_fraction(value: Any, name: str, *, low_open: bool = True, high_closed: bool = True) -> float:
+    """Return ``value`` as a float after checking that it is a real number in the unit interval:
+    (0, 1] by default, [0, …) with ``low_open=False``, (…, 1) with ``high_closed=False``."""
+    interval = ("(" if low_open else "[") + "0, 1" + ("]" if high_closed else ")")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in {interval}, got {value!r}")
+    v = float(value)
+    above = v > 0 if low_open else v >= 0
+    below = v <= 1 if high_closed else v < 1
+    if not (np.isfinite(v) and above and below):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    return v
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool after checking that it is True or False (not 0/1 or None)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_binary_matrix(a: Any, name: str = "X", *, dtype: Any = np.int64, hint: str = "") -> np.ndarray:
+    """``a`` (an array, a list or a DataFrame) as a new non-empty 2-D array of ``dtype`` after
+    checking that every entry is 0 or 1 (booleans count as 0/1). ``hint`` is appended to the
+    message (e.g. another way the caller accepts to binarise)."""
+    if isinstance(a, pd.DataFrame):   # mixed bool/number columns: one numeric array, not objects
+        kinds = {t.kind for t in a.dtypes}
+        arr = a.to_numpy(dtype=bool if kinds <= {"b"} else float) if kinds <= set("biuf") else a.to_numpy()
+    else:
+        arr = np.asarray(a)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array of 0/1 features")
+    if arr.dtype != bool and (arr.dtype.kind not in "iuf" or not is_zero_one(arr)):
+        raise ValueError(f"{name} must hold only 0/1 values: binarise it with public cut points first "
+                         f"(dpexplore.encode.Binarizer){hint}")
+    return arr.astype(dtype)
 
 
 def check_random_state(random_state: RandomState) -> np.random.Generator:

@@ -1,0 +1,21 @@
+"""The check that an argument is a declared :class:`~dpexplore.domain.Schema` (one wording)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..domain import Schema
+
+__all__ = ["check_schema"]
+
+
+def check_schema(schema: Any, *, taxonomies: bool = True, name: str = "schema") -> Schema:
+    """Return ``schema`` after checking that it is a dpexplore :class:`~dpexplore.domain.Schema`
+    and, with ``taxonomies=True``, that every attribute declares a taxonomy (the methods that
+    count on a grid generalise each attribute through its taxonomy)."""
+    if not isinstance(schema, Schema):
+        raise TypeError(f"{name} must be a dpexplore Schema, got {type(schema).__name__}")
+    if taxonomies:
+        for attribute, attr in schema.attributes.items():
+            if attr.taxonomy is None:
+                raise ValueError(f"attribute {attribute!r} has no taxonomy; declare one to generalise it")
+    return schema

@@ -1,0 +1,198 @@
+"""Synthetic tables that keep the data's shape (README, "Synthetic tables"):
+
+* values inside a released cell follow the paid noisy one-way marginal (uniform when it is ≤ 0);
+* the rows of each cell come from the non-negative counts nearest to the noisy ones, raked to the
+  noisy marginals;
+* a derived column (a public function of another) is computed, never modelled or paid for;
+* the default size has a public floor, and a small table says why;
+* the ledger shows every marginal, and the release path passes a privacy audit.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_limits
+
+from dpexplore.domain import Attribute, Schema, Taxonomy, cut_taxonomy, long_tail_cuts
+from dpexplore.exceptions import FewRecordsWarning
+from dpexplore.limits import MIN_SYNTHETIC_ROWS
+from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
+from dpexplore.publish.shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, rake
+from privacy_audit import assert_flagged, assert_private, weakened_noise
+
+FAST = {PrivPfC: {"theta": 200}, DiffMulti: {"h": 6}, DiffGen: {"steps": 3}, ProjectedHistogram: {"k": 2}}
+
+
+def long_tailed(n: int = 4000, seed: int = 0):
+    """A count that is 0 in most rows (mean ≈ 0.6 on [0, 40]), an age, a region and a target that
+    depends on them; the age band derived from age."""
+    rng = np.random.default_rng(seed)
+    visits = np.minimum(rng.negative_binomial(0.3, 0.35, n), 40)
+    age = rng.integers(18, 90, n)
+    region = rng.choice(list("abcd"), n, p=[.5, .3, .15, .05])
+    logit = 0.05 * (age - 50) + 0.6 * (visits > 0) + (region == "a")
+    y = pd.Series((rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int), name="y")
+    band = Attribute.derived("age band", "age", edges=[0, 30, 60, 100], labels=["<30", "30-59", "60+"])
+    schema = Schema([
+        Attribute.numeric("visits", 0, 40, cut_taxonomy("visits", 0, 40, long_tail_cuts(0, 40), integer=True),
+                          integer=True),
+        Attribute.numeric("age", 0, 100, Taxonomy.equal_width("age", 0, 100, (2, 2, 5)), integer=True),
+        band,
+        Attribute.categorical("region", list("abcd"))], "y", [0, 1])
+    X = pd.DataFrame({"visits": visits, "age": age, "region": region})
+    return X, y, schema
+
+
+def _synthetic(model, **kw):
+    values = "sampled" if "sampled" in type(model).synthetic_values else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewRecordsWarning)
+        return model.synthetic(values=values, **kw)
+
+
+# ----------------------------------------------------------------------------- the within-cell draw
+def test_draw_follows_the_noisy_marginal_inside_the_cell():
+    attr = Attribute.numeric("visits", 0, 40, Taxonomy.equal_width("visits", 0, 40, (2, 2, 2, 5)), integer=True)
+    noisy = np.zeros(40)
+    noisy[[0, 1, 3]] = [600.0, 300.0, 100.0]       # leaves [0, 1], (1, 2], (3, 4]: the values 0–1, 2, 4
+    noisy[30] = 50.0                               # outside the cells below: never drawn
+    cells = IntervalCells(np.zeros(20_000), np.full(20_000, 20.0))
+    values, drawn = draw_in_cells(attr, attr.taxonomy, noisy, cells, np.random.default_rng(0))
+    assert drawn.all() and values.dtype == np.int64
+    share = np.array([np.isin(values, v).mean() for v in ([0, 1], [2], [4])])
+    np.testing.assert_allclose(share, [0.6, 0.3, 0.1], atol=0.015)
+    assert set(np.unique(values)) == {0, 1, 2, 4}
+
+
+def test_draw_is_uniform_over_the_cell_when_the_marginal_is_all_nonpositive():
+    attr = Attribute.numeric("age", 0, 100, Taxonomy.equal_width("age", 0, 100, (2, 2, 5)), integer=True)
+    rng = np.random.default_rng(1)
+    values, drawn = draw_in_cells(attr, attr.taxonomy, -np.ones(20), IntervalCells(np.full(30_000, 20.0),
+                                  np.full(30_000, 50.0)), rng)
+    assert drawn.all() and values.min() == 20 and values.max() == 49      # [20, 50): 30 integers
+    counts = np.bincount(values - 20, minlength=30)
+    assert counts.min() > 0.8 * 1000 and counts.max() < 1.2 * 1000
+    region = Attribute.categorical("region", list("abcd"))
+    cats, _ = draw_in_cells(region, region.taxonomy, np.array([-5.0, 0.0, -1.0, -2.0]),
+                            NodeCells(0, np.zeros(8000, dtype=np.int64)), rng)
+    assert {c: np.mean(cats == c) for c in "abcd"} == pytest.approx(dict.fromkeys("abcd", 0.25), abs=0.02)
+
+
+def test_consistent_counts_keep_the_noisy_total_and_drop_the_noise_of_empty_cells():
+    noisy = np.array([50.0, 3.0, -2.0, 4.0, 1.5, -6.0, 2.5])
+    out = consistent_counts(noisy)
+    assert out.sum() == pytest.approx(noisy.sum()) and (out >= 0).all()
+    assert out[0] > 40 and out[2] == 0 and out[5] == 0
+    assert np.argsort(-out[[0, 3, 1]]).tolist() == [0, 1, 2]           # order kept
+    np.testing.assert_array_equal(consistent_counts(np.array([-1.0, -2.0])), [0.0, 0.0])
+
+
+def test_rake_matches_the_target_marginal_and_keeps_the_total():
+    weights = np.array([[10.0, 5.0], [10.0, 5.0], [10.0, 5.0]])    # three cells, two classes
+    groups = np.array([0, 1, 2])
+    prob = np.eye(3)                                                 # each cell is one leaf
+    out = rake(weights, [(groups, prob, np.array([1.0, 2.0, 7.0]))], rounds=5)
+    assert out.sum() == pytest.approx(45.0)
+    np.testing.assert_allclose(out.sum(axis=1) / 45.0, [0.1, 0.2, 0.7])
+    np.testing.assert_allclose(out[:, 0] / out.sum(axis=1), 2 / 3)   # class split inside a cell kept
+
+
+@pytest.mark.parametrize("cls", list(FAST))
+def test_a_long_tailed_column_keeps_its_shape(cls):
+    """At a large ε the synthetic count column has the real mean and share of zeros (uniform
+    draws inside wide cells gave means 5–30 times too large)."""
+    X, y, schema = long_tailed()
+    model = cls(**FAST[cls], epsilon=50.0, marginal_share=0.3, random_state=0, schema=schema).fit(X, y)
+    syn = _synthetic(model, random_state=0)
+    assert abs(syn["visits"].mean() - X["visits"].mean()) < 0.25
+    assert abs((syn["visits"] == 0).mean() - (X["visits"] == 0).mean()) < 0.05
+    assert abs(syn["age"].mean() - X["age"].mean()) < 2.0
+
+
+# ----------------------------------------------------------------------------- derived columns
+@pytest.mark.parametrize("cls", list(FAST))
+def test_a_derived_column_is_computed_from_its_source_and_never_paid_for(cls):
+    X, y, schema = long_tailed(1500)
+    with_band = X.assign(**{"age band": schema["age band"].derive(X["age"])})
+    model = cls(**FAST[cls], epsilon=2.0, marginal_share=0.2, random_state=0, schema=schema).fit(with_band, y)
+    syn = _synthetic(model, random_state=0)
+    assert list(syn.columns) == ["visits", "age", "age band", "region", "y"]
+    expected = np.select([syn["age"] < 30, syn["age"] < 60], ["<30", "30-59"], "60+")
+    assert (syn["age band"].to_numpy() == expected).all()                 # 100% of rows agree
+    assert not model.ledger_["label"].str.contains("age band").any()
+    assert "age band" not in model.column_sources_
+    plain = cls(**FAST[cls], epsilon=2.0, marginal_share=0.2, random_state=0, schema=schema).fit(X, y)
+    pd.testing.assert_frame_equal(_synthetic(plain, random_state=0), syn)  # the column is not an input
+
+
+def test_derived_columns_by_mapping_round_trip_and_are_checked():
+    region = Attribute.categorical("region", list("abcd"))
+    group = Attribute.derived("group", "region", mapping={"a": "north", "b": "north", "c": "south", "d": "south"})
+    schema = Schema([region, group], "y", ["0", "1"])
+    assert schema.predictors == ["region"] and list(schema.derived) == ["group"]
+    assert list(group.derive(["a", "c", "d"])) == ["north", "south", "south"]
+    again = Schema.from_dict(schema.to_dict())
+    assert again.to_dict() == schema.to_dict() and again.columns == ["region", "group"]
+    with pytest.raises(ValueError, match="'group'.*every declared category of 'region'"):
+        Schema([region, Attribute.derived("group", "region", mapping={"a": "north"})], "y", ["0", "1"])
+    age = Attribute.numeric("age", 0, 100)
+    with pytest.raises(ValueError, match="'band'.*cover the public bounds of the numeric column 'age'"):
+        Schema([age, Attribute.derived("band", "age", edges=[10, 50, 100], labels=["a", "b"])], "y", ["0", "1"])
+    with pytest.raises(ValueError, match="source 'height' is not a predictor"):
+        Schema([age, Attribute.derived("band", "height", edges=[0, 100], labels=["all"])], "y", ["0", "1"])
+    with pytest.raises(ValueError, match="one label per band"):
+        Attribute.derived("band", "age", edges=[0, 50, 100], labels=["a"])
+
+
+# ----------------------------------------------------------------------------- the size floor
+def test_a_noisy_total_below_the_floor_is_raised_to_it_and_says_so():
+    X, y, schema = long_tailed(60)
+    model = DiffGen(steps=0, epsilon=1.0, random_state=4, schema=schema).fit(X, y)
+    total = float(model.noisy_counts_.sum())
+    assert total < MIN_SYNTHETIC_ROWS
+    with pytest.warns(FewRecordsWarning, match=f"below the public floor of {MIN_SYNTHETIC_ROWS}"):
+        syn = model.synthetic(random_state=0)
+    assert len(syn) == MIN_SYNTHETIC_ROWS
+    with pytest.warns(FewRecordsWarning, match="has 10 rows because n=10 was asked for"):
+        assert len(model.synthetic(random_state=0, n=10)) == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRecordsWarning)
+        assert len(model.synthetic(random_state=0, n=500)) == 500           # the caller's n: no warning
+
+
+# ----------------------------------------------------------------------------- ledger and audit
+def test_the_ledger_shows_the_marginal_of_every_predictor_modelled_or_not():
+    X, y, schema = long_tailed(1500)
+    model = DiffMulti(h=6, epsilon=2.0, marginal_share=0.3, random_state=0, schema=schema).fit(X, y)
+    rows = model.ledger_[model.ledger_["label"].str.startswith("marginal: ")]
+    assert list(rows["label"]) == [f"marginal: {a}" for a in schema.predictors]
+    assert rows["epsilon"].to_numpy() == pytest.approx(np.full(3, 0.6 / 3))
+    assert model.epsilon_spent_ == pytest.approx(2.0)
+    assert any(model.column_sources_[a]["source"] == "modelled" for a in schema.predictors)
+
+
+EPS = 1.0
+AUDIT_SCHEMA = Schema([Attribute.numeric("age", 0, 10, Taxonomy.equal_width("age", 0, 10, (2,)))], "y", ["no", "yes"])
+A_D = (pd.DataFrame({"age": [1, 2, 3, 4, 1, 2]}), pd.Series(["no", "yes"] * 3, name="y"))
+A_D1 = (pd.concat([A_D[0], pd.DataFrame({"age": [10]})], ignore_index=True),
+        pd.concat([A_D[1], pd.Series(["no"], name="y")], ignore_index=True))   # + one record at the edge
+
+
+def _modelled_marginal_run(data, rng):
+    """DiffMulti releases a split of age (a modelled column) AND age's marginal, which shapes the
+    values inside the cells: the output is that marginal's count of the leaf (5, 10]."""
+    X, y = data
+    model = DiffMulti(h=2, epsilon=EPS, marginal_share=0.9, random_state=rng, schema=AUDIT_SCHEMA).fit(X, y)
+    return int(np.clip(np.floor(model.marginals_["age"][1]), -1, 1))
+
+
+def test_the_marginal_of_a_modelled_column_is_private_and_a_broken_variant_is_flagged():
+    with threadpool_limits(1):
+        res = assert_private(_modelled_marginal_run, A_D, A_D1, EPS, n_samples=400, seed=0)
+        with weakened_noise(3):
+            broken = assert_flagged(_modelled_marginal_run, A_D, A_D1, EPS, n_samples=400, seed=1)
+    print(f"\n| DiffMulti modelled-column marginal | claimed ε {EPS} | lower bound {res.epsilon_lower:.3f} "
+          f"| noise ÷ 3: {broken.epsilon_lower:.3f} |")

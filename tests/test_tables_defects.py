@@ -1,0 +1,224 @@
+"""The smaller defects found when two unseen tables went through the own-table workflow: one test
+per defect, each failing on the code before the fix."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpexplore import tables
+from dpexplore.datasets import load_adult, make_messy_table
+from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy
+from dpexplore.tables import FewRecordsWarning, InputError
+from dpexplore.tables.draft import schema_leaks
+from dpexplore.tables.export import resolution_decimals, rounded_to_resolution
+
+COUNTS = ["n_visits", "n_emergency"]
+KEEP = COUNTS + ["admission_type", "weight_kg", "readmitted"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        yield
+
+
+@pytest.fixture(scope="module")
+def messy():
+    return tables.select_columns(make_messy_table(1200, random_state=5, n_codes=50), KEEP)
+
+
+def declared(frame: pd.DataFrame) -> pd.DataFrame:
+    draft, _ = tables.draft_schema(frame, "readmitted")
+    for c in draft.column:
+        kw = dict(lower=0, upper=60, integer=True, cuts="long-tail") if c in COUNTS else {}
+        if c == "weight_kg":
+            kw = dict(lower=30, upper=200, integer=False, cuts=[60, 80, 100, 120])
+        draft = tables.declare(draft, c, **kw)
+    return draft
+
+
+# ----------------------------------------------------------------------------- duplicated names
+def test_a_frame_with_a_duplicated_column_name_gets_a_clear_error_naming_it():
+    dup = make_messy_table(60, random_state=0, duplicate_names=True)[["n_visits", "gender", "readmitted"]]
+    assert list(dup.columns).count("n_visits") == 2
+    with pytest.raises(InputError, match=r"names a column twice \('n_visits' at columns 1, 2\)"):
+        tables.draft_schema(dup, "readmitted")
+    clean = dup.loc[:, ~dup.columns.duplicated()]
+    draft = declared(clean.assign(weight_kg=80.0)).query("column != 'weight_kg'")
+    with pytest.raises(InputError, match="names a column twice.*'n_visits'"):
+        tables.build_schema(dup, draft)
+    with pytest.raises(InputError, match="names a column twice.*'n_visits'"):
+        tables.check_table(dup, "readmitted")
+    # a repeated column the draft leaves out is no obstacle: build_schema does not read it
+    other = pd.DataFrame({"n_visits": clean["n_visits"], "x": 0, "x2": 1, "readmitted": clean["readmitted"]})
+    other.columns = ["n_visits", "x", "x", "readmitted"]
+    schema, encoded, _ = tables.build_schema(other, draft.query("column != 'gender'"))
+    assert list(encoded.columns) == ["n_visits", "readmitted"]
+    with pytest.raises(InputError, match="several rows for 'n_visits'"):
+        tables.build_schema(clean, pd.concat([draft, draft.iloc[:1]]))
+
+
+def test_read_table_accepts_a_repeated_header_name_that_columns_or_drop_leaves_out(tmp_path):
+    path = tmp_path / "dup.csv"
+    make_messy_table(80, random_state=0, duplicate_names=True).to_csv(path, index=False)
+    with pytest.raises(InputError, match="names a column twice.*'n_visits' at columns 2, 3"):
+        tables.read_table(path)
+    with pytest.raises(InputError, match="names a column twice"):           # kept: still ambiguous
+        tables.read_table(path, columns=["n_visits", "gender", "readmitted"])
+    kept = tables.read_table(path, columns=["gender", "n_meds", "readmitted"])
+    assert list(kept.columns) == ["gender", "n_meds", "readmitted"]
+    dropped = tables.read_table(path, drop=["n_visits"])                      # every copy goes
+    assert "n_visits" not in dropped.columns and not any(c.startswith("n_visits") for c in dropped.columns)
+    assert dropped.shape[1] == 50
+    renamed = tables.read_table(path, duplicates="rename", drop=["n_visits"])  # numbered repeats stay
+    assert "n_visits_2" in renamed.columns
+
+
+# ----------------------------------------------------------------------------- integer bins
+@pytest.mark.parametrize("cuts", ["", "equal"])
+def test_equal_cuts_on_an_integer_column_give_whole_number_bins(cuts):
+    years = tables.parse_cuts("year", cuts, 2007, 2009, True, (2, 2, 2))
+    assert years.leaves == ("2007", "2008", "2009")
+    np.testing.assert_array_equal(years.leaf_codes([2007, 2008, 2009]), [0, 1, 2])
+    counts = tables.parse_cuts("n", cuts, 0, 60, True, (2, 2, 2))
+    assert counts.leaves == ("0–7", "8–15", "16–22", "23–30", "31–37", "38–45", "46–52", "53–60")
+    for depth in range(counts.height):                 # the edges between bins are whole numbers + ½
+        assert all((e - 0.5).is_integer() for e in counts.edges(depth)[1:-1])
+    # every integer keeps the equal-width bin (a, b] it had, at every depth
+    v, same = np.arange(61), Taxonomy.equal_width("n", 0, 60, (2, 2, 2))
+    for depth in range(counts.height):
+        np.testing.assert_array_equal(counts.node_codes(counts.leaf_codes(v), depth),
+                                      same.node_codes(same.leaf_codes(v), depth))
+    assert tables.parse_cuts("w", cuts, 0, 60, False, (2, 2, 2)).leaves[0] == "[0, 7.5]"   # decimals as before
+
+
+def test_a_drafted_year_column_builds_whole_number_bins():
+    frame = pd.DataFrame({"year": [2007, 2008, 2009, 2008] * 5, "y": [0, 1] * 10})
+    draft, _ = tables.draft_schema(frame, "y")
+    assert draft.set_index("column").loc["year", "cuts"] == "equal"
+    schema, _, _ = tables.build_schema(frame, draft)
+    assert schema["year"].taxonomy.leaves == ("2007", "2008", "2009")
+
+
+# ----------------------------------------------------------------------------- the summary
+def test_summary_says_what_an_undeclared_draft_read_from_the_data(messy):
+    draft, _ = tables.draft_schema(messy, "readmitted")          # nothing declared: bounds = min/max
+    schema, encoded, leaks = tables.build_schema(messy, draft, missing="drop-rows")
+    assert leaks and schema_leaks(schema) == leaks
+    result = tables.release(encoded, schema, "DiffGen", 1.0, random_state=0, progress=False, evaluate=False)
+    md = tables.summary_markdown(result)                         # no leaks= given to release
+    assert "Every bound, category and class was declared" not in md
+    assert "PrivacyLeakWarning" in md and "n_visits: bounds taken from the data" in md
+    # a schema fully declared through build_schema: the sentence holds
+    schema, encoded, leaks = tables.build_schema(messy, declared(messy), missing="drop-rows")
+    assert leaks == [] and schema_leaks(schema) == []
+    result = tables.release(encoded, schema, "DiffGen", 1.0, random_state=0, progress=False, evaluate=False)
+    assert "Every bound, category and class was declared as public knowledge." in tables.summary_markdown(result)
+    # a schema not built here: the summary does not vouch for it
+    frame, adult = load_adult()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewRecordsWarning)       # a tiny release: the wording is tested
+        result = tables.release(frame.iloc[:400], adult, "DiffGen", 1.0, random_state=0, progress=False,
+                                evaluate=False)
+    md = tables.summary_markdown(result)
+    assert schema_leaks(adult) is None
+    assert "declared as public knowledge" not in md and "chosen without looking at the data" in md
+
+
+def test_summary_states_the_epsilon_spent_and_why_less(messy):
+    schema, encoded, _ = tables.build_schema(messy, declared(messy), missing="drop-rows")
+    result = tables.release(encoded, schema, "DiffMulti", 1.0, random_state=0, progress=False, evaluate=False)
+    spent = result.ledger["charged"].sum()
+    md = tables.summary_markdown(result)
+    assert f"budget **ε = 1**, spent **ε = {spent:.4g}** (the ledger's total)" in md
+    # the share for one-way marginals unused (every column modelled): said, with its amount
+    unpaid = result.ledger[~result.ledger["label"].str.startswith("marginal: ")]
+    unpaid = unpaid.assign(charged=unpaid["charged"] * 0.9 / unpaid["charged"].sum())
+    modelled = result.sources.assign(**{"produced by": "modelled"})
+    md = tables.summary_markdown(dataclasses.replace(result, ledger=unpaid, sources=modelled))
+    assert "spent **ε = 0.9**" in md
+    assert "the share set aside for one-way marginals (ε = 0.1) went unused, as the method modelled every column" in md
+    short = unpaid.assign(charged=unpaid["charged"] * 0.95 / 0.9)      # any other shortfall: its amount
+    md = tables.summary_markdown(dataclasses.replace(result, ledger=short, sources=result.sources))
+    assert "spent **ε = 0.95**" in md and "ε = 0.05 was left unspent" in md and "went unused" not in md
+
+
+@pytest.mark.parametrize("method", ["PrivPfC", "DiffGen"])
+def test_sources_table_shows_each_columns_own_epsilon(messy, method):
+    schema, encoded, _ = tables.build_schema(messy, declared(messy), missing="drop-rows")
+    result = tables.release(encoded, schema, method, 1.0, random_state=1, progress=False, evaluate=False)
+    md = tables.summary_markdown(result)
+    section = md.split("## How each synthetic column was produced")[1].split("## Budget ledger")[0]
+    rows = dict(re.findall(r"^\| (\S+) \| (?:modelled|marginal|uniform|left out) \| ([^|]+) \|", section, re.M))
+    assert set(rows) == set(schema.predictors + [schema.target])
+    src = result.sources.set_index("column")
+    modelled = src.index[src["produced by"] == "modelled"]
+    assert len(modelled) > 1 and (method != "PrivPfC" or (src["produced by"] == "marginal").any())
+    for c in src.index:              # a modelled column never shows the model's total as its own ε
+        if c in modelled:
+            assert rows[c].strip() == "shared"
+        else:                        # a marginal's own ε, as the ledger charged it
+            own = float(rows[c])
+            assert own == pytest.approx(src.loc[c, "ε"], rel=1e-3)
+            assert own == pytest.approx(result.ledger.loc[result.ledger["label"] == f"marginal: {c}",
+                                                          "charged"].sum(), rel=1e-3)
+    model_eps = src.loc[modelled[0], "ε"]
+    assert f"The {len(modelled)} modelled columns (target included) come from one model of them together: " \
+           f"they share its ε = {model_eps:.3g}, spent once for all of them" in section
+
+
+# ----------------------------------------------------------------------------- digits
+def test_synthetic_floats_are_written_with_the_digits_of_their_resolution(messy):
+    schema, encoded, _ = tables.build_schema(messy, declared(messy), missing="drop-rows")
+    result = tables.release(encoded, schema, "DiffGen", 1.0, random_state=0, progress=False, evaluate=False)
+    text = tables.synthetic_csv(result).decode()
+    written = pd.read_csv(pd.io.common.StringIO(text))
+    d = resolution_decimals(schema["weight_kg"].resolution)
+    assert d == 4                                               # resolution 2⁻¹³ ≈ 0.000122
+    at = text.splitlines()[0].split(",").index("weight_kg")
+    cells = [line.split(",")[at] for line in text.splitlines()[1:]]
+    digits = [len(v.split(".")[1]) if "." in v else 0 for v in cells]
+    assert max(digits) <= d and max(digits) > 0
+    np.testing.assert_allclose(written["weight_kg"], result.synthetic["weight_kg"], atol=0.5 * 10 ** -d)
+    assert written["n_visits"].dtype == np.int64                # integers stay integers
+    assert [resolution_decimals(r) for r in (1.0, 0.1, 0.25, 0.01, 2.0 ** -13)] == [0, 1, 1, 2, 4]
+    declared_res = Schema([Attribute.numeric("w", 0, 10, resolution=0.1)], "y", ["a", "b"])
+    out = rounded_to_resolution(pd.DataFrame({"w": [1.23456789], "y": ["a"]}), declared_res)
+    assert out["w"].iloc[0] == 1.2
+
+
+# ----------------------------------------------------------------------------- predict-time domain
+@pytest.fixture(scope="module")
+def adult_releases():
+    frame, schema = load_adult()
+    out = {}
+    for method in ("PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"):
+        out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
+                                     evaluate=False).estimator
+    return frame[schema.predictors].iloc[2000:2010].reset_index(drop=True), schema, out
+
+
+@pytest.mark.parametrize("method", ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
+def test_predict_clips_numbers_and_refuses_unknown_categories_for_every_publisher(adult_releases, method):
+    X, schema, releases = adult_releases
+    est = releases[method]
+    for name in schema.numeric:                  # a number outside its bounds: as if at the bound
+        for value, bound in ((schema[name].upper * 10 + 7, schema[name].upper),
+                             (schema[name].lower - 1000, schema[name].lower)):
+            far = X.assign(**{name: X[name].astype(float).where(X.index != 0, value)})
+            at = X.assign(**{name: X[name].astype(float).where(X.index != 0, bound)})
+            before = far.copy()
+            np.testing.assert_array_equal(est.predict(far), est.predict(at))
+            pd.testing.assert_frame_equal(far, before)          # the input is not modified
+    for name in schema.categorical:              # refused for every column, whatever the grid holds
+        odd = X.assign(**{name: X[name].astype(object).where(X.index != 3, "NEVER-DECLARED")})
+        with pytest.raises(ValueError, match=rf"column '{re.escape(name)}' has value\(s\) outside its declared "
+                                             r"categories") as err:
+            est.predict(odd)
+        assert "NEVER-DECLARED" not in str(err.value)
