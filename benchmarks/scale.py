@@ -1,17 +1,22 @@
-"""Scale: building the CountTable of Adult resampled to millions of rows, per engine.
+"""Scale: count once, release many. Adult resampled to millions of rows, per engine and method.
 
-    python benchmarks/scale.py                      # sizes 1M,10M; engines pandas,duckdb,spark
-    python benchmarks/scale.py --sizes 1M,10M,100M --engines duckdb
+    python benchmarks/scale.py                      # 10M rows, DuckDB (Parquet)
+    python benchmarks/scale.py --sizes 1M,10M,100M --engines duckdb,spark --out results.json
 
-The tables are generated once (Adult rows drawn with replacement, numpy in 1M-row chunks, each
-chunk written to Parquet by DuckDB) and cached under $TMPDIR/dpexplore-scale/<rows>/; nothing is
-shipped. Each measurement runs in a fresh child process, so its peak RSS (VmHWM; for Spark the
-Python driver plus the JVM) is its own. pandas runs up to 10M rows (the whole table is loaded
-into memory first; its load time is printed apart). Spark runs in local mode on every core, JVM
-start included in its total. "PrivPfC fit after table" times PrivPfC(epsilon=1).fit(source) once the
-count table is built (DuckDB's and Spark's "total" include it: end to end); the first row is the
-45k-row Adult fit from records, the reference for that column.
+For each method (PrivPfC, projected histogram, DiffMulti, Naive Bayes) a fresh child process
+makes a fresh source and times:
 
+* **first**: that method's fit on the fresh source (the scan that builds the count table and
+  checks every record, then the fit);
+* **after another**: each other method's first fit on that source (it reuses the count table;
+  the projected histogram counts its own public bins once, which are no union of the schema's
+  leaves);
+* **later**: every method once more (different seed), once each method has run: the cost of any
+  later release from the source, the count reused.
+
+Peak RSS is the child's VmHWM (for Spark the Python driver plus the JVM). The tables are
+generated once (Adult rows drawn with replacement, numpy in 1M-row chunks, each chunk written
+to Parquet by DuckDB) and cached under $TMPDIR/dpexplore-scale/<rows>/; nothing is shipped.
 This is a NON-PRIVATE benchmark on generated data: it prints the number of occupied cells,
 which a release of real data must never show.
 """
@@ -92,97 +97,130 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def fit_after_table(source, result: dict) -> None:
-    """PrivPfC(epsilon=1).fit(source) once the source's count table is built (cached)."""
+METHODS = ("PrivPfC", "ProjectedHistogram", "DiffMulti", "PrivateNaiveBayes")
+
+
+def make(method: str, seed: int):
+    """The method at ε = 1 (library defaults otherwise)."""
+    from dpexplore.models.naive_bayes import PrivateNaiveBayes
+    from dpexplore.publish.diffmulti import DiffMulti
     from dpexplore.publish.privpfc import PrivPfC
+    from dpexplore.publish.projected import ProjectedHistogram
+    cls = {"PrivPfC": PrivPfC, "ProjectedHistogram": ProjectedHistogram, "DiffMulti": DiffMulti,
+           "PrivateNaiveBayes": PrivateNaiveBayes}[method]
+    return cls(epsilon=1.0, random_state=seed)
+
+
+def timed_fit(method: str, source, seed: int) -> float:
     t = time.perf_counter()
-    PrivPfC(epsilon=1.0, random_state=0).fit(source)
-    result["fit_s"] = time.perf_counter() - t
+    make(method, seed).fit(source)
+    return time.perf_counter() - t
 
 
-def measure_baseline() -> dict:
-    """The 45k-row Adult fit from records, fit(X, y, schema): the reference for "fit after table"."""
-    import warnings
-    warnings.simplefilter("ignore")
-    from dpexplore.datasets import load_adult
-    from dpexplore.publish.privpfc import PrivPfC
-    frame, schema = load_adult()
-    X, y = frame[schema.predictors], frame[schema.target]
-    t = time.perf_counter()
-    PrivPfC(epsilon=1.0, random_state=0, schema=schema).fit(X, y)
-    return {"engine": "records", "rows": len(frame), "fit_s": time.perf_counter() - t,
-            "peak_rss_mib": peak_rss_mib([os.getpid()])}
-
-
-def measure(engine: str, rows: int) -> dict:
-    """One measurement, in this (child) process."""
-    import warnings
-    warnings.simplefilter("ignore")
+def open_source(engine: str, rows: int, result: dict):
+    """A fresh source over the generated table (pandas: loaded whole first, timed apart)."""
     from dpexplore import sources
     from dpexplore.datasets import load_adult
-    if engine == "baseline":
-        return measure_baseline()
     _, schema = load_adult()
     glob = str(table_dir(rows) / "part-*.parquet")
-    result: dict = {"engine": engine, "rows": rows}
-    t0 = time.perf_counter()
     if engine == "pandas":
         import duckdb
+        t = time.perf_counter()
         frame = duckdb.read_parquet(glob).df()
-        result["load_s"] = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        source = sources.pandas(frame, schema)
-        table = source.count_table()
-        result["table_s"] = time.perf_counter() - t1
-        fit_after_table(source, result)
-    elif engine == "duckdb":
-        source = sources.parquet(glob, schema)
-        table = source.count_table()
-        result["table_s"] = time.perf_counter() - t0
-        fit_after_table(source, result)
-        result["total_s"] = time.perf_counter() - t0
-    elif engine == "spark":
+        result["load_s"] = time.perf_counter() - t
+        return sources.pandas(frame, schema)
+    if engine == "duckdb":
+        return sources.parquet(glob, schema)
+    if engine == "spark":
+        t = time.perf_counter()
         spark = sources.local_spark_session("dpexplore-scale", "local[*]", **{
             "spark.driver.memory": "4g", "spark.sql.shuffle.partitions": "8"})
         spark.sparkContext.setLogLevel("ERROR")
-        result["jvm_start_s"] = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        source = sources.spark(spark.read.parquet(glob), schema)
-        table = source.count_table()
-        result["table_s"] = time.perf_counter() - t1
-        fit_after_table(source, result)
-        result["total_s"] = time.perf_counter() - t0
-        result["peak_rss_mib"] = peak_rss_mib(descendants(os.getpid()))
-        spark.stop()
-    else:
-        raise ValueError(f"unknown engine {engine!r}")
-    result.setdefault("peak_rss_mib", peak_rss_mib([os.getpid()]))
+        result["jvm_start_s"] = time.perf_counter() - t
+        return sources.spark(spark.read.parquet(glob), schema)
+    raise ValueError(f"unknown engine {engine!r}")
+
+
+def measure(engine: str, rows: int, first: str) -> dict:
+    """One child process: ``first``'s fit on a fresh source, then every method after it, then
+    every method again."""
+    import warnings
+    warnings.simplefilter("ignore")
+    result: dict = {"engine": engine, "rows": rows, "first_method": first}
+    source = open_source(engine, rows, result)
+    result["first_s"] = timed_fit(first, source, 0)
+    result["after_s"] = {m: timed_fit(m, source, 1) for m in METHODS}
+    result["later_s"] = {m: timed_fit(m, source, 2) for m in METHODS}
+    table = source.count_table()
+    result["peak_rss_mib"] = peak_rss_mib(descendants(os.getpid()) if engine == "spark" else [os.getpid()])
     result["occupied_cells"] = table.n_occupied  # NON-PRIVATE benchmark on generated data only
     result["records_ok"] = table.n_records == rows
     return result
 
 
+def scan_costs(rows: int) -> dict:
+    """DuckDB on Parquet: the one checking group-by that builds a count table now, against the
+    two scans it replaces (the checking aggregate, then the group-by of leaf codes); best of 3."""
+    import warnings
+    warnings.simplefilter("ignore")
+    from dpexplore import sources
+    from dpexplore.datasets import load_adult
+    _, schema = load_adult()
+    src = sources.parquet(str(table_dir(rows) / "part-*.parquet"), schema)
+    keys = [src.leaf_expr(n) for n in schema.predictors] + [src.class_expr(checked=False)]
+    steps = {"checking aggregate": src.validate,
+             "group-by of leaf codes": lambda: src.run(lambda: src.group_count(keys)),
+             "one checking group-by": lambda: src.with_schema(schema)._build()}
+    out = {}
+    for label, step in steps.items():
+        best = []
+        for _ in range(3):
+            t = time.perf_counter()
+            step()
+            best.append(time.perf_counter() - t)
+        out[label] = min(best)
+    return out
+
+
+def summarise(runs: list[dict]) -> dict:
+    """Per method: its first fit, its worst first fit after another method, its worst later fit."""
+    out = {}
+    for m in METHODS:
+        own = next(r for r in runs if r["first_method"] == m)
+        out[m] = {"first_s": own["first_s"],
+                  "after_another_s": max(r["after_s"][m] for r in runs if r["first_method"] != m),
+                  "later_s": max([r["later_s"][m] for r in runs] + [own["after_s"][m]]),
+                  "peak_rss_mib": own["peak_rss_mib"], "occupied_cells": own["occupied_cells"],
+                  "records_ok": own["records_ok"]}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", default="1M,10M", help="comma-separated row counts (1M, 10M, 100M)")
-    ap.add_argument("--engines", default="pandas,duckdb,spark")
+    ap.add_argument("--sizes", default="10M", help="comma-separated row counts (1M, 10M, 100M)")
+    ap.add_argument("--engines", default="duckdb", help="comma-separated: pandas, duckdb, spark")
     ap.add_argument("--pandas-max", default="10M", help="largest table loaded whole into pandas")
-    ap.add_argument("--measure", nargs=2, metavar=("ENGINE", "ROWS"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help="also write the runs and the summary to this JSON file")
+    ap.add_argument("--scan", action="store_true", help="only time one count-table scan, old and new (DuckDB)")
+    ap.add_argument("--measure", nargs=3, metavar=("ENGINE", "ROWS", "METHOD"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.scan:
+        for rows in [parse_size(s) for s in args.sizes.split(",")]:
+            generate(rows)
+            for label, seconds in scan_costs(rows).items():
+                print(f"{rows:>12,} duckdb {label:>24} {seconds:7.2f} s", flush=True)
+        return
     if args.measure:
-        print(json.dumps(measure(args.measure[0], int(args.measure[1]))))
+        print(json.dumps(measure(args.measure[0], int(args.measure[1]), args.measure[2])))
         return
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     engines = [e.strip() for e in args.engines.split(",")]
-    header = (f"{'rows':>12} {'engine':>7} {'count table s':>14} {'other s':>22} {'peak RSS MiB':>13} "
-              f"{'occupied cells':>15} {'PrivPfC fit after table s':>28}")
+    header = (f"{'rows':>12} {'engine':>7} {'method':>19} {'first fit s':>12} {'after another s':>16} "
+              f"{'later fit s':>12} {'peak RSS MiB':>13} {'occupied cells':>15}")
+    print(f"# {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(header)
     print("-" * len(header))
-    proc = subprocess.run([sys.executable, __file__, "--measure", "baseline", "0"], capture_output=True, text=True)
-    if proc.returncode == 0:
-        b = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(f"{b['rows']:>12,} {'records':>7} {'—':>14} {'Adult fit(X, y, schema)':>22} "
-              f"{b['peak_rss_mib']:>13.0f} {'—':>15} {b['fit_s']:>28.2f}", flush=True)
+    report = []
     for rows in sizes:
         t = time.perf_counter()
         generate(rows)
@@ -191,19 +229,25 @@ def main() -> None:
         for engine in engines:
             if engine == "pandas" and rows > parse_size(args.pandas_max):
                 continue
-            proc = subprocess.run([sys.executable, __file__, "--measure", engine, str(rows)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
-                print(f"{rows:>12,} {engine:>7}  failed: {tail[:120]}", flush=True)
+            runs = []
+            for method in METHODS:
+                proc = subprocess.run([sys.executable, __file__, "--measure", engine, str(rows), method],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+                    print(f"{rows:>12,} {engine:>7} {method:>19}  failed: {tail[:120]}", flush=True)
+                    break
+                runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            if len(runs) != len(METHODS):
                 continue
-            r = json.loads(proc.stdout.strip().splitlines()[-1])
-            other = (f"load {r['load_s']:.1f}" if "load_s" in r else
-                     f"JVM {r['jvm_start_s']:.1f}, total {r['total_s']:.1f}" if "jvm_start_s" in r else
-                     f"total {r['total_s']:.1f}" if "total_s" in r else "")
-            print(f"{rows:>12,} {engine:>7} {r['table_s']:>14.2f} {other:>22} {r['peak_rss_mib']:>13.0f} "
-                  f"{r['occupied_cells']:>15,} {r['fit_s']:>28.2f}" + ("" if r["records_ok"] else "  (record count wrong!)"),
-                  flush=True)
+            summary = summarise(runs)
+            for m, r in summary.items():
+                print(f"{rows:>12,} {engine:>7} {m:>19} {r['first_s']:>12.2f} {r['after_another_s']:>16.2f} "
+                      f"{r['later_s']:>12.2f} {r['peak_rss_mib']:>13.0f} {r['occupied_cells']:>15,}"
+                      + ("" if r["records_ok"] else "  (record count wrong!)"), flush=True)
+            report.append({"rows": rows, "engine": engine, "runs": runs, "summary": summary})
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

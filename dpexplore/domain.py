@@ -42,6 +42,9 @@ def class_values(classes: Sequence, like: Any) -> np.ndarray:
     dtype = getattr(like, "dtype", None)
     if dtype is None:
         dtype = np.asarray(like).dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    dtype = getattr(dtype, "numpy_dtype", dtype)   # pandas' nullable Int64/boolean: their NumPy type
     if isinstance(dtype, np.dtype) and dtype.kind == "b":
         names = {"False": False, "True": True}
         return np.asarray([names[c] for c in out]) if set(out) <= set(names) else out

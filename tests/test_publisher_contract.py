@@ -231,7 +231,7 @@ def test_fit_source_equals_fit_records(name):
     for own in (None, schema):
         from_source = cls(epsilon=1.0, random_state=9, schema=own, **params).fit(sources.pandas(frame, schema))
         a, b = release(from_source, X), release(records, X)
-        # from a source the labels are the schema's strings; here y holds those strings too
+        # from a source the labels follow its target column's type: the same as y's here
         assert_same_release(a, b)
 
 

@@ -163,5 +163,5 @@ def test_every_method_counts_once_and_later_fits_reuse_the_count(frame, schema, 
             expected = 0 if round_ else int(name in ("PrivPfC", "ProjectedHistogram"))
             assert len(calls) - before == expected, (round_, name)
     assert {_tables.schema_key(s) for s in asked} >= {_tables.schema_key(schema)}
-    for view in asked:                                      # derived or scanned: what a recount gives
+    for view in list(asked):                                # derived or scanned: what a recount gives
         assert src.with_schema(view).count_table() == recount(frame, view)

@@ -242,7 +242,9 @@ def test_naive_bayes_releases_a_model_and_no_synthetic_table(messy):
     assert list(res.synthetic.columns) == schema.predictors + [schema.target]
     assert acc.spent == pytest.approx(1.0) and res.ledger["charged"].sum() == pytest.approx(1.0)
     model = res.estimator
-    assert list(model[-1].classes_) == list(schema.classes)          # the declared classes, in order
+    # the declared classes, in order, in the type of the table's target (int here)
+    assert [str(c) for c in model[-1].classes_] == list(schema.classes)
+    assert model[-1].classes_.dtype == enc[schema.target].dtype
     assert np.isfinite(res.utility.set_index("private").loc[True, "error"])
     md = tables.summary_markdown(res)
     assert "no synthetic table" in md and "Synthetic rows released" not in md

@@ -18,13 +18,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ..counts import CountTable
-from ..domain import Schema
+from ..domain import Schema, class_values
 from ..sources._base import Source
 from . import check_same_length, check_target, rule_message
 from .schema import check_schema
 
 __all__ = ["as_frame", "refuse_sparse", "check_y", "set_fit_features", "check_release_features",
-           "check_predict_values", "check_release_input", "is_source", "source_input"]
+           "check_predict_values", "check_release_input", "is_source", "source_input", "source_classes"]
 
 
 def refuse_sparse(X: Any) -> None:
@@ -186,7 +186,7 @@ def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
     "requires y" message. Every check runs before any spend; the count table is then built
     (once, cached by the Source) where the data lives. With ``estimator``, its
     ``n_features_in_``/``feature_names_in_`` become the schema's predictors. Fitted class labels
-    are the schema's strings (a Source has no y dtype to follow).
+    follow the type of the source's target column (:func:`source_classes`).
     """
     if not is_source(X):
         if y is None:
@@ -218,3 +218,10 @@ def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
     if estimator is not None:
         set_fit_features(estimator, pd.DataFrame(columns=list(names)))
     return table, table.schema
+
+
+def source_classes(source: Source, schema: Schema) -> np.ndarray:
+    """``classes_`` of a fit from ``source``: the schema's classes, in its order, in the type of
+    the source's target column (:attr:`~dpexplore.sources.Source.target_like`, the engine's column
+    type, never its values), as ``fit(X, y)`` gives them in the type of ``y``."""
+    return class_values(schema.classes, source.target_like)

@@ -20,7 +20,8 @@ def score_source(estimator: Any, source: Source, *, batch_rows: int = 200_000) -
 
     A model fitted from a source on indicator columns (``binarizer_``: Naive Bayes, selectors,
     ``SelectThenTrain``) sees each batch through that binarizer first. Labels are compared as
-    text (a source's labels are the schema's class strings).
+    text, so a model fitted on labels of another type (e.g. text records scored on an int column)
+    is scored all the same.
     """
     if not isinstance(source, Source):
         raise TypeError(f"source must be a dpexplore.sources Source, got {type(source).__name__}")

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_frame
-from .._validation.inputs import check_release_features, check_release_input, source_input
+from .._validation.inputs import check_release_features, check_release_input, source_classes, source_input
 from .._validation.schema import check_schema
 from ..domain import Schema, class_values
 from ..histogram import cell_codes, class_counts, resolve_grid
@@ -186,11 +186,11 @@ class HistogramClassifier(ClassifierMixin, BaseEstimator):
         """Count the training data on the grid. NOT differentially private (a baseline).
 
         ``fit(X, y)``, or ``fit(source)`` with a :class:`dpexplore.sources.Source`: the grid's
-        counts are summed from its CountTable (``classes_`` = the schema's strings)."""
+        counts are summed from its CountTable (``classes_`` in the type of its target column)."""
         got = source_input(X, y, self.schema, estimator=self)
         if got is not None:
             table, schema = got
-            self._setup(schema, self.grid)
+            self._setup(schema, self.grid, source_classes(X, schema))
             return self._set_counts(table.grid_counts([self.grid_.get(n, 0) for n in table.attributes]))
         X, y, schema = check_release_input(X, y, self.schema, estimator=self)
         self._setup(schema, self.grid)

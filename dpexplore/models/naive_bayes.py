@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
-from .._validation.inputs import is_source, set_fit_features, source_input
+from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning
@@ -140,7 +140,8 @@ class PrivateNaiveBayes(_NBBase):
         :func:`binarize_table` — the occupied cells as weighted records, so after the table is
         built the cost depends on the cells, not the rows. Same release, seed for seed, as
         ``fit(binarizer.fit().transform(X), y)`` with ``classes=schema.classes``. Classes are the
-        schema's (strings, in its order; a declared ``classes`` must agree). The fitted model
+        schema's (in its order, in the type of the source's target column; a declared ``classes``
+        must agree). The fitted model
         keeps that binarizer as ``binarizer_`` and predicts on 0/1 features like any fit:
         ``model.predict(model.binarizer_.transform(X_test))``. Nothing per-record is read:
         ``clamp_quantile`` is a quantile of the public noise distribution and the clamp acts on
@@ -166,7 +167,7 @@ class PrivateNaiveBayes(_NBBase):
         matrix, class_codes, weights = binarize_table(table, binarizer)   # checks the binarizer
         fitted = binarizer if "columns_" in binarizer.__dict__ else clone(binarizer).fit()
         set_fit_features(self, pd.DataFrame(columns=list(fitted.get_feature_names_out())))
-        self._fit_counts(np.asarray(list(schema.classes), dtype=object), matrix, class_codes, weights)
+        self._fit_counts(source_classes(X, schema), matrix, class_codes, weights)
         self.binarizer_ = fitted
         return self
 

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._deprecation import RenamedParams
 from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
-from .._validation.inputs import is_source, set_fit_features, source_input
+from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table
@@ -197,7 +197,7 @@ class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimat
         # PrivateNaiveBayes.fit(source)'s weighted path, on the selected columns only (thesis
         # §3.3.3: Δ = k); _fit_counts is the one code path shared with fit(X, y)
         set_fit_features(model, pd.DataFrame(columns=[n for n, keep in zip(names, support) if keep]))
-        self.model_ = model._fit_counts(np.asarray(list(schema.classes), dtype=object), matrix[:, support],
+        self.model_ = model._fit_counts(source_classes(source, schema), matrix[:, support],
                                         class_codes, weights)
         self._close_ledger()
         self.classes_ = self.model_.classes_

@@ -55,8 +55,8 @@ class DiffGen(RegionRelease):
         data with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
 
     ``fit(X, y)`` on records, or ``fit(source)`` on a :class:`dpexplore.sources.Source` (target and
-    schema come from it, every predictor needs a taxonomy; ``classes_`` are then the schema's
-    strings). A source fit runs on its CountTable's occupied cells as weighted records (cost set
+    schema come from it, every predictor needs a taxonomy; ``classes_`` follow the type of its
+    target column). A source fit runs on its CountTable's occupied cells as weighted records (cost set
     by the cells, not the rows; the same release from every engine). Numeric values are seen at
     taxonomy-leaf resolution (one representative per leaf), so split points can differ from
     ``fit(X, y)`` on raw values; a fixed public coarsening of each record, so still ε-DP
@@ -96,7 +96,7 @@ class DiffGen(RegionRelease):
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
         self.schema_ = schema
-        self._set_labels(y)                     # a source: y is None, labels are the schema's strings
+        self._set_labels(y)                     # a source: y is its target_like (the column type)
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)

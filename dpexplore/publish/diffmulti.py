@@ -139,7 +139,7 @@ class DiffMulti(RegionRelease):
     ``x0, x1, …`` or the schema's predictors); without a schema one is read from the data with a
     :class:`~dpexplore.domain.PrivacyLeakWarning`. ``fit(source)`` takes a
     :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; target and schema come from it,
-    every predictor needs a taxonomy; ``classes_`` are then the schema's strings) and runs on the
+    every predictor needs a taxonomy; ``classes_`` follow its target column's type) and runs on the
     occupied cells of its :class:`~dpexplore.counts.CountTable` as weighted records, so after the
     table is built its cost depends on the cells, not the rows, and every engine gives the same
     release for the same seed. It sees numeric values at taxonomy-leaf resolution (one
@@ -193,7 +193,7 @@ class DiffMulti(RegionRelease):
         acc = prepare_accountant(self.epsilon, self.accountant)
         eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
         self.schema_ = schema
-        self._set_labels(y)                     # a source: y is None, labels are the schema's strings
+        self._set_labels(y)                     # a source: y is its target_like (the column type)
         self._partitions_cache = None
         self._open_ledger(acc)
         rng = check_random_state(self.random_state)

@@ -430,7 +430,7 @@ class RegionRelease(Publisher):
     def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
         """A source fit runs on the occupied cells of its CountTable as weighted records (every
         count a sum of weights), at taxonomy-leaf resolution (:meth:`WeightedRecords.from_table`)."""
-        self._fit_data(WeightedRecords.from_table(table), table.class_codes, None, schema,
+        self._fit_data(WeightedRecords.from_table(table), table.class_codes, source.target_like, schema,
                        self._prepare_filler(schema, table=table))
 
     def _fit_data(self, data: "WeightedRecords", yk: np.ndarray, y: pd.Series | None, schema: Schema,
@@ -590,7 +590,8 @@ class RegionRelease(Publisher):
     def _set_labels(self, y: pd.Series | None) -> None:
         """``classes_``: the schema's classes, in its order and in the dtype of y, decided by y's
         dtype only (never by which labels occur in y: that would leak a rare class's presence).
-        ``y=None`` (a fit from a Source, no y dtype to follow): the schema's strings."""
+        A fit from a Source passes its ``target_like`` (the target column's type); ``y=None``:
+        the schema's strings."""
         self.classes_ = (np.asarray(self.schema_.classes, dtype=object) if y is None
                          else class_values(self.schema_.classes, y))
 

@@ -26,6 +26,7 @@ from .. import mechanisms
 from .._deprecation import moved, renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_int, check_positive,
                            check_random_state)
+from .._validation.inputs import source_classes
 from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
 from ..domain import PrivacyLeakWarning, Schema, class_values
@@ -197,7 +198,7 @@ class PrivPfC(Publisher):
     ``fit(X, y)`` for records in memory (``X`` a DataFrame or an array: columns ``x0, x1, …``,
     or the schema's predictors when the widths agree), or ``fit(source)`` for a
     :class:`dpexplore.sources.Source` (pandas, DuckDB, Spark; the target and schema come from it;
-    ``classes_`` are then the schema's strings). Either way the run works on the
+    ``classes_`` then follow the type of its target column). Either way the run works on the
     :class:`~dpexplore.counts.CountTable` (occupied cells weighted by their counts): the same
     table and seed give the same release from any engine, and after the table is built the cost
     does not depend on the number of records.
@@ -258,7 +259,7 @@ class PrivPfC(Publisher):
         self._fit_counts(table, schema, class_values(schema.classes, y), self._prepare_filler(schema, X=X))
 
     def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
-        self._fit_counts(table, schema, None, self._prepare_filler(schema, table=table))
+        self._fit_counts(table, schema, source_classes(source, schema), self._prepare_filler(schema, table=table))
 
     def _fit_counts(self, table: CountTable, schema: Schema, classes: Any, filler: Any) -> None:
         accountant = prepare_accountant(self.epsilon, self.accountant)

@@ -597,8 +597,8 @@ class ProjectedHistogram(Publisher):
     ``fit(X, y)`` takes a DataFrame or an array (columns ``x0, x1, …``, or the schema's
     predictors); without a schema one is read from the data with a
     :class:`~dpexplore.domain.PrivacyLeakWarning`. ``fit(source)`` takes a
-    :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` are then the
-    schema's strings): the bins and categories are counted by the source's engine (one group-by on
+    :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` follow the type
+    of its target column): the bins and categories are counted by the source's engine (one group-by on
     the public bin edges, once s is known), and selection and histogram run on those cells as
     weighted records, the same release as from the records. Everything is validated before the
     first spend.
@@ -720,9 +720,8 @@ class ProjectedHistogram(Publisher):
             mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min), sensitivity=delta,
                                                    integer=True)
         self._open_ledger(acc)
-        # schema order, y's dtype (not y's values); from a source: the schema's strings
-        self.classes_ = (np.asarray(schema.classes, dtype=object) if source is not None
-                         else class_values(schema.classes, y))
+        # schema order, y's dtype (not y's values); from a source: its target column's type
+        self.classes_ = class_values(schema.classes, source.target_like if source is not None else y)
 
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
         if self.neighbours == "add/remove":

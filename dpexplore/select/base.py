@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import check_binary_matrix, check_same_length, rule_message
-from .._validation.inputs import is_source, set_fit_features, source_input
+from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table
@@ -101,7 +101,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
     def _source_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``fit(source)``: (0/1 int matrix of the occupied cells, 0/1 labels, weights = counts,
         private); None for the record path. Sets ``n_features_in_``/``feature_names_in_`` (the
-        binarizer's column names), ``classes_`` (the schema's, strings) and ``binarizer_``.
+        binarizer's column names), ``classes_`` (the schema's, in the source's target type) and ``binarizer_``.
         Every check runs before any spend; no row is read once the source's table is built."""
         self.__dict__.pop("binarizer_", None)
         if not is_source(X):
@@ -120,7 +120,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         matrix, class_codes, weights = binarize_table(table, binarizer)
         set_fit_features(self, pd.DataFrame(columns=list(binarizer.get_feature_names_out())))
         Xb = (matrix > binarize if binarize is not None else matrix).astype(np.int64)
-        self.classes_ = np.asarray(classes, dtype=object)
+        self.classes_ = source_classes(X, schema)
         self.binarizer_ = binarizer
         # binary scores: the last declared class against the others (as _binary_y)
         return Xb, (class_codes == len(classes) - 1).astype(np.int64), np.asarray(weights, dtype=np.int64)

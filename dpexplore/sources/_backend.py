@@ -74,6 +74,13 @@ class ExpressionSource(Source):
     #: :meth:`translate_error` (the engine's text may quote private rows)
     engine_errors: tuple[type[BaseException], ...] = ()
 
+    def _target_dtype(self) -> np.dtype:
+        """From :meth:`column_kinds` (the column's type in the engine): integers and other exact
+        numbers int64 (classes that are not whole numbers stay text, see
+        :func:`dpexplore.domain.class_values`), floating point float64, booleans bool, else text."""
+        kind = self.column_kinds()[self.schema.target]
+        return np.dtype({"number": np.int64, "float": np.float64, "bool": bool}.get(kind, object))
+
     # ------------------------------------------------------------------ primitives (per engine)
     @abc.abstractmethod
     def column_kinds(self) -> dict[str, str]:

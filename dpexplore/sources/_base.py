@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT, rule_message
@@ -148,6 +149,19 @@ class Source(abc.ABC):
     def columns(self) -> list[str]:
         """The predictors and the target, in schema order."""
         return self.schema.predictors + [self.schema.target]
+
+    @property
+    def target_like(self) -> np.ndarray:
+        """An empty array in the type of the target column: int64, float64, bool, or object for
+        text (and any type an engine cannot map). Read from the column's declared type in the
+        engine, never from its values: public format information, so that ``classes_``,
+        predictions and synthetic targets come back in the type of the caller's labels
+        (:func:`dpexplore.domain.class_values`)."""
+        return np.empty(0, dtype=self._target_dtype())
+
+    def _target_dtype(self) -> np.dtype:
+        """The NumPy dtype of the target column's type (engines override; default: text)."""
+        return np.dtype(object)
 
     def count_table(self) -> CountTable:
         """The exact counts over occupied (leaf codes × class) cells (built once, cached).

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import numpy as np
 import pandas as pd
 
 from ..counts import CountTable
@@ -22,6 +23,13 @@ class PandasSource(Source):
                             " (for files use dpexplore.sources.csv/parquet, for Spark sources.spark)")
         check_columns([str(c) for c in frame.columns], self.schema, "frame")
         self._frame = frame  # never mutated; split into copies on use
+
+    def _target_dtype(self) -> np.dtype:
+        dtype = self._frame[self.schema.target].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            dtype = dtype.categories.dtype
+        dtype = getattr(dtype, "numpy_dtype", dtype)   # nullable Int64/boolean: their NumPy type
+        return dtype if isinstance(dtype, np.dtype) else np.dtype(object)
 
     def _xy(self) -> tuple[pd.DataFrame, pd.Series]:
         return self._frame[self.schema.predictors], self._frame[self.schema.target]

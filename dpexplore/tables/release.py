@@ -21,7 +21,7 @@ from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
 
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
-           "column_sources", "grid_occupancy"]
+           "column_sources", "grid_occupancy", "labels_like"]
 
 #: share of ε the workflow gives the one-way marginals of the columns a method does not model
 #: (a documented extension beyond the papers; 0 = the paper's budget, those columns uniform)
@@ -153,10 +153,16 @@ def _as_declared(synthetic: pd.DataFrame, schema: Schema, like: Any) -> pd.DataF
             out[name] = out[name].round().clip(np.ceil(a.lower), np.floor(a.upper)).astype(np.int64)
     cols = [c for c in schema.predictors + [schema.target] if c in out.columns]
     out = out[cols]
+    out[schema.target] = labels_like(out[schema.target], schema, like)
+    return out.reset_index(drop=True)
+
+
+def labels_like(labels: Any, schema: Schema, like: Any) -> np.ndarray:
+    """Class labels (any of the schema's classes, as text or in any type) in the type of the
+    caller's target column ``like`` (int, bool or text: :func:`class_values`, from its dtype)."""
     values = class_values(schema.classes, like)
     lookup = dict(zip(map(str, schema.classes), values))
-    out[schema.target] = np.asarray([lookup[str(v)] for v in out[schema.target]], dtype=values.dtype)
-    return out.reset_index(drop=True)
+    return np.asarray([lookup[str(v)] for v in labels], dtype=values.dtype)
 
 
 def _no_training_record(test_size: float) -> str:
@@ -268,12 +274,14 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             publishes = True
         bar.update(1)
         bar.set_postfix_str("fit")
+        # the release is fitted on labels in the caller's type: its classes_ and predictions keep it
+        y_fit = pd.Series(labels_like(y_tr, schema, like), index=y_tr.index, name=y_tr.name)
         t0 = time.perf_counter()
         with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw
             if isinstance(entry, MethodSpec):
-                est.fit(X_tr, y_tr)
+                est.fit(X_tr, y_fit)
             else:
-                est.fit(X_tr, y_tr, schema=schema)
+                est.fit(X_tr, y_fit, schema=schema)
             seconds = time.perf_counter() - t0
             bar.update(1)
             bar.set_postfix_str("synthetic table" if publishes else "no synthetic table (a model)")
