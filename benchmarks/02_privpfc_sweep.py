@@ -2,7 +2,8 @@
 
     python benchmarks/02_privpfc_sweep.py [--reps 20] [--out notebooks/results/02_privpfc_errors.csv]
 
-Protocol (PrivPfC §7, the notebook's split): 80/20 train/test split with random_state=0; at each
+Protocol (Su et al. 2018 §5.1, with the notebook's split instead of 10-fold CV): 80/20 train/test
+split with random_state=0; at each
 ε ∈ {0.05, 0.1, 0.2, 0.5, 1} and seed s = 0..reps-1, exactly ``PrivPfC(epsilon=ε,
 random_state=s, schema=schema).fit(X_train, y_train)`` (Θ = 10,000, shares 3/37/60), scored on the
 test set as the histogram classifier and as a decision tree trained on the synthetic records; plus

@@ -9,7 +9,7 @@ rows with a missing or text value dropped per record), then for each ε and seed
 held out per record, ``marginal_share`` 0.1). One row per (method, ε, seed): held-out error of
 the release's classifier, of the majority class and of a non-private logistic regression, the
 synthetic table's rows, and for PrivPfC its grid's cells and expected records per cell
-(issue 12 item 15). The notebook reads the CSV so that Run All stays short.
+(what ``PrivPfC(min_records_per_cell=...)`` bounds). The notebook reads the CSV so that Run All stays short.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Does DiffMulti reach the paper's accuracy? (issue 4: Adult, ε = 1, h = 1,000, 20 runs, ≥ 80%)
+"""Does DiffMulti reach the paper's accuracy? (target: Adult, ε = 1, h = 1,000, 20 runs, ≥ 80%)
 
-Protocol (DiffMulti §5 / spec §8.2, §13): 2/3 train, 1/3 test; regions built on the training
+Protocol (Al-Hussaeni et al. 2018 §5, §5.1 "Classification Analysis"): 2/3 train, 1/3 test; regions built on the training
 split only; a C4.5-like tree (``c45_tree``: entropy criterion, cost-complexity pruning) trained
 on the released generalized records weighted by their noisy counts; test records generalized
 through the same regions. 20 seeded runs (a fresh split and a fresh release each). Also DiffGen

@@ -1,4 +1,4 @@
-"""How fast is DiffMulti? (issue 4: "Adult at h = 1,000 and how time grows with |D|")
+"""How fast is DiffMulti? (target: Adult at h = 1,000, and how time grows with |D|)
 
 Prints the fit time (median of a few runs) of DiffMulti on Adult at h = 1,000 and h = 10,000,
 on 1×, 4× and 16× Adult (rows resampled with replacement), DiffGen (10 steps) for comparison,

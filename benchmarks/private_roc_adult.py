@@ -1,6 +1,6 @@
 """Private ROC on Adult: PriROC vs LaplaceROC AUC errors (Stoddard et al. 2014, Table 1 style).
 
-Setting (issue 6): a test set of 600 Adult records (the paper's folds have 558 and 684), scores
+Setting (ours, after Stoddard et al. 2014 §5.2): a test set of 600 Adult records (the paper's folds have 558 and 684), scores
 from a non-private scikit-learn logistic regression trained on other Adult records, ε = 1.
 Every method sees the same scores and the same seeds; the error is |AUC(true) − AUC(private)|,
 the median over the repetitions (the paper takes the median of 10 runs; we use more).

@@ -1,4 +1,4 @@
-"""PrivPfC accuracy on Adult and Adult-Multiclass (issue 3 targets).
+"""PrivPfC accuracy on Adult and Adult-Multiclass (Su et al. 2018 §5), against our targets.
 
 Fixed stratified 80/20 split (seed 0); for each ε ∈ {0.05, 0.1, 0.2, 0.5, 1} PrivPfC
 (Θ = 10,000, 3/37/60, exact Δ(ε_pert)) is fitted on the training part with seeds 0..R-1 and the
@@ -6,7 +6,7 @@ histogram classifier is evaluated on the test part. Prints median / mean / sd / 
 test error, the non-private PrivPfC-SelNF median (noise-free selection, noisy counts) and the
 majority baseline (from the training labels).
 
-Targets: Adult median ≤ 17.5% at ε = 1 and ≤ 19% at ε = 0.05; Adult-MC ≤ 13% at ε = 1.
+Targets (ours): Adult median ≤ 17.5% at ε = 1 and ≤ 19% at ε = 0.05; Adult-MC ≤ 13% at ε = 1.
 Run: python benchmarks/privpfc_adult.py [repetitions, default 10]
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How long does PrivPfC take to score its candidate pool? (issue 3: Θ = 10,000 grids on the full
+"""How long does PrivPfC take to score its candidate pool? (target: Θ = 10,000 grids on the full
 Adult table in under 3 s on the 2-core machine)
 
 Prints, for the τ of ε = 0.1 and ε = 1 (default 3/37/60 split, τ = 0.2·N·ε_pert with the true N,

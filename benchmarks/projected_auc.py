@@ -1,6 +1,6 @@
 """Projected histograms (Vinterbo 2012) at ε = 1 with the heuristic k and γ: 10-fold CV AUC.
 
-Targets (issue 7): Adult median AUC ≥ 0.80; Iris median Hand–Till AUC ≥ 0.85.
+Targets (ours): Adult median AUC ≥ 0.80; Iris median Hand–Till AUC ≥ 0.85.
 Both neighbour models are run: add/remove (package default: Laplace(1/ε_h), noisy n) and
 substitution (the paper: Laplace(2/ε_h), public n). Iris is small, so its 10-fold CV is repeated
 with several fold seeds. Usage: python benchmarks/projected_auc.py [--quick]

@@ -1,15 +1,15 @@
-"""Benchmark for the thesis pipeline (issue 5): DP-NB with private feature selection on Adult,
+"""Benchmark for the thesis pipeline: DP-NB with private feature selection on Adult,
 and DP logistic regression on the thesis's toy Gaussian data against its Appendix B tables.
 
     python benchmarks/thesis_adult.py            # full (about 1 minute on an idle core)
     DPEXPLORE_QUICK=1 python benchmarks/thesis_adult.py
 
-Part 1 (spec §7, Fig. 3.15 protocol): Adult one-hot with the schema's public taxonomy leaves as
+Part 1 (thesis §3.6, Fig. 3.15 protocol): Adult one-hot with the schema's public taxonomy leaves as
 cut points (171 binary features), a fixed stratified 2:1 train/test split, total ε split equally
 between the k-subset selector (count score) and Bernoulli DP-NB; median and quartiles over
 seeded runs. Target: median ≥ majority (75.2%) + 3 points at ε = 0.1, k ≈ 10.
 
-Part 2 (spec §8.4, App. B): objective perturbation on N(0, I) vs N(a·1, I) data with the N, D,
+Part 2 (thesis App. B): objective perturbation on N(0, I) vs N(a·1, I) data with the N, D,
 ε of Tables B.3 (ε = 0.1) and B.6 (ε = 0.01); N is read as the training-set size (Table B.2
 reaches 88% with N = 16 in D = 5, impossible with 5 training rows, so N is not the total of the
 three thirds); λ is chosen

@@ -15,7 +15,7 @@ quiet is not counted). So the figure includes the kernel's work, the messages, t
 serialisation and Vega's rendering, but not the time the canvas pixels take after the last DOM
 change. Presses that change nothing in the output count as "no redraw".
 
-Target (issue 13): median < 300 ms and p90 < 600 ms per explorer on this 2-core machine.
+Target (ours): median < 300 ms and p90 < 600 ms per explorer on this 2-core machine.
 ``benchmarks/widget_latency.py`` measures the same moves inside the kernel (a diagnostic).
 ``DPEXPLORE_QUICK=1`` is set in the server unless ``--full``: the explorers are the same, only the
 notebooks' sweeps shrink (so Run All is faster; 07's slider snaps to fewer swept ε).

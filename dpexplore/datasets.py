@@ -91,7 +91,7 @@ def load_adult() -> tuple[pd.DataFrame, Schema]:
 
     Train and test files are joined, rows with a missing value ("?") dropped and the test labels'
     trailing "." removed. Classes: "<=50K" 34,014 (75.22%) and ">50K" 11,208 (24.78%). The
-    taxonomies are the PrivPfC/DiffGen Adult hierarchies (PrivPfC spec §8.2, shapes such as
+    taxonomies are the PrivPfC/DiffGen Adult hierarchies (Su et al. 2018, Fig. 1 and §5.1; shapes such as
     age 1/2/4/8/16, native-country 1/6/19/41); numeric bounds are their root intervals.
     """
     frame = _adult_frame().copy()
@@ -100,7 +100,7 @@ def load_adult() -> tuple[pd.DataFrame, Schema]:
 
 
 def load_adult_multiclass() -> tuple[pd.DataFrame, Schema]:
-    """Adult-Multiclass (PrivPfC spec §8.1): target = 3-valued ``"marital-status"``.
+    """Adult-Multiclass (Su et al. 2018, §5.1, Table 1): target = 3-valued ``"marital-status"``.
 
     The classes are the depth-2 nodes of the marital-status taxonomy: "Never-married" (14,598),
     "Married-Partner-present" (Married-civ-spouse + Married-AF-spouse, 21,087) and
@@ -250,7 +250,7 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
                      duplicate_names: bool = False, n_codes: int = 5000) -> pd.DataFrame:
     """A generated hospital-style table with the problems of a real export (no download).
 
-    Modelled on the table of issue 12 (an analyst's own CSV): about fifty raw columns of which
+    Modelled on an analyst's own CSV (README, 'Your own table, scripted'): about fifty raw columns of which
     many have missing values; the integer 0/1 target ``readmitted`` (about 30 % ones);
     long-tailed count columns (``n_visits``, ``n_meds``, ``n_labs``, ``n_emergency``,
     ``n_inpatient``, ``n_outpatient``, ``n_procedures``, ``n_diagnoses``: negative-binomial

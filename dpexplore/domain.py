@@ -7,7 +7,7 @@ table. Functions that do derive a domain from the data (``Schema.from_frame``) s
 Taxonomy levels are numbered by depth: 0 is the root (one node, the whole domain) and
 ``height - 1`` the leaves. The PrivPfC paper numbers levels from 1 (its level ℓ is our depth
 ℓ-1). Unbalanced trees are padded: a leaf above the deepest level is copied down unchanged, so
-that every level is a partition of the domain (PrivPfC spec §2, [code]).
+that every level is a partition of the domain (Su et al. 2018, §4, Defs. 2–3; the padding is ours).
 """
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def sparse_class_counts(cells: np.ndarray, y_codes: np.ndarray, n_classes: int) 
 
     For grids with more cells than rows (e.g. every attribute at its leaves). Releasing such a
     histogram privately still needs every cell, empty ones included: see the sparse release in
-    :mod:`dpexplore.publish.projected` (Vinterbo 2012 §2.4).
+    :mod:`dpexplore.publish.projected` (Vinterbo 2012, §2.1; the sparse construction is ours).
     """
     cells, y = _check_cells_and_classes(cells, y_codes, int(n_classes))
     unique, inverse = np.unique(cells, return_inverse=True)
@@ -218,7 +218,7 @@ def synthetic_from_counts(counts: Any, grid: Grid, schema: Schema,
     ``max_rows`` (default :data:`MAX_SYNTHETIC_ROWS`, a public cap) is checked before any row is
     materialised: at a tiny ε the noisy counts, hence the row count, can be astronomically large.
 
-    Negative noisy counts give no rows (post-processing, PrivPfC spec §5.2). ``values``:
+    Negative noisy counts give no rows (post-processing, Su et al. 2018, Alg. 2 line 22). ``values``:
     "generalized" writes the node label of each cell (attributes at depth 0 get the root label,
     e.g. "Any"); "sampled" draws a leaf category uniformly under the node, or a number uniformly
     inside the interval (integers for integer attributes). Columns: predictors + target.

@@ -45,6 +45,17 @@ point: the low bits of fl(c + L) depend on c (Mironov 2012), and a value built a
 (a threshold plus an exponential draw) has a floating-point support of its own, which shows how
 it was built. The teaching plots keep the textbook sampler (its density is the one drawn next
 to it); releases that leave the analyst's hands are hardened (:func:`dpexplore.tables.release`).
+
+Examples
+--------
+>>> from dpexplore import mechanisms
+>>> mechanisms.laplace_scale(epsilon=0.5, sensitivity=1.0)        # b = Δ/ε
+2.0
+>>> noisy = mechanisms.laplace(np.array([120.0, 80.0]), epsilon=1.0, random_state=0)
+>>> noisy.shape
+(2,)
+>>> mechanisms.exponential_probabilities([0.0, 1.0], epsilon=2.0, sensitivity=1.0).round(3)
+array([0.269, 0.731])
 """
 from __future__ import annotations
 
@@ -598,8 +609,8 @@ def exponential_subset(scores: Any, k: int, *, epsilon: float, sensitivity: floa
     P(S) ∝ exp(ε·U(S)/(2Δ)), where ``sensitivity`` Δ bounds the change of U (k·Δq when each
     score moves by at most Δq). Sampled exactly in O(k·D) with the log-domain recurrence of
     elementary symmetric polynomials: the thesis's Algorithm 5 ("privacy-efficient sampling"),
-    with the corrections of specs/feature-selection-nb-lr.md §4.5 (the q_d factor in the
-    weights; S(0, d) = log 1 = 0). Returns the selected indices in increasing order.
+    with two corrections of ours to the printed algorithm (the q_d factor in the weights;
+    S(0, d) = log 1 = 0; thesis §3.5.5). Returns the selected indices in increasing order.
     """
     w, k = _subset_log_weights(scores, k, epsilon, sensitivity)
     rng = check_random_state(random_state)

@@ -159,7 +159,7 @@ METHODS: tuple[MethodSpec, ...] = (
                "noisy record count, k attributes by the exponential mechanism, thresholded Laplace histogram",
                display="Projected histogram", tags=_tags("showdown", "tables", "fits_source"),
                audit="tests/test_audit_lattice_projected.py::test_hardened_release_is_private"),
-    MethodSpec("PrivPfCSelNF", "publisher", "dpexplore.publish.privpfc:PrivPfCSelNF", "Su et al. 2018, §7.4",
+    MethodSpec("PrivPfCSelNF", "publisher", "dpexplore.publish.privpfc:PrivPfCSelNF", "Su et al. 2018, §5.5, Fig. 10",
                "not differentially private: the grid is chosen without noise (a diagnostic)", private=False,
                tags=_tags("fits_source")),
     # ---------------------------------------------------------------- classifiers

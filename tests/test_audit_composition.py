@@ -1,4 +1,4 @@
-"""Every method nested in ``acc.parallel``/``acc.branch`` spends exactly what it reports (issue 11, item 4).
+"""Every method nested in ``acc.parallel``/``acc.branch`` spends exactly what it reports.
 
 A method must compute its own shares from its own spends, never from the accountant's global total:
 inside a parallel scope, next to a sibling branch that already spent more, the total does not move,

@@ -1,4 +1,4 @@
-"""End-to-end privacy audits of DiffMulti and DiffGen through the public API (issue 11).
+"""End-to-end privacy audits of DiffMulti and DiffGen through the public API (README, "Audited end to end").
 
 Tiny tables with public classes 0/1/2 (integer labels) and one attribute: for DiffMulti an
 integer x with the public domain {0, 1, 2, 3} (its private split point is part of the release),

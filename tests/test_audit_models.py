@@ -1,4 +1,4 @@
-"""End-to-end privacy audits of the models (issue 11): PrivateNaiveBayes, PrivateGaussianNB,
+"""End-to-end privacy audits of the models (README, "Audited end to end"): PrivateNaiveBayes, PrivateGaussianNB,
 PrivateLogisticRegression (output and objective perturbation), SelectThenTrain and the showdown's
 PrivateLRClassifier.
 

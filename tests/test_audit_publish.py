@@ -1,4 +1,4 @@
-"""End-to-end privacy audits of PrivPfC and ProjectedHistogram (issue 11).
+"""End-to-end privacy audits of PrivPfC and ProjectedHistogram (README, "Audited end to end").
 
 Each release path runs many times through the PUBLIC API on two neighbouring tiny tables with
 small public domains, D' = D plus ONE record of the rare class ("maybe") at the domain edge
@@ -106,7 +106,7 @@ def _privpfc_outputs(data, rng: np.random.Generator) -> dict[str, int]:
         cell = model.classifier_.cells(EDGE)[0]
         out = {"count": int(np.clip(np.floor(model.counts_[cell, 2]), -1, 1)),
                # a public size (n=): the default size, N̂ at ε_size = 0.02, is mostly noise here
-               # and would hide the rare-class cell's rows from the audit (issue 12 size rule)
+               # and would hide the rare-class cell's rows from the audit (the public size rule)
                "synthetic": int(min((model.synthetic(n=50)["y"] == "maybe").sum(), 1))}
         _PFC_FITS[key] = (out, rng.bit_generator.state)
     out, state = _PFC_FITS[key]

@@ -1,4 +1,4 @@
-"""End-to-end privacy audits of the feature selectors and the private ROC (issue 11).
+"""End-to-end privacy audits of the feature selectors and the private ROC (README, "Audited end to end").
 
 Every audit runs the PUBLIC API (a selector's ``fit`` / ``private_roc_curve`` / ``private_auc``)
 many times on two neighbouring inputs (D' = D plus one record) and bounds the privacy loss from

@@ -1,4 +1,4 @@
-"""End-to-end privacy audit of the bring-your-own-data release (issue 11, items 3 and 9).
+"""End-to-end privacy audit of the bring-your-own-data release (README, "Audited end to end").
 
 ``run`` calls the public :func:`dpexplore.tables.release` on neighbouring tables
 (add/remove one record: a record of a rare class at a domain edge). The method is a minimal
@@ -130,7 +130,7 @@ def test_long_audit_with_privpfc():
     _row("PrivPfC (long)", assert_private(run_pfc, D, D2, EPS, n_samples=3_000))
 
 
-# --------------------------------------------------------------------------- missing values (issue 12)
+# --------------------------------------------------------------------------- missing values
 # build_schema(missing="drop-rows") drops each row with a missing value on its own (a stable,
 # per-record rule): a neighbour with one more complete record moves one cell by one. The broken
 # variant fills missing values with the column's mode, a rule that reads the other rows: one

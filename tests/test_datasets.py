@@ -1,4 +1,5 @@
-"""Shipped datasets: row and class counts, taxonomy shapes (PrivPfC spec §8.2), copies, synthetic signal."""
+"""Shipped datasets: row and class counts, taxonomy shapes (Su et al. 2018 §5.1: DiffGen's Adult
+hierarchies), copies, synthetic signal."""
 import gzip
 
 import numpy as np
@@ -10,7 +11,7 @@ from dpexplore import datasets
 from dpexplore.datasets import (load_adult, load_adult_multiclass, load_german, load_iris,
                                 make_synthetic, train_test_split)
 
-# PrivPfC spec §8.2 table: node count per level (root first) of every Adult taxonomy.
+# Node count per level (root first) of every Adult taxonomy (Su et al. 2018 §5.1 uses DiffGen's hierarchies).
 ADULT_LEVEL_SIZES = {
     "age": (1, 2, 4, 8, 16),
     "capital-gain": (1, 5, 20),
@@ -94,9 +95,9 @@ def test_adult_taxonomy_shapes_follow_privpfc_table(adult):
         tax = schema[name].taxonomy
         assert tax.level_sizes == sizes, name
         assert tax.height == len(sizes)
-    # derived in the spec: product of heights = number of grids
+    # product of heights = number of grids (ours, from the level sizes above)
     assert np.prod([schema[n].taxonomy.height for n in schema.predictors]) == 27_993_600
-    # spec §2 Example 1: relationship level 2 (our depth 1) and education-num five-wide bins
+    # Su et al. 2018 §4, Example 1 (Fig. 1): relationship level 2 (our depth 1) and education-num five-wide bins
     assert sorted(schema["relationship"].taxonomy.labels(1)) == ["In-family", "Not-in-family",
                                                                 "Other-relative", "Unmarried"]
     assert np.array_equal(schema["education-num"].taxonomy.edges(2), [0, 5, 10, 15, 20])
@@ -140,7 +141,7 @@ def test_adult_multiclass_target_and_predictors(adult):
     assert frame["marital-status"].value_counts().to_dict() == {
         "Married-Partner-present": 21_087, "Never-married": 14_598, "Married-Partner-absent": 9_537}
     assert set(schema.classes) == {"Married-Partner-present", "Never-married", "Married-Partner-absent"}
-    # the mapping of PrivPfC spec §8.1, row by row against the binary table
+    # the Adult-Multiclass classes (Su et al. 2018 §5.1, Table 1), row by row against the binary table
     raw = adult[0]["marital-status"]
     mapping = {"Married-civ-spouse": "Married-Partner-present", "Married-AF-spouse": "Married-Partner-present",
                "Divorced": "Married-Partner-absent", "Separated": "Married-Partner-absent",

@@ -104,7 +104,7 @@ def test_synthetic_and_shared_split_code():
     m = DiffGen(1.0, steps=4, random_state=3, schema=schema).fit(X, y)
     syn = m.synthetic(random_state=0)
     schema.validate(syn[schema.predictors], syn["label"])
-    assert len(syn) == max(1, round(m.noisy_counts_.sum()))   # the public size rule (issue 12)
+    assert len(syn) == max(1, round(m.noisy_counts_.sum()))   # the public size rule
     # one piece of code per idea: DiffGen draws its split points with DiffMulti's mechanism
     from dpexplore.publish import diffmulti
     assert diffgen_module.private_split_point is diffmulti.private_split_point

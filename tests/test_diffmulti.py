@@ -354,7 +354,7 @@ def test_synthetic_records_stay_inside_their_regions():
     m = DiffMulti(1.0, h=30, random_state=4, schema=schema).fit(X, y)
     syn = m.synthetic(random_state=0)
     assert list(syn.columns) == ["x", "z", "colour", "label"]
-    # the public size rule: the unclipped sum of the noisy counts (issue 12: not Σ max(0, ⌊count⌋))
+    # the public size rule: the unclipped sum of the noisy counts (not Σ max(0, ⌊count⌋))
     assert len(syn) == max(1, round(m.noisy_counts_.sum()))
     schema.validate(syn[schema.predictors], syn["label"])                 # inside the public domain
     assert np.issubdtype(syn["x"].dtype, np.integer)
@@ -375,7 +375,8 @@ def test_generalize_maps_test_records_through_the_same_tree():
     g = m.generalize(X.iloc[:50])
     expected = m.partitions_[schema.predictors].iloc[m.apply(X.iloc[:50])].reset_index(drop=True)
     pd.testing.assert_frame_equal(g.reset_index(drop=True), expected)
-    # values outside the public range are clamped, not rejected (spec §17.13)
+    # values outside the public range are clamped, not rejected (ours; Al-Hussaeni et al. 2018 §5.1
+    # maps test records through the training regions)
     out = X.iloc[:3].copy()
     out["x"] = [-5, 200, 50]
     assert len(m.predict(out)) == 3
@@ -554,7 +555,7 @@ def _children_counts(child, y, n_children, n_classes=2):
 
 
 def test_score_sensitivities_by_brute_force():
-    """Removing any one record changes Max and NCP by ≤ 1 and DM by ≤ 2|D| + 1 (spec §18)."""
+    """Removing any one record changes Max and NCP by ≤ 1 and DM by ≤ 2|D| + 1 (Al-Hussaeni et al. 2018 §4.2)."""
     from dpexplore.publish.diffmulti import child_scores, score_sensitivity
     rng = np.random.default_rng(0)
     for _ in range(30):
@@ -618,7 +619,7 @@ def test_bad_flag_raises_before_spending():
     assert acc.ledger.empty
 
 
-# --------------------------------------------------------------------------- issue 11 / issue 15
+# ------------------------------ declared classes, nested budgets, public caps, scikit-learn's tools
 def _three_class_int_data(n: int = 300, with_rare: bool = True):
     """Integer labels 0/1/2 under a schema declaring "0", "1", "2"; class 2 occurs once or not at all."""
     X, y, schema = toy_data(n)
@@ -631,7 +632,7 @@ def _three_class_int_data(n: int = 300, with_rare: bool = True):
 
 @pytest.mark.parametrize("cls,kw", [(DiffMulti, {"h": 10}), (DiffGen, {"steps": 3})])
 def test_classes_are_the_schemas_whatever_the_data_holds(cls, kw):
-    """Issue 11 item 2: classes_, predictions and the synthetic target column are the schema's
+    """classes_, predictions and the synthetic target column are the schema's
     classes in its order and in y's dtype, whether or not the rare class occurs in y (old code:
     ints when every class occurs, a mix with the string '2' when one is missing)."""
     outs = []
@@ -655,7 +656,7 @@ def test_classes_are_the_schemas_whatever_the_data_holds(cls, kw):
                                     (DiffMulti, {"h": 20, "allocation": "even"}), (DiffGen, {"steps": 4})])
 @pytest.mark.parametrize("sibling", [2.0, 0.3])
 def test_nested_in_a_parallel_branch_spends_exactly_its_epsilon(cls, kw, sibling):
-    """Issue 11 item 4: inside acc.parallel/acc.branch next to a sibling that spent more, the old
+    """Inside acc.parallel/acc.branch next to a sibling that spent more, the old
     code read its partitioning cost off the (unmoved) global total and gave the counts the whole ε
     again (branch cost ≈ 1.46 at ε = 1). The branch must cost exactly ε, and epsilon_spent_ say so."""
     X, y, schema = toy_data(400)

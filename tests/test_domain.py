@@ -26,7 +26,7 @@ def _assert_nested_partitions(tax):
 
 def test_unbalanced_tree_is_padded_into_partitions():
     tax = Taxonomy.from_spec("workclass", WORKCLASS)
-    assert tax.level_sizes == (1, 2, 3, 5, 8)  # PrivPfC spec §8.2
+    assert tax.level_sizes == (1, 2, 3, 5, 8)  # Su et al. 2018 §5.1 (DiffGen's workclass tree, padded)
     _assert_nested_partitions(tax)
     # "Never-worked" is a leaf at depth 1, copied down to every lower level
     assert all("Never-worked" in tax.labels(d) for d in range(1, 5))

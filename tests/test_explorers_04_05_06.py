@@ -1,4 +1,4 @@
-"""Explorers and charts of notebooks 04, 05 and 06 (issue 13: respond, read, first example works)."""
+"""Explorers and charts of notebooks 04, 05 and 06 (they respond, read well, and the first example works)."""
 from __future__ import annotations
 
 import warnings

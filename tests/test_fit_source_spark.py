@@ -34,7 +34,7 @@ def test_privpfc_spark_release_identical(spark_source, frame, schema):
     assert list(model.classes_) == list(schema.classes)
 
 
-# ---------------------------------------------------------------------------- ProjectedHistogram (helper P2a)
+# ---------------------------------------------------------------------------- ProjectedHistogram
 @pytest.mark.parametrize("settings", [dict(), dict(k=2, n_bins=7)])
 def test_projected_spark_release_identical(spark, frame, schema, settings):
     from dpexplore.publish.projected import ProjectedHistogram
@@ -47,7 +47,7 @@ def test_projected_spark_release_identical(spark, frame, schema, settings):
     assert list(model.classes_) == list(schema.classes)
 
 
-# ---------------------------------------------------------------------------- PrivateNaiveBayes (helper P2, issue 14)
+# ---------------------------------------------------------------------------- PrivateNaiveBayes
 def test_naive_bayes_spark_release_identical(spark_source, frame, schema):
     import numpy as np
 
@@ -65,7 +65,7 @@ def test_naive_bayes_spark_release_identical(spark_source, frame, schema):
                    nb_release(ref))
 
 
-# ---------------------------------------------------------------------------- DiffMulti, DiffGen (helper P2b)
+# ---------------------------------------------------------------------------- DiffMulti, DiffGen
 @pytest.mark.parametrize("name", ["DiffMulti", "DiffGen"])
 def test_region_spark_release_identical(spark_source, frame, schema, name):
     from test_fit_source import REGION_METHODS, assert_same_region, leaf_frame, region_release

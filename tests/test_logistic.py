@@ -18,7 +18,7 @@ from dpexplore.models.logistic import (PrivateLogisticRegression, l1_noise, l2_n
 
 
 @pytest.mark.parametrize("eps, lam, branch, eps_prime, scale, eff", [
-    # spec §5.3 table of exact values (c = 1/4)
+    # thesis §4.4.1, Alg. 7: exact values, tabulated by us (c = 1/4)
     (0.1, 0.1, 2, 0.05, 40.0, 9.876),
     (0.1, 1.0, 2, 0.05, 40.0, 9.876),
     (0.1, 5.0, 1, 0.0024, 826.6, 5.0),
@@ -33,7 +33,7 @@ def test_objective_perturbation_exact_table(eps, lam, branch, eps_prime, scale, 
     p = objective_perturbation_parameters(eps, lam)
     assert p["branch"] == branch
     assert p["epsilon_prime"] == pytest.approx(eps_prime, abs=6e-4)
-    assert p["noise_scale"] == pytest.approx(scale, rel=3e-3)     # the spec rounds to 3 digits
+    assert p["noise_scale"] == pytest.approx(scale, rel=3e-3)     # the table above is rounded to 3 digits
     assert p["effective_lambda"] == pytest.approx(eff, abs=1e-3)
 
 
@@ -103,7 +103,7 @@ def test_leak_warning_only_without_public_bounds():
 
 
 def test_classes_read_from_y_warn_and_declared_classes_do_not():
-    # issue 11 item 1: np.unique(y) used to give the class list silently
+    # the class list is public: np.unique(y) used to give it silently
     X, y, bounds = make_gaussian_toy(200, 2, random_state=0)
     with pytest.warns(PrivacyLeakWarning, match="class labels"):
         PrivateLogisticRegression(1.0, bounds=bounds, random_state=0).fit(X, y)
@@ -130,7 +130,7 @@ def test_declared_class_absent_from_y_is_still_a_class_of_the_model():
 
 
 def test_no_true_quantity_on_the_fitted_model_or_in_warnings():
-    # issue 11 item 7: noise_norm_ (with θ it gives the exact minimiser's gradient), n_iter_ and
+    # noise_norm_ (with θ it gives the exact minimiser's gradient), n_iter_ and
     # the gradient norm in the convergence warning were true, data-dependent numbers
     import pickle
     import re
@@ -288,7 +288,7 @@ def test_per_feature_bounds_of_the_wrong_length_are_rejected_before_spend():
 
 
 def test_grid_search_over_epsilon_and_method_cross_val_clone_pickle():
-    # issue 15: scikit-learn's tools, each fit's ε in its own ledger
+    # scikit-learn's tools, each fit's ε in its own ledger
     import pickle
 
     from sklearn.base import clone

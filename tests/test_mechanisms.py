@@ -330,7 +330,7 @@ def test_bad_value_types_name_the_argument():
     assert np.array_equal(x, [3, 4])
 
 
-# ----------------------------------------------------------------------------- hardened noise (issue 11 item 9)
+# ------------------------------------ hardened noise (Mironov 2012; Canonne, Kamath & Steinke 2020)
 @pytest.mark.parametrize("t,s", [(3 * 1024, 1024), (1025, 1024), (7, 3)])
 def test_discrete_laplace_matches_pmf_chi_square_and_moments(t, s):
     k = m.discrete_laplace(t, s, size=100_000, random_state=2)

@@ -26,7 +26,7 @@ def _binary(n: int = 3000, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.nd
 
 
 def test_thesis_clamp_values():
-    # spec §3.3: 65% quantile of Lap(D/ε): D=600 → 214 at ε=1, 2140 at ε=0.1
+    # thesis §3.3.2, eq. 3.15: 65% quantile of Lap(D/ε): D=600 → 214 at ε=1, 2140 at ε=0.1
     assert laplace_quantile(0.65, 600 / 1.0) == pytest.approx(214.0, abs=0.1)
     assert laplace_quantile(0.65, 600 / 0.1) == pytest.approx(2140.0, abs=1)
     assert laplace_quantile(0.5, 3.0) == 0.0
@@ -192,7 +192,7 @@ def test_sklearn_data_checks_gaussian_nb(check):
 
 
 def test_count_release_has_l1_sensitivity_D_under_add_remove():
-    # spec §3.2: one added record changes exactly one of (on, off) for each of the D features of
+    # thesis §3.3.3: one added record changes exactly one of (on, off) for each of the D features of
     # its own class, so the L1 change of the released 2·C·D counts is exactly D (priors: free)
     X, y = _binary(n=300, d=7, seed=3)
     rng = np.random.default_rng(0)
@@ -267,7 +267,7 @@ def test_sklearn_data_checks_pipeline_without_selector(check):
         check("SelectThenTrain", SelectThenTrain(None, PrivateGaussianNB(), epsilon=1e6, random_state=0))
 
 
-# --------------------------------------------------------------------------- issue 11 item 1 / issue 15
+# ----------------------------------------------------------- declared classes, scikit-learn's tools
 @pytest.mark.parametrize("make", [lambda **k: PrivateNaiveBayes(**k), lambda **k: PrivateGaussianNB(bounds=(0, 1), **k)],
                          ids=["bernoulli", "gaussian"])
 def test_nb_classes_are_declared_not_read_from_y(make):
@@ -298,7 +298,7 @@ def test_nb_declared_classes_keep_the_declared_order_and_dtype():
 
 
 def test_nb_binarize_is_a_public_cut_point():
-    # issue 15: real-valued X used to be refused outright; binarize=t maps X > t to 1 (public rule)
+    # real-valued X used to be refused outright; binarize=t maps X > t to 1 (public rule)
     X, y = _binary(n=2000)
     Xr = X + np.random.default_rng(0).uniform(-0.4, 0.4, X.shape)
     with pytest.raises(ValueError, match="0/1"):
@@ -332,7 +332,7 @@ def test_pipeline_passes_one_class_list_to_both_steps():
     assert acc.ledger.empty
 
 
-# --------------------------------------------------------------------------- issue 15: sklearn's tools
+# --------------------------------------------------------------------------- sklearn's tools
 def _tool_cases():
     return [
         ("PrivateNaiveBayes", PrivateNaiveBayes(classes=[0, 1], random_state=0), "clamp_quantile", [0.5, 0.65]),

@@ -1,4 +1,4 @@
-"""Speed-ups that must not change a single output (issue 13, explorer latency).
+"""Speed-ups that must not change a single output (explorer latency).
 
 Each rewrite is compared with a reference kept here: the former implementation (or a plain
 loop), on random inputs and edge cases, for equality (bit-for-bit where the arithmetic is the

@@ -19,7 +19,7 @@ from dpexplore.publish.privpfc import (CONSTANT_SENSITIVITY, GridScorer, PrivPfC
                                        cell_quality, enumerate_grids, grid_quality, grid_threshold,
                                        quality_sensitivity, run_privpfc, win_probability)
 
-# Level sizes of the reference Adult taxonomies (spec §8.2), schema order.
+# Level sizes of the reference Adult taxonomies (Su et al. 2018 §5.1: DiffGen's hierarchies), schema order.
 ADULT_LEVELS = [(1, 2, 4, 8, 16), (1, 2, 3, 5, 8), (1, 6, 11), (1, 3, 7, 17), (1, 2, 4), (1, 2, 3, 7),
                 (1, 3, 14), (1, 4, 6), (1, 2, 5), (1, 2), (1, 5, 20), (1, 2, 5, 10), (1, 5, 10), (1, 6, 19, 41)]
 
@@ -52,7 +52,7 @@ def table():
 
 # --------------------------------------------------------------------------- win probability
 def test_win_probability_matches_the_closed_form_table():
-    # spec §3.2 table, computed independently of this code
+    # Su et al. 2018 §4.2 closed form (Appendix, Lemma 3), tabulated by us independently of this code
     gaps = [0, 1, 2, 5, 10, 20, 50]
     assert np.allclose(win_probability(gaps, 0.06), [0.5, 0.51499, 0.52993, 0.57403, 0.64327, 0.75904, 0.93777], atol=1e-5)
     assert np.allclose(win_probability(gaps, 0.6), [0.5, 0.64327, 0.75904, 0.93777, 0.99504, 0.99998, 1.0], atol=1e-5)
@@ -129,7 +129,8 @@ def test_brute_force_neighbours_never_move_quality_more_than_sensitivity(n_class
 
 
 def test_quality_is_not_monotone():
-    # spec §3.3: adding a minority record can lower the score, hence the factor 2 in the EM
+    # Su et al. 2018 Appendix, proof of Lemma 1 (case x ≤ 0): adding a minority record can lower
+    # the score, hence the factor 2 in the EM
     change = cell_quality([1, 28], 0.1) - cell_quality([0, 28], 0.1)
     assert change == pytest.approx(-0.0889, abs=5e-4)
 
@@ -141,7 +142,8 @@ def test_quality_is_not_monotone():
 ])
 def test_enumeration_counts_on_the_adult_taxonomies(tau, per_layer):
     pool = enumerate_grids(ADULT_LEVELS, 10**9, tau)
-    assert list(np.bincount((pool > 0).sum(axis=1))) == per_layer  # spec §4.2 table
+    # per-layer pool sizes: ours, for Su et al. 2018 §4.4's enumeration
+    assert list(np.bincount((pool > 0).sum(axis=1))) == per_layer
 
 
 def test_enumeration_is_canonical_capped_and_complete():
@@ -596,7 +598,7 @@ def test_integer_labels_and_integer_coded_categories_round_trip():
     assert clf.predict(Xi).dtype.kind == "i"
 
 
-# ----------------------------------------------------------------------------- issue 11 / issue 15
+# ---------------------------------------- no private diagnostics, public caps, scikit-learn's tools
 def test_pickle_carries_no_candidate_qualities(table):
     import pickle
     schema, X, y = table

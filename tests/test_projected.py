@@ -139,7 +139,7 @@ def test_discretise_uses_public_bounds_and_edges():
 
 def test_estimate_k_matches_paper():
     assert ph.estimate_k(40575, 14, 2, 2) == 4           # "in general k = 4"
-    assert ph.estimate_k(135, 4, 3, 2) == 3              # Iris (spec §2.9)
+    assert ph.estimate_k(135, 4, 3, 2) == 3              # Iris (Vinterbo 2012 §2.3, eq. 10)
 
 
 def test_estimate_gamma_formula():
@@ -150,7 +150,7 @@ def test_estimate_gamma_formula():
     z = np.sum(ph.bin_masses(s) ** 2) ** k * n / q
     assert g["epsilon_h_star"] == pytest.approx((0.5 * np.log(n) - 2 * np.log(0.2)) / z)
     assert g["gamma"] == pytest.approx(g["epsilon_h_star"] / (g["epsilon_h_star"] + g["epsilon_p_star"]))
-    assert 0.2 < g["gamma"] < 0.35                        # spec table: 0.27
+    assert 0.2 < g["gamma"] < 0.35                        # ours: 0.27 (Vinterbo 2012 §2.3, eq. 11)
     assert ph.estimate_gamma(n, 1, q, 1, s)["gamma"] == 1.0   # nothing to select
 
 
@@ -478,7 +478,7 @@ def test_gamma_one_selects_uniformly_for_free(iris):
 
 # ----------------------------------------------------------------------------- review additions
 def test_unseen_public_levels_can_be_released():
-    # the histogram covers the FULL public domain (trap 1): level "d" never occurs in the data,
+    # the histogram covers the FULL public domain (Vinterbo 2012 §2.1): level "d" never occurs in the data,
     # yet its cells survive with probability P(L > τ) = ½·n̂^(-A/Δ) (eq. 5) and are flagged empty
     frame, schema = make_synthetic(400, n_numeric=0, n_categorical=1, random_state=0)
     frame = frame[frame["cat_0"] != "d"].reset_index(drop=True)
@@ -532,13 +532,13 @@ def test_weak_regularisation_keeps_the_noise_free_ceiling(iris):
     # from raw test values; a strong L2 (C = 1) flattens P(versicolor) and loses a class pair
     from dpexplore.evaluate.projected import auc
     X, y, schema = iris
-    assert ProjectedHistogram(1.0).C >= 1e3                     # weak L2 (spec trap 20)
+    assert ProjectedHistogram(1.0).C >= 1e3                     # weak L2: ours (Vinterbo 2012 §3.1)
     model = ProjectedHistogram(1e4, k=1, random_state=0, neighbours="substitution", schema=schema).fit(X, y)
     assert model.selected_ == ["petal_length"] and model.n_bins_ == 2
     assert auc(y, model.predict_proba(X), schema.classes) > 0.95
 
 
-# ----------------------------------------------------------------------------- issue 11 / issue 15
+# ----------------------- integer targets, public caps, no private diagnostics, scikit-learn's tools
 def test_integer_target_gives_integer_classes_and_predictions(iris):
     X, y, schema = iris
     schema01 = schema.with_target("y", ["0", "1", "2"])

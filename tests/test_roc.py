@@ -132,9 +132,10 @@ def test_smooth_sensitivity_is_a_smooth_upper_bound_by_brute_force():
 
 
 def test_smooth_sensitivity_bounds_the_exact_smooth_sensitivity_on_small_sets():
-    # spec §10: S*_β(x) = max_k e^{-kβ}·max{LS(z) : z within k add/remove steps of x}, computed by
+    # Nissim et al. 2007: S*_β(x) = max_k e^{-kβ}·max{LS(z) : z within k add/remove steps of x}, computed by
     # breadth-first search over multisets of grid values (n ≤ 9). The package's bound must be at
-    # least S* (it is a smooth *upper* bound for add/remove, §9.5) and β-smooth in both directions.
+    # least S* (it is a smooth *upper* bound for add/remove: ours, for Stoddard et al. 2014 §4.2.2)
+    # and β-smooth in both directions.
     grid = (0.0, 0.3, 0.6, 1.0)
     cache = {}
 
@@ -539,7 +540,7 @@ def test_recursive_medians_report_their_midpoint_fallbacks():
     assert not fell.any()
 
 
-# --------------------------------------------------------------------------- declared classes (issue 11.1)
+# --------------------------------------------------------------------------- declared classes
 def test_classes_are_declared_or_the_release_warns():
     from dpexplore.domain import PrivacyLeakWarning
 

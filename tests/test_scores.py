@@ -42,7 +42,7 @@ def test_each_score_moves_by_at_most_one_when_a_record_is_added(data):
 
 
 def test_mutual_information_sensitivity_table():
-    # thesis Table 3.2 as tabulated in the spec (bits), and the ratio is base-free
+    # thesis §3.5.2.2 (eq. 3.20, Table 3.2), values in bits tabulated by us; the ratio is base-free
     for n, bits in [(100, 0.0808), (900, 0.01251), (4663, 0.00292), (32561, 0.00050)]:
         assert scores.mutual_information_sensitivity(n) == pytest.approx(bits, rel=0.01, abs=5e-6)
     assert scores.mutual_information_sensitivity(100, base=np.e) == pytest.approx(0.0560, abs=1e-4)

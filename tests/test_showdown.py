@@ -52,7 +52,7 @@ def test_charts_and_explorer():
         ranking_chart(s, 0.5)
     ex = ShowdownExplorer(s, epsilon=0.08)          # snaps to the nearest swept budget (log scale)
     assert ex.epsilon_ == 0.1
-    # issue 13 item 7: a step of the slider is one swept ε, so every step changes the picture
+    # a step of the slider is one swept ε, so every step changes the picture
     assert list(ex.epsilon.options) == [("0.1", 0.1), ("1", 1.0)]
     first = ex.output.outputs
     ex.epsilon.value = 1.0
@@ -62,7 +62,7 @@ def test_charts_and_explorer():
 
 
 def test_ranking_is_best_first_and_deterministic():
-    # issue 13 item 7: alphabetical in Lab, best first in Voilà; now an explicit order per panel
+    # alphabetical in Lab, best first in Voilà; now an explicit order per panel
     s = summary()
     assert _y_sorts(ranking_chart(s, 1.0).to_dict()) == [["slow", "fast", "bad"]] * 2
     assert _y_sorts(ranking_chart(s, 0.1).to_dict()) == [["slow", "fast", "bad"]] * 2
@@ -72,7 +72,7 @@ def test_ranking_is_best_first_and_deterministic():
 
 
 def test_runtime_chart_draws_every_method():
-    # issue 13 item 5: bars on a log axis start at the axis minimum, so the fastest method's bar
+    # bars on a log axis start at the axis minimum, so the fastest method's bar
     # (and in Voilà every bar) was empty; now dots on stems from a baseline below every time
     spec = runtime_chart(summary()).to_dict()
     (data,) = spec["datasets"].values()
@@ -176,7 +176,7 @@ def test_private_lr_spends_its_epsilon_once():
 
 
 def test_private_lr_fits_every_declared_class_whatever_occurs():
-    # issue 11 item 1: the old fit refused when a schema class had no training row, a refusal that
+    # the old fit refused when a schema class had no training row, a refusal that
     # depends on the private rows. Now every class gets its one-vs-rest part, at ε/q, regardless.
     from dpexplore.budget import BudgetAccountant
     from dpexplore.models import PrivateLRClassifier

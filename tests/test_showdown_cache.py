@@ -1,4 +1,4 @@
-"""The stored showdown notebook 07 opens from (issue 13 item 5), and the peers reference lines.
+"""The stored showdown notebook 07 opens from, and the peers reference lines.
 
 A tiny sweep recomputed with the same function must have the stored cache's columns, methods,
 metrics and ε grid; the stored values must be plausible. The peers CSV (benchmarks/peers.py) is

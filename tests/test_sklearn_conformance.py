@@ -1,4 +1,4 @@
-"""scikit-learn's own estimator checks as the conformance suite (issue 15).
+"""scikit-learn's own estimator checks as the conformance suite (CONTRIBUTING.md, "Adding a publishing method").
 
 Every registered estimator (``dpexplore.registry``) runs every check of ``parametrize_with_checks``,
 built with its spec's ``check_params``; a failure is allowed only where the estimator's class lists

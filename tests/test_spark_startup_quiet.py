@@ -1,4 +1,4 @@
-"""Spark's start-up chatter stays out of notebooks (issue 13: 09 stored pink stderr boxes).
+"""Spark's start-up chatter stays out of notebooks (notebook 09 used to store pink stderr boxes).
 
 ``local_spark_session`` gives the JVM an ERROR-level log4j configuration and filters the JVM's
 own "WARNING: Using incubator modules" line from the stderr it inherits; real errors still pass.

@@ -84,7 +84,8 @@ def test_audit_selectors_flags_ptt_and_cluster_and_passes_the_sound_selectors():
 
 
 def test_cluster_selection_never_splits_identical_features_but_does_on_the_neighbour():
-    # §9.2 b: F1, F2 are the same point in D (always the same cluster), not in D'
+    # Stoddard et al. 2014 §3.3 (Alg. 1's final nearest-centre assignment): F1, F2 are the same
+    # point in D (always the same cluster), not in D'
     ex = ptt_counterexample()
     rng = np.random.default_rng(12)
 
@@ -182,7 +183,7 @@ def test_sp_noise_is_laplace_with_scale_s_over_epsilon():
     noise = sel.noisy_scores_ - difference_count(X_capped, y)
     assert stats.kstest(noise, stats.laplace(scale=12).cdf).pvalue > 0.01
     assert stats.kstest(noise, stats.laplace(scale=6).cdf).pvalue < 1e-6
-    assert "n_rows_capped_" not in vars(sel)     # a true count: not kept on the selector (issue 11.7)
+    assert "n_rows_capped_" not in vars(sel)     # a true count: not kept on the selector
 
 
 # --------------------------------------------------------------------------- EM top-k
@@ -361,7 +362,7 @@ def test_selection_quality_precision_recall_f1():
         selection_quality([1, 0], [1, 0, 0])
 
 
-# --------------------------------------------------------------------------- every selector (issues 11, 15)
+# --------------------------------------------------------------------------- every selector
 _SPENDERS = {   # selector → (unfitted instance, a method parameter to grid over)
     "PrivateKSubsetSelector": (lambda: PrivateKSubsetSelector(k=2, epsilon=0.5, classes=[0, 1]),
                                ("mechanism", ["subset", "noisy_scores"])),
@@ -452,7 +453,7 @@ def test_grid_search_over_epsilon_and_a_method_parameter_and_cross_val_score(nam
 
 @pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
 def test_no_exact_quantity_rides_on_the_fitted_selector(name):
-    # issue 11.7: exact scores, exact probabilities and true counts are not kept (nor pickled)
+    # exact scores, exact probabilities and true counts are not kept (nor pickled)
     make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
     X, y = _xy(seed=4)
     est = _fit(make().set_params(random_state=0), X, y)
@@ -468,7 +469,7 @@ def test_no_exact_quantity_rides_on_the_fitted_selector(name):
 
 @pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
 def test_feature_score_parameter_does_not_hide_a_score_method(name):
-    # issue 15: the feature score is ``feature_score``; a ``score`` attribute would hide
+    # the feature score is ``feature_score``; a ``score`` attribute would hide
     # scikit-learn's score-method convention (check_fit_score_takes_y called the string)
     est = (_SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name])()
     assert "feature_score" in est.get_params() and "score" not in est.get_params()
@@ -479,7 +480,7 @@ def test_feature_score_parameter_does_not_hide_a_score_method(name):
 
 @pytest.mark.parametrize("name", [*_SPENDERS, *_NOT_DP_SELECTORS])
 def test_classes_are_declared_or_the_fit_warns(name):
-    # issue 11.1: with a label score, classes=None reads them from y and warns; declared labels
+    # with a label score, classes=None reads them from y and warns; declared labels
     # fit without warning, in any dtype; the LAST declared class is the positive one
     make = _SPENDERS[name][0] if name in _SPENDERS else _NOT_DP_SELECTORS[name]
     X, y = _xy(seed=5)

@@ -266,7 +266,7 @@ def test_repeated_epsilon_and_tiny_class_rejected(data):
 
 
 def test_predictions_of_another_label_type_are_refused_not_scored_zero(data):
-    """Issue 11 item 2: a method predicting "0"/"1" for an integer 0/1 target got accuracy 0.000
+    """A method predicting "0"/"1" for an integer 0/1 target got accuracy 0.000
     without complaint; the metric now refuses labels that can never equal y's."""
     frame, schema = data
     int_frame = frame.assign(label=frame["label"].astype(int))

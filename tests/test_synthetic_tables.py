@@ -1,4 +1,4 @@
-"""Issue 12 (items 7, 8, 9, 15): complete, plausible, capped synthetic tables from every publisher.
+"""Complete, plausible, capped synthetic tables from every publisher (README, "Synthetic tables").
 
 * every declared column comes back, in schema order, numbers as numbers (int64 for integer attributes); columns the release
   carries no information on are drawn uniformly (the papers) or from a paid DP one-way marginal
@@ -92,7 +92,7 @@ def _dp_total(model) -> float:
     return float(model.n_hat_) if isinstance(model, (PrivPfC, ProjectedHistogram)) else float(model.noisy_counts_.sum())
 
 
-# ----------------------------------------------------------------------------- item 8: targets
+# ----------------------------------------------------------------------------- targets
 @pytest.mark.parametrize("name", list(PUBLISHERS))
 def test_integer_boolean_and_string_targets_give_the_same_release(name):
     """Same seed → same released cells whatever the target's dtype; predictions, synthetic
@@ -118,7 +118,7 @@ def test_integer_boolean_and_string_targets_give_the_same_release(name):
     np.testing.assert_array_equal(preds["int"], preds["str"])
 
 
-# ----------------------------------------------------------------------------- item 7: columns, size
+# ----------------------------------------------------------------------------- columns, size
 @pytest.mark.parametrize("name", list(PUBLISHERS))
 def test_every_declared_column_in_schema_order_with_numbers_as_numbers(name):
     X, y, schema = messy(800)
@@ -155,7 +155,7 @@ def test_synthetic_size_is_the_dp_total_clamped_and_n_overrides(name):
 
 
 def test_small_epsilon_region_releases_no_longer_inflate_the_table():
-    """Issue 12 item 7: at ε = 0.01 DiffGen/DiffMulti synthesized ~165k rows from ~6k, because
+    """At ε = 0.01 DiffGen/DiffMulti synthesized ~165k rows from ~6k, because
     every noisy count of an empty cell was kept at max(0, ⌊count⌋)."""
     X, y, schema = messy(1500)
     for name in ("DiffMulti", "DiffGen"):
@@ -249,7 +249,7 @@ def test_bad_n_is_refused_with_its_name():
         model.synthetic(n=0)
 
 
-# ----------------------------------------------------------------------------- item 9: tiny ε
+# ----------------------------------------------------------------------------- tiny ε
 TINY = textwrap.dedent("""
     import json, resource, sys, warnings
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a regression fails, not the machine
@@ -279,7 +279,7 @@ def test_tiny_epsilon_fit_and_synthetic_stay_within_public_caps():
         assert default <= 5000 and huge <= 5000, name
 
 
-# ----------------------------------------------------------------------------- item 15
+# ----------------------------------------------------------------------------- min_records_per_cell
 def test_min_records_per_cell_keeps_thousand_cell_grids_off_a_small_table():
     """3,000 rows at ε = 4: the paper's pool reaches τ ≈ 1,440 cells and the quality score (a
     training accuracy) picks a 1,280-cell grid (≈ 2 records per cell). With

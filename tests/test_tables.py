@@ -1,4 +1,4 @@
-"""The analyst's own-table workflow (dpexplore.tables, issue 12): one test per problem met on a
+"""The analyst's own-table workflow (dpexplore.tables; README "Your own table, scripted"): one test per problem met on a
 generated messy table; each fails on the code before this module existed."""
 import gzip
 import json
@@ -375,7 +375,7 @@ def test_privpfc_grid_occupancy_is_reported(messy):
     assert "records per cell" in tables.summary_markdown(res)
 
 
-# ----------------------------------------------------------------------------- issue 13 item 6
+# --------------------------------------------------------------------------- the app of notebook 08
 def test_app_target_dropdown_shows_its_value(messy, tmp_path):
     from dpexplore.widgets.your_data import YourDataApp
 

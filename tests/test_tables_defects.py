@@ -222,3 +222,18 @@ def test_predict_clips_numbers_and_refuses_unknown_categories_for_every_publishe
                                              r"categories") as err:
             est.predict(odd)
         assert "NEVER-DECLARED" not in str(err.value)
+
+
+# ----------------------------------------------------------------------------- ledger file size
+def test_exported_ledger_groups_a_partitions_spends_and_keeps_the_total(messy, tmp_path):
+    schema, encoded, _ = tables.build_schema(messy, declared(messy), missing="drop-rows")
+    result = tables.release(encoded, schema, "DiffMulti", 1.0, random_state=0, progress=False, evaluate=False)
+    assert len(result.ledger) > 300                    # one row per spend: per node and per split
+    paths = tables.export_release(result, tmp_path)
+    exported = pd.read_csv(paths["ledger"], keep_default_na=False)
+    assert list(exported.columns) == ["label", "scope", "spends", "epsilon", "charged"]
+    assert len(exported) < len(result.ledger) / 5
+    assert exported["spends"].sum() == len(result.ledger)
+    assert exported["charged"].sum() == pytest.approx(result.ledger["charged"].sum(), rel=1e-9)
+    assert exported["scope"].str.len().max() < 120
+    assert paths["ledger"].stat().st_size < 50_000

@@ -33,7 +33,7 @@ def _data(n: int = 400, d: int = 6, seed: int = 0) -> tuple[pd.DataFrame, np.nda
 
 
 def test_count_score_matches_thesis_fixture():
-    # XWindowsDoc (spec §8.5): balanced classes of 450; windows on-counts 56 vs 288 → 232; xterm 40 vs 0 → 40
+    # XWindowsDoc (thesis Tables A.2/A.3): balanced classes of 450; windows on-counts 56 vs 288 → 232; xterm 40 vs 0 → 40
     n_c = 450
     y = np.array([1] * n_c + [0] * n_c)
     windows = np.r_[np.ones(56), np.zeros(n_c - 56), np.ones(288), np.zeros(n_c - 288)]
@@ -285,7 +285,7 @@ def test_subset_selector_is_exactly_eps_dp_on_neighbours_by_enumeration(k):
     # the worst case for the count score: balanced classes of 20; features 0-2 on in 15 class-1
     # and 5 class-0 records (q = 10); features 3-5 on in every class-0 record (q = 20). One more
     # class-1 record with every feature on lifts q_0..q_2 to 11 and leaves q_3..q_5 alone, so a
-    # k-subset's utility moves by k: calibrated to Δq instead of k·Δq (spec trap 8) the
+    # k-subset's utility moves by k: calibrated to Δq instead of k·Δq (thesis §3.5.5) the
     # selector would lose ≈ k·ε/2 (> ε for k = 3). The package's calibration must hold it to ε.
     y = np.array([1] * 20 + [0] * 20)
     X = np.zeros((40, 6), dtype=int)

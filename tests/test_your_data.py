@@ -440,7 +440,7 @@ def test_never_seen_semicolon_table_end_to_end():
     assert res.synthetic["income"].between(0, 100_000).all()
 
 
-# ----------------------------------------------------------------------------- issue 11 items 3, 5, 6, 9
+# --------------------------------------- the release's privacy rules (README, "What ε protects, …")
 class _Spy:
     """A stand-in publisher that records what the release gives it (training rows, noise mode)."""
 

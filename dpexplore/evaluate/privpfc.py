@@ -2,8 +2,8 @@
 
 Su, Cao, Li & Lyu, "PrivPfC: differentially private data publication for classification",
 The VLDB Journal 27(2):201-223, 2018. Test errors of a release (its histogram classifier and a
-tree trained on its synthetic data, §7.1), the error-against-ε sweep of §7.2 (Fig. 5-9, with the
-noise-free selection of §7.4 as a reference), and small tables for plots: the quality
+tree trained on its synthetic data, §5.1), the error-against-ε sweep of §5.3 (Figs. 4-7, with the
+noise-free selection of §5.5 as a reference), and small tables for plots: the quality
 sensitivity against ε (Lemma 1), the win probability against the count lead (Eq. 10), a grid on
 the taxonomies, and true against noisy counts of a few cells (a NON-PRIVATE diagnostic).
 
@@ -90,7 +90,7 @@ def error_sweep(X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_tes
     ε_pert and reused across seeds (they do not depend on the noise). One row per (ε, seed,
     method): "PrivPfC histogram classifier", "tree on PrivPfC synthetic data" (``tree``) and,
     with ``selnf``, one run of the NOT PRIVATE diagnostic PrivPfC-SelNF (noise-free selection,
-    paper §7.4) per ε. ``shares``: of ε for the record count, the selection and the
+    paper §5.5, Fig. 10) per ε. ``shares``: of ε for the record count, the selection and the
     histogram (Alg. 2 line 2).
     """
     scorer = GridScorer(LevelCodes(X_train, schema), schema.encode_target(y_train), schema.n_classes)

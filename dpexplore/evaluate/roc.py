@@ -7,7 +7,7 @@ PriROC (Alg. 3) in three steps:
 
 1. choose thresholds Θ: α-FixedSpace (a public grid, free) or k-RecursiveMedians (Alg. 4, noisy
    medians with smooth sensitivity, ε1 = 20 % of ε by default);
-2. release the positive and the negative bin histograms with Privelet (Haar wavelet, §4.3) and
+2. release the positive and the negative bin histograms with Privelet (Haar wavelet, §4.2.1) and
    take prefix sums: TP(θ_i), FP(θ_i) are one-sided range queries;
 3. isotonic regression on the noisy prefix sums (Hay et al., §4.2.3), then divide by the last
    prefix sum (= n1, n0), so n1 and n0 are never released separately.
@@ -119,7 +119,7 @@ def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> tuple[Budge
     return accountant, accountant.n_spends
 
 
-# =========================================================================== Privelet (§4.3)
+# =========================================================================== Privelet (§4.2.1)
 def haar_forward(x: Any) -> np.ndarray:
     """Haar coefficients of ``x`` (length a power of two), in heap order.
 
@@ -156,7 +156,7 @@ def haar_inverse(coeffs: Any) -> np.ndarray:
 
 
 def haar_weights(m: int) -> np.ndarray:
-    """Privelet weights W(c): m for the mean, the subtree's leaf count for each detail (§4.3)."""
+    """Privelet weights W(c): m for the mean, the subtree's leaf count for each detail (§4.2.1)."""
     m = check_int(m, "m", minimum=1)
     if m & (m - 1):
         raise ValueError(f"m must be a power of two, got {m}")
@@ -178,7 +178,7 @@ def privelet_sensitivity(m: int) -> float:
 
 
 def privelet(counts: Any, *, epsilon: float, random_state: RandomState = None) -> np.ndarray:
-    """Privelet release of a 1-D histogram (Xiao, Wang & Gehrke 2011; Stoddard et al. 2014, §4.3): noisy Haar coefficients, then inverse.
+    """Privelet release of a 1-D histogram (Xiao, Wang & Gehrke 2011; Stoddard et al. 2014, §4.2.1): noisy Haar coefficients, then inverse.
 
     The weighted coefficients W(c)·c have L1 sensitivity exactly 1 + log2 m when one count moves
     by 1, so the Laplace mechanism with that sensitivity on W·c, divided back by W, adds
@@ -199,7 +199,7 @@ def privelet(counts: Any, *, epsilon: float, random_state: RandomState = None) -
     return haar_inverse(noisy_weighted / w)[:length]
 
 
-# =========================================================================== isotonic (§4.5)
+# =========================================================================== isotonic (§4.2.3)
 def isotonic_increasing(values: Any) -> np.ndarray:
     """Least-squares non-decreasing fit (pool adjacent violators, O(n)); Hay et al.'s inference.
 
@@ -221,7 +221,7 @@ def isotonic_increasing(values: Any) -> np.ndarray:
     return np.repeat(means, sizes) if means else v.copy()
 
 
-# =========================================================================== thresholds (§4.4)
+# =========================================================================== thresholds (§4.2.2)
 def fixed_space_thresholds(n_bins: int) -> np.ndarray:
     """α-FixedSpace on [0, 1]: the grid {0, 1/N, ..., 1} with N = ``n_bins`` bins (ε1 = 0).
 
@@ -245,7 +245,7 @@ def median_smooth_sensitivity(values: Any, *, beta: float, left: float, right: f
     Values lie in [left, right]; sorted x_1 ≤ … ≤ x_n, padded x_i = left (i ≤ 0), right (i > n);
     median = x_m with m = ⌊(n + 1)/2⌋ (the lower median for even n; n = 0 gives ``left``).
     Nissim, Raskhodnikova & Smith (2007) give S* = max_k e^{−kβ}·max_t (x_{m+t} − x_{m+t−k−1})
-    for substitution with fixed n (Stoddard et al. 2014, §4.4). Under the paper's add/remove neighbours a
+    for substitution with fixed n (Stoddard et al. 2014, §4.2.2). Under the paper's add/remove neighbours a
     dataset reached by a additions and r removals has its median in a window of the original
     order statistics, and its local sensitivity is at most
 
@@ -474,7 +474,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
         composition charges ε2 once; tighter, same guarantee).
     range_mechanism : ``"privelet"`` (paper) or ``"laplace_bins"`` (Laplace on each bin, then
         prefix sums: a teaching baseline with error linear in the prefix length).
-    isotonic : enforce monotone prefix sums by isotonic regression (§4.5; post-processing).
+    isotonic : enforce monotone prefix sums by isotonic regression (§4.2.3; post-processing).
     threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only); its
         old name ``threshold_fraction`` warns and stops working in dpexplore 0.4.
 
@@ -506,7 +506,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     rng = check_random_state(random_state)
     s01 = (np.clip(s, lo, hi) - lo) / (hi - lo)       # per-record clipping: no budget needed
 
-    # Step 1: thresholds Θ (§4.4)
+    # Step 1: thresholds Θ (§4.2.2)
     if thresholds == "recursive_medians":
         depth = n_bins.bit_length() - 1
         eps1, eps2 = accountant.split([fraction, 1.0 - fraction], total=epsilon)
@@ -540,7 +540,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     tp_prefix = np.cumsum(release(tp_bins, eps_tp))
     fp_prefix = np.cumsum(release(fp_bins, eps_fp))
 
-    # Step 3: consistency (§4.5)
+    # Step 3: consistency (§4.2.3)
     if isotonic:
         tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
     grid = np.concatenate([[1.0], interior[::-1], [0.0]])
@@ -558,12 +558,12 @@ def private_auc(y_true: Any, scores: Any, *, epsilon: float, **kwargs: Any) -> f
     return float(private_roc_curve(y_true, scores, epsilon=epsilon, **kwargs).attrs["auc"])
 
 
-# =========================================================================== LaplaceROC (§4.6)
+# =========================================================================== LaplaceROC (§4.2, §5.2)
 def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds: int = 10,
                       score_range: tuple[float, float] = (0.0, 1.0), sensitivity: str = "paper",
                       isotonic: bool = False, classes: Any = None, random_state: RandomState = None,
                       accountant: BudgetAccountant | None = None) -> pd.DataFrame:
-    """LaplaceROC, the paper's baseline (§4.2, §4.6): one joint Laplace on n1, n0, TP(θ), FP(θ).
+    """LaplaceROC, the paper's baseline (§4.2, Fig. 7 of §5.2): one joint Laplace on n1, n0, TP(θ), FP(θ).
 
     Thresholds: ``n_thresholds`` = t equally spaced interior points of the public range (the
     paper's "chosen based on the data" is unspecified; a data-independent grid keeps the

@@ -6,12 +6,12 @@ cells are the Cartesian product of the nodes at those depths, numbered in mixed 
 (n_cells, n_classes) -- true counts (non-private) or a released noisy histogram (DP, and
 predicting from it is post-processing) -- a record is generalised to its cell and labelled with
 the cell's largest count. Cells whose counts are all ≤ 0 (empty, or noise pushed them below zero)
-fall back to the global noisy majority (PrivPfC spec §5.2; this classifier is what the PrivPfC
+fall back to the global noisy majority (Su et al. 2018, Alg. 2 lines 21–22; this classifier is what the PrivPfC
 grid quality, Su et al. 2018 Def. 4, models).
 
 Test records may hold raw values (numbers, leaf categories) or already generalised node labels
 (e.g. rows of a synthetic data set): both map to the same cell, so "generalisation of test
-records is the same as for the release" (spec §12, trap 13).
+records is the same as for the release" (Su et al. 2018, §4.5).
 """
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def generalize(X: pd.DataFrame, grid: Mapping[str, int] | Sequence[int], schema:
     """Replace every value by its node label at the grid's depth (root label for depth 0).
 
     This is the representation of PrivPfC's synthetic records, so a model trained on them can be
-    applied to ``generalize(X_test, grid, schema)`` (spec §5.2, trap 13).
+    applied to ``generalize(X_test, grid, schema)`` (Su et al. 2018, §4.5).
     """
     grid = check_grid(grid, schema)
     codes = grid_node_codes(X, grid, schema)

@@ -2,7 +2,7 @@
 
 Chaudhuri, Monteleoni & Sarwate (2011), "Differentially private empirical risk minimization"
 (JMLR 12), Algorithms 1 and 2, as used in the thesis's Chapter 4 (spec
-specs/feature-selection-nb-lr.md §5 and traps 11–13). Conventions (spec §5.1):
+thesis ch. 4; Chaudhuri et al. 2011). Conventions (thesis §4.2):
 
 * labels ±1, loss ℓ(z) = log(1 + e^{−z}) with z = y·θᵀx, |ℓ'| ≤ 1, |ℓ''| ≤ c = 1/4;
 * objective J(θ) = (1/N)·Σ ℓ + (λ/(2N))·‖θ‖², with the **thesis λ = N·Λ** (Λ = Chaudhuri's
@@ -12,16 +12,16 @@ specs/feature-selection-nb-lr.md §5 and traps 11–13). Conventions (spec §5.1
   scaled into the unit ball (``row_norm``); an intercept is a constant feature inside that bound
   and is regularised too.
 
-Output perturbation (Alg. 1, spec §5.2): the minimiser has L2 sensitivity 2/λ; release
+Output perturbation (thesis §4.3, Thm 4.3.1): the minimiser has L2 sensitivity 2/λ; release
 θ* + b with density ∝ exp(−(λε/2)·‖b‖), i.e. ‖b‖ ~ Gamma(D, 2/(λε)), uniform direction. The
 release is a point of a public lattice gℤ^D (:func:`output_perturbation_lattice`), never the float
 θ* + b, whose low bits depend on the data-dependent θ* (Mironov 2012).
 
-Objective perturbation (Alg. 2, spec §5.3), in thesis units:
+Objective perturbation (thesis §4.4.1), in thesis units:
 ε' = ε − log(1 + 2c/λ + c²/λ²); if ε' > 0 then Δ = 0, else NΔ = c/(e^{ε/4} − 1) − λ and ε' = ε/2;
 minimise J(θ) + bᵀθ/N + (Δ/2)‖θ‖² with ‖b‖ ~ Gamma(D, 2/ε'). The exact branch boundary is
 λ* = c/(e^{ε/2} − 1) (4.876 at ε = 0.1), not the thesis's λ > 1/(2ε) nor its Table 4.1: just
-above λ*, ε' ≈ 0 and the noise explodes (the "λ cliff", trap 13). In branch 2 the effective
+above λ*, ε' ≈ 0 and the noise explodes (the "λ cliff", thesis §4.4.4). In branch 2 the effective
 regulariser is c/(e^{ε/4} − 1) (9.876 at ε = 0.1).
 """
 from __future__ import annotations
@@ -53,7 +53,7 @@ __all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_pe
            "objective_perturbation_parameters", "objective_branch_boundary",
            "PrivateLogisticRegression", "PrivateLRClassifier"]
 
-LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (spec §5.1)
+LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (thesis §4.2)
 
 
 #: public grid of the objective-perturbation release (a power of two below the solver's tolerance)
@@ -63,7 +63,7 @@ OBJECTIVE_GRID = 2.0 ** -20
 def l2_noise(dim: int, scale: float, *, size: int | None = None, random_state: RandomState = None) -> np.ndarray:
     """Draw b ∈ R^dim with density ∝ exp(−‖b‖₂/scale): ‖b‖ ~ Gamma(dim, scale), uniform direction.
 
-    The "Gamma-norm" sampler of Chaudhuri et al. (spec §2.2; exact for the L2 norm only).
+    The "Gamma-norm" sampler of Chaudhuri et al. (thesis §2.2.1; exact for the L2 norm only).
     ``size`` draws several vectors at once (shape (size, dim)).
     """
     rng = check_random_state(random_state)
@@ -75,7 +75,7 @@ def l2_noise(dim: int, scale: float, *, size: int | None = None, random_state: R
 
 
 def l1_noise(dim: int, scale: float, *, size: int | None = None, random_state: RandomState = None) -> np.ndarray:
-    """Draw b with density ∝ exp(−‖b‖₁/scale): independent Laplace(scale) coordinates (spec §2.1)."""
+    """Draw b with density ∝ exp(−‖b‖₁/scale): independent Laplace(scale) coordinates (thesis §2.2.1)."""
     rng = check_random_state(random_state)
     shape = (dim,) if size is None else (int(size), dim)
     return rng.laplace(0.0, scale, size=shape)
@@ -147,7 +147,7 @@ class PrivateLogisticRegression(DPTags, RecordsSpends, ClassifierMixin, BaseEsti
     ``grid_`` (output) or
     ``epsilon_prime_``/``n_delta_``/``branch_`` (objective), ``accountant_``. Nothing computed
     from the data alone is kept: the noise vector's norm (which with θ reveals the exact
-    minimiser's gradient) and the optimiser's iteration count are not stored (issue 11, item 7).
+    minimiser's gradient) and the optimiser's iteration count are not stored: a pickle carries no private value.
     """
 
     _sklearn_expected_failures = {
@@ -221,7 +221,7 @@ class PrivateLogisticRegression(DPTags, RecordsSpends, ClassifierMixin, BaseEsti
         if from_data:
             warnings.warn("PrivateLogisticRegression without public bounds: the feature ranges used to "
                           "scale rows into the unit ball are read from the private data, so the "
-                          "release is not differentially private (spec trap 11)",
+                          "release is not differentially private (thesis §4.3: ‖x‖ ≤ 1)",
                           PrivacyLeakWarning, stacklevel=2)
             hi = np.where(hi > lo, hi, lo + 1.0)
         rng = self._start(epsilon)
@@ -275,9 +275,9 @@ class PrivateLogisticRegression(DPTags, RecordsSpends, ClassifierMixin, BaseEsti
 
         res = minimize(f, np.zeros(Z.shape[1]), jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15})
-        # the guarantees assume the exact minimiser (spec trap 12). Strong convexity (reg) bounds
+        # the guarantees assume the exact minimiser (thesis §4.3). Strong convexity (reg) bounds
         # the distance to it by ‖∇‖/reg; warn when that exceeds 1% of the sensitivity 2/λ. The
-        # norm itself (a true, data-dependent number) is neither stored nor printed (item 7).
+        # norm itself (a true, data-dependent number) is neither stored nor printed.
         if float(np.linalg.norm(f(res.x)[1])) > 0.02:
             warnings.warn("the optimiser stopped before a stationary point; raise max_iter: the "
                           "privacy analysis assumes the exact minimiser",
@@ -435,7 +435,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
 
 def make_gaussian_toy(n_samples: int, n_features: int, *, margin: float = 4.0,
                       random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The thesis's toy data (spec §6, App. A.7): N(0, I_D) vs N(a·1, I_D), a = √(4/D)·Φ⁻¹(0.9).
+    """The thesis's toy data (thesis App. A.7): N(0, I_D) vs N(a·1, I_D), a = √(4/D)·Φ⁻¹(0.9).
 
     Balanced classes (labels 0/1, alternating before shuffling); the Bayes classifier scores 90%.
     Returns (X, y, bounds) with public per-feature bounds [−margin, a + margin] (known from the

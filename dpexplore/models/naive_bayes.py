@@ -1,6 +1,6 @@
 """Differentially private Naive Bayes (thesis seed 002, Chapter 3) and its binarising front end.
 
-Spec: specs/feature-selection-nb-lr.md §3 and traps 2–5.
+Thesis ch. 3 (§3.3, Algorithm 1).
 
 * :class:`PrivateNaiveBayes` — Bernoulli NB as the thesis's Algorithm 1 (corrected, §3.3): the
   2·C·D on/off counts get independent Laplace(D/ε) noise (adding one record changes exactly one of
@@ -8,7 +8,7 @@ Spec: specs/feature-selection-nb-lr.md §3 and traps 2–5.
   ``clamp_quantile`` quantile of that noise (post-processing, eq. 3.15), smoothed with a
   pseudo-count, and the class priors are post-processed from the same noisy counts (no extra ε).
 * :class:`PrivateGaussianNB` — Gaussian NB for numeric features with **public** bounds (the thesis
-  leaves real-valued DP-NB as future work, §12): noisy per-class counts, sums and sums of squares
+  leaves real-valued DP-NB as future work): noisy per-class counts, sums and sums of squares
   of the features rescaled to [−1, 1].
 * :class:`Binarizer` and :func:`binarize_table` (the public 0/1 encoding of a table or of a
   CountTable) live in :mod:`dpexplore.encode` and are re-exported here.
@@ -75,13 +75,13 @@ class _NBBase(DPTags, RecordsSpends, ClassifierMixin, BaseEstimator):
 
 # =========================================================================== Bernoulli NB
 class PrivateNaiveBayes(_NBBase):
-    """ε-DP Bernoulli Naive Bayes on 0/1 features: thesis Algorithm 1 (spec §3.3).
+    """ε-DP Bernoulli Naive Bayes on 0/1 features: thesis Algorithm 1 (§3.3.2).
 
     Noise Laplace(D/ε) on each of the 2·C·D on/off counts (Δ = D = number of features given to
-    ``fit``: after feature selection that is k, trap 2); clamp at t = the ``clamp_quantile``
+    ``fit``: after feature selection that is k, thesis §3.3.3); clamp at t = the ``clamp_quantile``
     quantile of that noise (0.65 → 0.357·D/ε; 0.5 → 0; must be ≥ 0.5 so counts stay ≥ 0);
     θ_dc = (Ñ¹+a)/(Ñ¹+Ñ⁰+2a) with a = ``pseudo_count``; Ñ_c = mean_d(Ñ¹_dc+Ñ⁰_dc) and
-    π_c = (Ñ_c+a)/(Σ Ñ + C·a). Noise is never resampled (trap 3).
+    π_c = (Ñ_c+a)/(Σ Ñ + C·a). Noise is never resampled (thesis §3.3.5).
 
     ``classes``: the public class labels (every declared class gets its noisy counts, whether
     or not it occurs in y); None reads them from y with a PrivacyLeakWarning. ``binarize``: None
@@ -92,6 +92,19 @@ class PrivateNaiveBayes(_NBBase):
     ``noisy_off_counts_`` (clamped), ``sensitivity_``, ``noise_scale_``, ``clamp_threshold_``,
     ``clamped_fraction_`` (all post-processing of the noisy counts), ``accountant_``; after
     ``fit(source)`` also ``binarizer_`` (the public Binarizer that defines the features).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpexplore.models import PrivateNaiveBayes
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(500, 3))              # three 0/1 features
+    >>> y = X[:, 0]                                        # the label copies the first one
+    >>> model = PrivateNaiveBayes(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    >>> float(model.ledger_["charged"].sum())
+    1.0
+    >>> model.score(X, y) > 0.9
+    True
     """
 
     def __init__(self, epsilon: float = 1.0, *, classes: Any = None, binarize: float | None = None,
@@ -216,7 +229,7 @@ class PrivateNaiveBayes(_NBBase):
 
 # =========================================================================== Gaussian NB
 class PrivateGaussianNB(RenamedParams, _NBBase):
-    """ε-DP Gaussian Naive Bayes for numeric features with public bounds (spec §12 extension).
+    """ε-DP Gaussian Naive Bayes for numeric features with public bounds (an extension beyond the thesis).
 
     Features are clipped to the public ``bounds`` and rescaled to [−1, 1] (a per-record map).
     Under add/remove-one a record changes one class's count by 1, its D sums by ≤ 1 each (L1 ≤ D)

@@ -1,9 +1,9 @@
 """One ε for the thesis pipeline: private feature selection, then a private classifier.
 
-Spec specs/feature-selection-nb-lr.md §3.6 (option (a)) and trap 10: both steps see the same
+Thesis §3.5.1 and §3.6 (a budget split, not a data split): both steps see the same
 data, so their budgets add up (sequential composition): ε = ε_FS + ε_train, equal split by
 default as in the thesis. The classifier's sensitivity then depends on the k selected features,
-not on the original D (trap 2) — the whole gain of feature selection.
+not on the original D (thesis §3.3.3) — the whole gain of feature selection.
 """
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ class DiffMulti(RegionRelease):
     max_depth : |g|, the cap on splits along any root-to-leaf path, fixed before the run because
         ε' depends on it. None: Σ over categorical attributes of (taxonomy height − 1) plus
         ``numeric_height`` per numeric attribute (§4.4, Line 3).
-    utility : the score function u: "max" (classification, §3.3), "ncp" (§3.2) or "dm" (§3.1,
+    utility : the score function u: "max" (classification, Eq. 8), "ncp" (Eq. 6) or "dm" (Eq. 3,
         needs ``n_max``). (Named ``utility``, the paper's word, because ``score`` is the
         scikit-learn accuracy method; ``score=`` is its deprecated spelling.)
     numeric_height : nominal height of a numeric attribute in |g| (the paper uses 7).

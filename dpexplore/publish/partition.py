@@ -2,7 +2,7 @@
 the release of disjoint generalized regions with noisy class counts.
 
 Al-Hussaeni, Fung, Iqbal, Liu & Hung, "Differentially private multidimensional data publishing"
-(Knowledge and Information Systems 56, 2018): the score functions (§3), the private numeric split
+(Knowledge and Information Systems 56, 2018): the score functions (§4.2), the private numeric split
 point (§4.3, Eq. 11–12) and the published regions (§4.4); DiffGen (Mohammed et al., KDD 2011)
 uses the same scores and split points with global recoding (:mod:`dpexplore.publish.diffgen`).
 """
@@ -32,11 +32,11 @@ __all__ = ["SCORES", "child_scores", "score_sensitivity", "splittable", "split_u
 
 SCORES = ("max", "ncp", "dm")
 
-# =========================================================================== scores (§3)
+# =========================================================================== scores (§4.2)
 def child_scores(counts: np.ndarray, score: str, ncp: np.ndarray | None = None) -> np.ndarray:
     """Score of splitting into children with class counts ``counts`` (..., n_children, n_classes).
 
-    Higher is better. Max (§3.3): Σ_c max_cls |D_c^cls|. DM (§3.1): −Σ_c |D_c|². NCP (§3.2):
+    Higher is better. Max (Eq. 8): Σ_c max_cls |D_c^cls|. DM (Eq. 3): −Σ_c |D_c|². NCP (Eq. 6):
     −Σ_c |D_c|·NCP(c) with ``ncp`` the NCP of each child. DM and NCP are "inverted" by negation,
     which keeps their sensitivity (§4.2: lower-is-better scores are "inverted"; Thm 4.1).
     """
@@ -50,7 +50,7 @@ def child_scores(counts: np.ndarray, score: str, ncp: np.ndarray | None = None) 
 
 
 def score_sensitivity(score: str, n_max: int | None = None) -> float:
-    """Δu: 1 for Max and NCP; 2·N_max + 1 for DM with N_max a *public* bound on |D| (§3.1).
+    """Δu: 1 for Max and NCP; 2·N_max + 1 for DM with N_max a *public* bound on |D| (§4.2).
 
     The paper's ΔDM = 2|D| + 1 reads the private |D|; under add/remove neighbours that is not
     allowed, so the DP-safe reading replaces |D| by a public upper bound (a dpexplore choice, §4.2).
@@ -181,7 +181,7 @@ def _ncp_split_point(pieces, left, total, a, b, *, integer, epsilon, sensitivity
     inside each piece.
 
     u(s) = −(|L|·width(left) + |R|·width(right)) / W. The paper scores each piece at its midpoint
-    and splits there (§3.2); that utility does not have sensitivity 1 (moving a record moves the
+    and splits there (§4.3); that utility does not have sensitivity 1 (moving a record moves the
     midpoints), so dpexplore weighs every lattice point s of a piece by exp(ε'u(s)/2Δ) exactly: a
     geometric series, summed in closed form (Σ_{j<N} e^{cj} = ∫_0^N e^{ct}dt / ∫_0^1 e^{ct}dt),
     picks a piece by its mass and a point inside it from the truncated geometric distribution
@@ -295,7 +295,7 @@ class TaxonomyNavigator:
         return not self._raw(depth, node)
 
     def ncp(self, depth: int, node: int) -> float:
-        """|leaves under node| / |leaves| (0 for a leaf), §3.2."""
+        """|leaves under node| / |leaves| (0 for a leaf), Al-Hussaeni et al. Eq. 5."""
         return 0.0 if self.is_leaf(depth, node) else int(self._n_under[depth][node]) / self.n_leaves
 
     def label(self, depth: int, node: int) -> str:

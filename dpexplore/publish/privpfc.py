@@ -214,6 +214,22 @@ class PrivPfC(Publisher):
     ``expected_occupancy_`` is N̂ divided by the chosen grid's number of cells (released);
     ``column_sources_`` says how each column of :meth:`synthetic` is produced ("modelled",
     "marginal" or "uniform", with its ε) and ``marginals_`` holds the noisy marginals.
+
+    Examples
+    --------
+    >>> from dpexplore import datasets, sources
+    >>> from dpexplore.publish import PrivPfC
+    >>> frame, schema = datasets.make_synthetic(n_samples=1000, n_numeric=2, n_categorical=2,
+    ...                                         random_state=0)
+    >>> model = PrivPfC(epsilon=1.0, random_state=0).fit(sources.pandas(frame, schema))
+    >>> list(model.ledger_["label"]), model.epsilon_spent_
+    (['record count', 'grid selection', 'histogram counts'], 1.0)
+    >>> list(model.synthetic(random_state=0).columns)
+    ['num_0', 'num_1', 'cat_0', 'cat_1', 'label']
+    >>> X, y = frame.drop(columns=schema.target), frame[schema.target]
+    >>> same = PrivPfC(epsilon=1.0, schema=schema, random_state=0).fit(X, y)
+    >>> same.grid_ == model.grid_                          # records or a source: the same release
+    True
     """
 
     method = "PrivPfC"

@@ -1,18 +1,18 @@
 """Differentially private projected histograms (Vinterbo, ECML PKDD 2012).
 
-Three steps (spec ``projected-histograms.md`` §2.8):
+Three steps (Vinterbo 2012, §2.3):
 
-1. discretise numeric predictors into ``s`` equal-width bins over their PUBLIC bounds (§2.5);
+1. discretise numeric predictors into ``s`` equal-width bins over their PUBLIC bounds (§2.1, 'Numeric data');
 2. choose ``k`` predictors with PRIVATEKD, a greedy exponential mechanism on the submodular
    discernibility score F (Alg. 1, eq. 9, Thm 1), spending ε_p = (1-γ)·ε;
 3. publish the thresholded Laplace histogram of the projection on those k predictors plus the
    label over the FULL public domain (PH, eqs. 3-4, Prop. 1), spending ε_h = γ·ε, built sparsely
-   (§2.4) with the same distribution as the dense construction.
+   (ours, §2.1) with the same distribution as the dense construction.
 
 The release is then post-processed: a synthetic table with ⌈h̃ - ½⌉ copies of each kept cell,
-and an ordinary (multinomial) logistic regression fitted on it (§2.8 steps 9-11).
+and an ordinary (multinomial) logistic regression fitted on it (§2.3).
 
-Neighbour models (spec §1, §2.1, trap 3). The package's convention is add/remove-one
+Neighbour models (Vinterbo 2012, §2.1). The package's convention is add/remove-one
 neighbours (unbounded DP). Under it the (cell × class) count vector has L1 sensitivity 1, so
 the histogram noise is Laplace(1/ε_h); the record count n is then private, so a small share of
 ε buys a noisy n̂ used wherever the paper uses n (bins, heuristics, τ). The paper uses
@@ -59,22 +59,22 @@ __getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTH
 
 
 def _noise_sensitivity(neighbours: str) -> float:
-    """L1 sensitivity of the full count vector: 1 (add/remove) or 2 (substitution, spec §2.1)."""
+    """L1 sensitivity of the full count vector: 1 (add/remove) or 2 (substitution, Vinterbo 2012, §2.1)."""
     if neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
     return 1.0 if neighbours == "add/remove" else 2.0
 
 
-# ============================================================================ discretisation §2.5
+# ============================================================================ discretisation (§2.1, 'Numeric data')
 def bandwidth(n: float, d: int) -> float:
-    """Lei's bandwidth bw(n, d) = (ln n / n)^(1/(d+1)) (spec §2.5)."""
+    """Lei's bandwidth bw(n, d) = (ln n / n)^(1/(d+1)) (Vinterbo 2012, §2.1, after Lei 2011)."""
     if n <= 1:
         raise ValueError(f"n must be > 1, got {n}")
     return (math.log(n) / n) ** (1.0 / (d + 1))
 
 
 def bin_count(n: float, d: int, minimum: int = 2) -> int:
-    """s = ⌈1/bw(n, d) - ½⌉ equal-width bins, clamped to ≥ ``minimum`` (spec §2.5, trap 12)."""
+    """s = ⌈1/bw(n, d) - ½⌉ equal-width bins, clamped to ≥ ``minimum`` (Vinterbo 2012, §2.1; the clamp is ours)."""
     return max(int(minimum), int(math.ceil(1.0 / bandwidth(n, d) - 0.5)))
 
 
@@ -89,7 +89,7 @@ def bin_midpoints(lower: float, upper: float, n_bins: int) -> np.ndarray:
     return lower + (np.arange(n_bins) + 0.5) / n_bins * (upper - lower)
 
 
-# ============================================================================ discernibility §2.6
+# ============================================================================ discernibility (§2.2)
 def _blocks(codes: np.ndarray, columns: Sequence[int], sizes: Sequence[int]) -> np.ndarray:
     """Partition of the records by their pattern on ``columns`` (compact block ids)."""
     block = np.zeros(codes.shape[0], dtype=np.int64)
@@ -109,7 +109,7 @@ def _wcount(key: np.ndarray, minlength: int, weights: np.ndarray | None) -> np.n
 
 def _score_from_blocks(block: np.ndarray, y: np.ndarray, n_classes: int, pi_f: float,
                        weights: np.ndarray | None = None) -> float:
-    """F = (|π(f)| - Σ_b(|b|² - Σ_v c_bv²)) / n (the partition formula, spec §2.6)."""
+    """F = (|π(f)| - Σ_b(|b|² - Σ_v c_bv²)) / n (the partition formula, Vinterbo 2012, §2.2)."""
     n = block.size if weights is None else int(weights.sum())
     n_blocks = int(block.max()) + 1 if block.size else 0
     c = _wcount(block * n_classes + y, n_blocks * n_classes, weights).reshape(n_blocks, n_classes)
@@ -236,7 +236,7 @@ def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[st
 
 
 def mda(codes: Any, y: Any, sigma: float = 0.1) -> list[int]:
-    """Non-private greedy minimal discerning attributes: add argmax gain until F(S) ≥ (1-σ)F(A) (§2.9)."""
+    """Non-private greedy minimal discerning attributes: add argmax gain until F(S) ≥ (1-σ)F(A) (§2.3, eq. 10)."""
     codes, y, _ = _check_codes(codes, y)
     target = (1.0 - sigma) * discernibility(codes, y, range(codes.shape[1]))
     selected: list[int] = []
@@ -249,7 +249,7 @@ def mda(codes: Any, y: Any, sigma: float = 0.1) -> list[int]:
     return selected
 
 
-# ============================================================================ heuristics §2.9-2.10
+# ============================================================================ heuristics (§2.3, eqs. 10-11)
 def _simulated_codes(n: int, d: int, n_bins: int, rng: np.random.Generator) -> np.ndarray:
     """d N(0,1) columns, min-max scaled into [0, 1] (allowed: synthetic data), cut into s bins."""
     x = rng.standard_normal((n, d))
@@ -261,7 +261,7 @@ def _simulated_codes(n: int, d: int, n_bins: int, rng: np.random.Generator) -> n
 def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1,
                seed: int = _HEURISTIC_SEED) -> int:
     """k = |MDA(f, D', σ)| on simulated data of the public size: labels uniform on q classes,
-    d predictors N(0,1) independent of the label, s bins (§2.9). Costs no privacy. At most
+    d predictors N(0,1) independent of the label, s bins (§2.3, eq. 10). Costs no privacy. At most
     :data:`dpexplore.limits.MAX_SIMULATED` records are simulated (bounded memory for a huge noisy n̂)."""
     n, d = min(max(int(round(n)), 2), MAX_SIMULATED), int(d)
     if d <= 1:
@@ -272,7 +272,7 @@ def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1
 
 
 def bin_masses(n_bins: int, n_samples: int = 100_000, seed: int = _HEURISTIC_SEED) -> np.ndarray:
-    """p_i: share of N(0,1) draws, min-max scaled into [0, 1], in each of s equal bins (§2.10)."""
+    """p_i: share of N(0,1) draws, min-max scaled into [0, 1], in each of s equal bins (§2.3, eq. 11)."""
     codes = _simulated_codes(int(n_samples), 1, int(n_bins), np.random.default_rng(seed))[:, 0]
     return np.bincount(codes, minlength=n_bins) / codes.size
 
@@ -288,7 +288,7 @@ def estimate_gamma(n: float, d: int, n_classes: int, k: int, n_bins: int, *, A: 
     ``d`` is the number of predictors (the paper's d-1). γ is clipped to [0.01, 1].
     """
     q, k, d = int(n_classes), int(k), int(d)
-    if d <= 1 or k >= d:           # nothing to select (trap 10, 16)
+    if d <= 1 or k >= d:           # nothing to select: γ = 1 (Vinterbo 2012, §2.3)
         return {"gamma": 1.0, "epsilon_p_star": 0.0, "epsilon_h_star": math.inf, "z": math.nan}
     px = float(np.sum(bin_masses(n_bins, n_samples, seed) ** 2)) ** k
     z = px * n / q
@@ -547,7 +547,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
     worst = math.prod(sorted((int(v) for v in sizes), reverse=True)[:k]) * int(n_classes)
     if worst > MAX_DOMAIN:
         raise ValueError(f"a projection on {k} predictors can have {worst} cells, more than an int64 code "
-                         "can index (spec trap 7); choose a smaller k or fewer bins")
+                         "can index; choose a smaller k or fewer bins")
     if p_empty is not None and worst * p_empty > MAX_SPURIOUS:
         raise ValueError(f"a projection on {k} predictors can have {worst} cells, of which about "
                          f"{worst * p_empty:.3g} empty ones would survive the threshold (eq. 6-7): "
@@ -561,9 +561,9 @@ class ProjectedHistogram(Publisher):
     ----------
     epsilon : total budget ε (pure ε-DP).
     k : number of predictors to keep (the label is added); None = the paper's heuristic,
-        |MDA| on simulated data with slack ``sigma`` (§2.9).
+        |MDA| on simulated data with slack ``sigma`` (§2.3, eq. 10).
     gamma : share of ε for the histogram, ε_h = γ·ε and ε_p = (1-γ)·ε for the selection; None =
-        the paper's heuristic (eq. 11, §2.10) with target survival probability ``p``.
+        the paper's heuristic (§2.3, eq. 11) with target survival probability ``p``.
     A : threshold constant, τ = A·ln(n)/ε_h (the paper uses ½).
     neighbours : "add/remove" (package default) or "substitution" (the paper).
         *add/remove*: histogram noise Laplace(1/ε_h) (count vector has L1 sensitivity 1); n is
@@ -572,13 +572,13 @@ class ProjectedHistogram(Publisher):
         record moves two cells), exactly the paper. The selection's score has sensitivity 2 in
         both models, so each of the k picks spends ε_p/k (ε' = ε_p/(4k), Corollary 1).
     n_bins : "literal" (s from bw(n, d-1) over all predictors, the paper read literally),
-        "projected" (bw(n, k)) or an integer ≥ 2; the rules are clamped to ≥ 2 (spec §2.5).
+        "projected" (bw(n, k)) or an integer ≥ 2; the rules are clamped to ≥ 2 (ours; Vinterbo 2012, §2.1).
     sigma, p, B, loss : constants of the k and γ heuristics (0.1, 0.9, ½, 0.05).
     count_share : share of ε for n̂ under add/remove (ignored under substitution).
     test_values : "raw" (numeric test values scaled with the public bounds, default) or
-        "midpoint" (snapped to their bin's midpoint) for predict (spec §2.8 step 11).
+        "midpoint" (snapped to their bin's midpoint) for predict (Vinterbo 2012, §2.3).
     C : inverse L2 strength of the logistic regression on the synthetic table. The paper fits
-        an unpenalised glm / multinom; a weak L2 (large C, trap 20) only keeps the fit finite
+        an unpenalised glm / multinom; a weak L2 (large C, ours; the paper's §3.1 fits glm/multinom) only keeps the fit finite
         when the small synthetic table is separable. C = 1 is NOT weak here: features lie in
         [0, 1] and bin midpoints differ by 1/s, so C = 1 shrinks the coefficients enough to
         flatten the middle class of a multinomial fit (Iris at ε = 10⁴: Hand–Till 0.85 vs 1.0).
@@ -733,7 +733,7 @@ class ProjectedHistogram(Publisher):
             eps_n, n_hat = 0.0, float(n_records)
         rest = eps - eps_n
 
-        # bins (§2.5) and the heuristics for k (§2.9) and γ (§2.10): public quantities only
+        # bins (§2.1) and the heuristics for k (eq. 10) and γ (eq. 11): public quantities only
         s_literal = bin_count(n_hat, d)
         k = min(int(self.k), d) if self.k is not None else min(estimate_k(n_hat, d, q, s_literal, self.sigma), d)
         if isinstance(self.n_bins, str):
@@ -772,7 +772,7 @@ class ProjectedHistogram(Publisher):
         eps_p = eps_p if k < d else 0.0
         eps_h = rest - eps_p
 
-        # PH over the full public domain of the projection + label (§2.2, §2.4)
+        # PH over the full public domain of the projection + label (§2.1; the sparse construction is ours)
         shape = [sizes[a] for a in picks] + [q]
         m = math.prod(shape)
         assert m <= MAX_DOMAIN     # guaranteed by _check_domain before anything was selected
@@ -896,7 +896,7 @@ class ProjectedHistogram(Publisher):
         size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
         kept = self.counts_.decode()
         cells = None
-        if getattr(self, "marginals_", None):   # each kept cell's bin [t_b, t_b+1) per numeric column (§2.5)
+        if getattr(self, "marginals_", None):   # each kept cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data')
             cells = {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
                      else NodeCells(self.schema_[a].taxonomy.height - 1,
                                     self.schema_[a].taxonomy.leaf_codes(np.asarray(self.schema_[a].categories)[i]))
@@ -922,7 +922,7 @@ class ProjectedHistogram(Publisher):
 
     def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
         """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot
-        over the FULL public category list (trap 20)."""
+        over the FULL public category list (Vinterbo 2012, §3.1)."""
         blocks = []
         for a, i in zip(self.selected_, index):
             attr = self.schema_[a]

@@ -1,6 +1,6 @@
 """Private feature selection from Stoddard, Chen & Machanavajjhala (2014), with its flaws exposed.
 
-Spec: specs/private-roc-and-selection.md §2–§3 and §9. Features are binary (0/1), the label is
+Stoddard et al. 2014, §3 (feature selection). Features are binary (0/1), the label is
 binary, neighbours add or remove one record. The scores and their per-score sensitivities come
 from :mod:`dpexplore.select.scores`.
 
@@ -9,16 +9,16 @@ Sound selectors (scikit-learn transformers: ``fit`` / ``transform`` / ``get_supp
 * :class:`ScorePerturbationSelector` — SP (§3.2): Laplace of scale S(Q)·Δ(Q)/ε on every score,
   then a threshold τ or the top k.
 * :class:`ExponentialTopKSelector` — the exponential mechanism over k-subsets, one shot
-  (:func:`dpexplore.mechanisms.exponential_subset`) or by peeling (k rounds at ε/k) (§9.1 iii).
+  (:func:`dpexplore.mechanisms.exponential_subset`) or by peeling (k rounds at ε/k) (McSherry & Talwar 2007; thesis §3.5.5).
 * :class:`SparseVectorSelector` — the sparse vector technique with a cutoff c (Lyu, Su & Li 2017,
-  Alg. 1; §9.1 ii).
+  Alg. 1).
 
 The three sound selectors also take ``fit(source)`` (a :class:`dpexplore.sources.Source`): the
 ``Binarizer(source.schema)`` columns from the count table's occupied cells, weighted by their
 counts (:mod:`dpexplore.select.base`); the fitted selector keeps ``binarizer_``. ``max_ones``
 must then be None or at least the number of attributes (each record has one 1 per attribute).
 
-Kept as labelled demonstrations because they are **not** differentially private (§9.1–9.2):
+Kept as labelled demonstrations because they are **not** differentially private (Alg. 1 of §3.3, Alg. 2 of §3.4):
 
 * :class:`PrivateThresholdTesting` — Alg. 2 as printed: a noisy threshold compared with exact
   scores. :func:`ptt_counterexample` gives two neighbouring datasets on which one output has
@@ -31,7 +31,7 @@ selector above (the shipped code itself): PTT and Cluster Selection exceed their
 sound selectors stay within it. :func:`selection_quality` scores a selection against the exact
 F_τ (precision, recall, F1; §3.1).
 
-The sparsity bound s is enforced, not assumed (§9.6): ``max_ones`` caps every row at s ones by
+The sparsity bound s is enforced, not assumed (ours; §3.2 assumes it): ``max_ones`` caps every row at s ones by
 keeping a uniform random subset of them (:func:`cap_row_ones`) before any score is computed.
 """
 from __future__ import annotations
@@ -68,13 +68,13 @@ SCORES: dict[str, Callable] = {"TC": total_count, "DC": difference_count, "PI": 
                                "IG": information_gain}
 
 
-_NOT_DP = ("{name} is NOT differentially private (spec §9.1–9.2): its output can have "
+_NOT_DP = ("{name} is NOT differentially private (Stoddard et al. 2014, §3.3–3.4): its output can have "
            "probability 0 on a dataset and > 0 on a neighbour. Use it only as a demonstration.")
 
 
 # =========================================================================== helpers
 def cap_row_ones(X: Any, max_ones: int, *, random_state: RandomState = None) -> tuple[np.ndarray, int]:
-    """Keep at most ``max_ones`` ones per row, a uniform random subset of them (§2, §9.6).
+    """Keep at most ``max_ones`` ones per row, a uniform random subset of them (the sparsity s of §3.2).
 
     Returns (capped copy, number of rows that were cut). After capping, adding or removing a
     record changes at most ``max_ones`` TC/DC scores, whatever the raw data look like.
@@ -163,7 +163,7 @@ def check_scores(scores: Any) -> np.ndarray:
 def exponential_top_k(scores: Any, k: int, *, epsilon: float, score_sensitivity: float = 1.0,
                       n_changed: int | None = None, method: str = "one_shot",
                       random_state: RandomState = None) -> np.ndarray:
-    """ε-DP top-k by the exponential mechanism (spec §9.1 iii); the caller spends ``epsilon``.
+    """ε-DP top-k by the exponential mechanism (McSherry & Talwar 2007); the caller spends ``epsilon``.
 
     ``one_shot``: one draw over all k-subsets with U(S) = Σ_{F∈S} Q(F), whose sensitivity is
     S(Q)·min(k, Δ(Q)) (``n_changed`` = Δ(Q); None = no bound, i.e. k) — via
@@ -203,7 +203,7 @@ def sparse_vector(scores: Any, threshold: float, *, epsilon: float, cutoff: int,
                   sensitivity: float = 1.0, monotone: bool = False,
                   threshold_share: float | None = None,
                   random_state: RandomState = None) -> np.ndarray:
-    """Sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1; spec §9.1 ii).
+    """Sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1).
 
     ρ ~ Lap(Δ/ε1); for each query in order, ν_i ~ Lap(2cΔ/ε2) (cΔ/ε2 for monotone queries such
     as TC); answer ⊤ when Q_i + ν_i ≥ τ + ρ and stop after c ⊤'s. ε = ε1 + ε2 with ε1 =
@@ -234,7 +234,7 @@ def private_threshold_testing(scores: Any, threshold: float, *, epsilon: float, 
     """Alg. 2 (PTT) as printed: τ̃ = τ + Lap(σ/ε), return v[i] = [Q_i ≥ τ̃]. **NOT DP.**
 
     The paper claims 2σε-DP (Thm 2), or σε-DP for monotone TC (Cor. 3.4). Both are false: the
-    output reveals the exact order of the scores; see :func:`ptt_counterexample` (§9.1).
+    output reveals the exact order of the scores; see :func:`ptt_counterexample` (§3.4, Theorem 2).
     Spends nothing, since there is no guarantee to account for.
     """
     warnings.warn(_NOT_DP.format(name="Private Threshold Testing"),
@@ -247,7 +247,7 @@ def private_threshold_testing(scores: Any, threshold: float, *, epsilon: float, 
 
 def ptt_pattern_probability(scores: Any, threshold: float, pattern: Any, *, epsilon: float,
                             sigma: float = 1.0) -> float:
-    """Exact P[PTT outputs ``pattern``] = P(max_{v=0} Q < τ̃ ≤ min_{v=1} Q) (§9.1)."""
+    """Exact P[PTT outputs ``pattern``] = P(max_{v=0} Q < τ̃ ≤ min_{v=1} Q) (§3.4, Alg. 2)."""
     q = check_scores(scores)
     v = np.asarray(pattern, dtype=bool)
     if v.shape != q.shape:
@@ -262,7 +262,7 @@ def ptt_pattern_probability(scores: Any, threshold: float, pattern: Any, *, epsi
 
 
 def ptt_counterexample() -> dict:
-    """Two neighbouring datasets on which PTT is not DP for any ε (spec §9.1).
+    """Two neighbouring datasets on which PTT is not DP for any ε (against Stoddard et al. 2014, §3.4, Theorem 2).
 
     D: five records with F1 = F2 = 1 (label 1), so TC = (5, 5). D' = D plus one record with
     F1 = 1, F2 = 0 (label 0), so TC' = (6, 5). With τ = 5.5 and noise scale b = σ/ε = 1 (ε = 1),
@@ -270,7 +270,7 @@ def ptt_counterexample() -> dict:
     (probability 1 − e^{−1/2} ≈ 0.393): an infinite likelihood ratio. The labels only matter
     for Cluster Selection, whose feature points are (n_{F=1∧L=0}, n_{F=1∧L=1}): F1 and F2 are the
     same point (0, 5) in D, so exact nearest-centre membership can never separate them, while in
-    D' they are (1, 5) and (0, 5) and a Voronoi boundary can fall between them (§9.2 b).
+    D' they are (1, 5) and (0, 5) and a Voronoi boundary can fall between them (§3.3).
     """
     X = pd.DataFrame({"F1": [1] * 5, "F2": [1] * 5})
     X_neighbour = pd.concat([X, pd.DataFrame({"F1": [1], "F2": [0]})], ignore_index=True)
@@ -409,7 +409,7 @@ class _BinarySelector(SelectorBase):
         # The IG sensitivity ΔI(n_min) assumes N ≥ n_min, a public promise of the caller.
         if self.max_ones is not None and score in ("TC", "DC") \
                 and Xb.sum(axis=1).max() > check_int(self.max_ones, "max_ones", minimum=1):
-            # §9.6: rows within the cap are left as they are (capping them draws nothing from rng)
+            # rows within the cap are left as they are (capping them draws nothing from rng)
             # (weighted cells come here only when no row exceeds the cap, see _prepare)
             Xb, _ = cap_row_ones(Xb, self.max_ones, random_state=rng)
         return Xb, (SCORES[score](Xb, yb, weights=w) if score != "TC" else total_count(Xb, weights=w))
@@ -507,11 +507,22 @@ class ScorePerturbationSelector(_ScoreSelector):
 
 
 class ExponentialTopKSelector(_ScoreSelector):
-    """ε-DP top-k features by the exponential mechanism (spec §9.1 iii), one shot or peeling.
+    """ε-DP top-k features by the exponential mechanism (McSherry & Talwar 2007; thesis §3.5.5), one shot or peeling.
 
     ``method="one_shot"`` samples a k-subset with P(S) ∝ exp(ε·Σ_{F∈S}Q(F)/(2·S(Q)·min(k, Δ(Q))))
     via :func:`dpexplore.mechanisms.exponential_subset`; ``"peeling"`` runs k exponential
     mechanisms at ε/k with sensitivity S(Q). Fitted: ``support_``, ``ledger_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpexplore.select.stoddard import ExponentialTopKSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(500, 4))
+    >>> y = X[:, 2]
+    >>> selector = ExponentialTopKSelector(k=1, epsilon=1.0, random_state=0).fit(X, y)
+    >>> selector.transform(X).shape, float(selector.ledger_["charged"].sum())
+    ((500, 1), 1.0)
     """
 
     def __init__(self, *, k: int = 10, epsilon: float = 0.5, feature_score: str = "TC",
@@ -610,7 +621,7 @@ class PrivateThresholdTesting(_ScoreSelector):
     """PTT (Stoddard et al. 2014, Alg. 2) exactly as printed. **NOT differentially private.**
 
     Keeps the features whose exact score is ≥ τ + Lap(σ/ε). The paper's Theorem 2 is false
-    (spec §9.1): see :func:`ptt_counterexample` and :func:`audit_selectors`. Fitting emits a
+    (against §3.4, Theorem 2): see :func:`ptt_counterexample` and :func:`audit_selectors`. Fitting emits a
     :class:`NotDifferentiallyPrivateWarning` and spends no budget. Fitted: ``support_``.
     """
 
@@ -650,7 +661,7 @@ class ClusterSelection(_BinarySelector):
     Each feature is the point (n_{F=1∧L=0}, n_{F=1∧L=1}); ``rounds`` rounds of SuLQ-style k-means
     with noisy cluster sizes (Lap, sensitivity 1) and noisy coordinate sums (Lap, sensitivity s =
     ``max_ones``), half of ε/rounds each, centres initialised uniformly in [0, n_max]²; a cluster
-    is kept whole when score(centre) ≥ τ (TC: x + y, DC: |y − x|). Two flaws (spec §9.2): the
+    is kept whole when score(centre) ≥ τ (TC: x + y, DC: |y − x|). Two flaws (§3.3, Alg. 1): the
     sensitivities ignore points switching cluster, and the final exact nearest-centre membership
     leaks like PTT. Emits a :class:`NotDifferentiallyPrivateWarning`; spends no budget.
     """

@@ -25,7 +25,17 @@ __all__ = ["Source", "pandas", "csv", "parquet", "duckdb", "spark", "local_spark
 
 
 def pandas(frame: Any, schema: Any) -> Source:
-    """A pandas DataFrame in memory (predictors + the target column); counted with NumPy."""
+    """A pandas DataFrame in memory (predictors + the target column); counted with NumPy.
+
+    Examples
+    --------
+    >>> from dpexplore import datasets, sources
+    >>> frame, schema = datasets.make_synthetic(n_samples=100, n_numeric=1, n_categorical=1,
+    ...                                         random_state=0)
+    >>> table = sources.pandas(frame, schema).count_table()
+    >>> int(table.counts.sum())                            # every record lands in one cell
+    100
+    """
     from ._pandas_engine import PandasSource
     return PandasSource(frame, schema)
 

@@ -18,7 +18,7 @@ from ..domain import Schema
 from .draft import schema_leaks
 from .release import ReleaseResult
 
-__all__ = ["UTILITY_DECIMALS", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
+__all__ = ["UTILITY_DECIMALS", "ledger_table", "ledger_csv_table", "summary_markdown", "utility_markdown", "synthetic_csv",
            "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
@@ -75,6 +75,50 @@ def ledger_table(ledger: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"spent on": g.size().index, "spends": g.size().to_numpy(), "ε charged": g.sum().to_numpy()})
     total = pd.DataFrame({"spent on": ["total"], "spends": [len(ledger)], "ε charged": [ledger["charged"].sum()]})
     return pd.concat([out, total], ignore_index=True)
+
+
+#: how many parts of a scope path the exported ledger shows
+SCOPE_PARTS = 3
+
+
+def ledger_csv_table(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The ledger as exported: spends with the same label at the same scope depth in one row.
+
+    A top-down partition (DiffMulti, DiffGen) spends once per node and per split, in
+    ``parallel`` scopes whose paths name every ancestor: thousands of rows with paths of hundreds
+    of characters. Here each (label, depth) group is one row: ``scope`` is the part of the path
+    its spends share (its first :data:`SCOPE_PARTS` parts), ``spends`` how many there were, ``epsilon`` the largest ε one of them asked
+    for, ``charged`` what they added to the total together (the ledger's total is unchanged). A
+    spend alone in its group keeps its full scope. ``result.ledger`` keeps one row per spend.
+
+    >>> import pandas as pd
+    >>> ledger = pd.DataFrame({"label": ["count", "split", "split"],
+    ...                        "scope": ["", "tree/node 1", "tree/node 2"],
+    ...                        "epsilon": [0.1, 0.2, 0.2], "charged": [0.1, 0.2, 0.0]})
+    >>> ledger_csv_table(ledger)
+       label scope  spends  epsilon  charged
+    0  count             1      0.1      0.1
+    1  split  tree       2      0.2      0.2
+    """
+    columns = ["label", "scope", "spends", "epsilon", "charged"]
+    if ledger.empty:
+        return pd.DataFrame(columns=columns)
+    parts = ledger["scope"].fillna("").map(lambda path: path.split("/") if path else [])
+    depth = parts.map(len)
+    rows = []
+    for (label, _), group in ledger.groupby([ledger["label"], depth], sort=False):
+        paths = parts.loc[group.index].tolist()
+        shared = paths[0]
+        for path in paths[1:]:
+            k = 0
+            while k < min(len(shared), len(path)) and shared[k] == path[k]:
+                k += 1
+            shared = shared[:k]
+        if len(shared) > SCOPE_PARTS:                       # deep in a tree: the top of the path
+            shared = shared[:SCOPE_PARTS] + [f"… ({len(shared) - SCOPE_PARTS} levels)"]
+        rows.append({"label": label, "scope": "/".join(shared), "spends": len(group),
+                     "epsilon": float(group["epsilon"].max()), "charged": float(group["charged"].sum())})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _domain(a) -> str:
@@ -197,7 +241,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
 
 def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | None = None) -> dict[str, Path]:
     """Write the release next to the notebook (``folder``): the synthetic table (CSV), the ledger
-    (CSV), the public schema (JSON) and the summary (Markdown) — the files to share — and, when
+    (CSV, grouped by :func:`ledger_csv_table`), the public schema (JSON) and the summary (Markdown) — the files to share — and, when
     the release was evaluated, the NOT PRIVATE utility (``<stem>_utility_not_private.md``, for
     the data owner only). Returns {kind: path}."""
     folder = Path(folder)
@@ -207,7 +251,7 @@ def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | 
     paths = {"synthetic": folder / f"{stem}_synthetic.csv", "ledger": folder / f"{stem}_ledger.csv",
              "schema": folder / f"{stem}_schema.json", "summary": folder / f"{stem}_summary.md"}
     paths["synthetic"].write_bytes(synthetic_csv(result))
-    result.ledger.to_csv(paths["ledger"], index=False)
+    ledger_csv_table(result.ledger).to_csv(paths["ledger"], index=False)
     paths["schema"].write_text(json.dumps(result.schema.to_dict(), indent=1), encoding="utf-8")
     paths["summary"].write_text(summary_markdown(result), encoding="utf-8")
     if len(result.utility):

@@ -208,6 +208,18 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     machine), and a training part with no record, which every publishing method needs: that
     happens with probability test_size^n for n records (an additive δ ≤ test_size^n beyond ε;
     certain for an empty table; with ``test_size=0``, only an empty table).
+
+    Examples
+    --------
+    >>> from dpexplore import datasets, tables
+    >>> frame, schema = datasets.make_synthetic(n_samples=1000, n_numeric=2, n_categorical=2,
+    ...                                         random_state=0)
+    >>> result = tables.release(frame, schema, "PrivPfC", 1.0, random_state=0, evaluate=False,
+    ...                         progress=False)
+    >>> bool(result.ledger["charged"].sum() <= 1.0 + 1e-9)
+    True
+    >>> list(result.synthetic.columns)
+    ['num_0', 'num_1', 'cat_0', 'cat_1', 'label']
     """
     from sklearn.pipeline import Pipeline
     from tqdm.auto import tqdm

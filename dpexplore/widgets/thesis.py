@@ -33,7 +33,7 @@ _LAYOUT = widgets.Layout(width="480px")
 
 
 class FeatureSelectionNBExplorer:
-    """Slide ε, k, the selection share of ε, the score and the clamp quantile (spec §9).
+    """Slide ε, k, the selection share of ε, the score and the clamp quantile.
 
     Shows, for the current settings: the exact selection probability of every feature against
     its true score, the features chosen in this draw, how often each is chosen over
@@ -141,7 +141,7 @@ class FeatureSelectionNBExplorer:
 
 
 class LogisticNoiseExplorer:
-    """Slide ε and λ: the noise of output vs objective perturbation and its 2-D shape (spec §5, §2.2)."""
+    """Slide ε and λ: the noise of output vs objective perturbation and its 2-D shape (thesis §4.3–4.4, §2.2.1)."""
 
     def __init__(self, *, n_points: int = 300, random_state: int = 0):
         self.n_points = n_points
