@@ -25,7 +25,9 @@
 #   use **instead of dpexplore** at the same ε (diffprivlib's naive Bayes and logistic regression,
 #   OpenDP's MST synthesizer);
 # - what each method costs in **run time**;
-# - a **"which one when"** verdict, computed from the results below (not typed in).
+# - a **"which one when"** verdict, computed from the results below (not typed in);
+# - **accuracy or shape**: a release's classifier and its synthetic table serve different uses, and
+#   the best at one is not always the best at the other.
 #
 # The methods: four that *publish* a private table and classify with it — **PrivPfC** (notebook 02),
 # **DiffMulti** and its baseline **DiffGen** (03), the **projected histogram** (06) — and two private
@@ -51,7 +53,9 @@ from dpexplore import lab
 from dpexplore.config import quick
 from dpexplore.evaluate.sweeps import summarise
 from dpexplore.evaluate.showdown_results import load_peers, load_showdown, which_one_when   # no scikit-learn
+from dpexplore.plots.fidelity import fidelity_chart
 from dpexplore.plots.showdown import error_chart, runtime_chart
+from dpexplore.registry import all_methods
 from dpexplore.widgets.showdown import ShowdownExplorer
 import altair as alt   # after dpexplore.plots, which loads altair quickly (dpexplore/plots/_render.py)
 
@@ -300,6 +304,72 @@ report.append(f"\nEach median summarises {meta['repetitions']} run(s) per point.
 display(Markdown("\n".join(report)))
 
 # %% [markdown]
+# ## 7. Accuracy or shape: which one when
+#
+# The accuracy above judges one use of a release: its **classifier**. A publishing method also
+# releases a **synthetic table**, which an analyst uses as a table — counts, shares, cross-tabulations.
+# For that use what matters is its **shape**: how close its share of rows in each public bin is to
+# the real table's. The measure is the total-variation distance (TVD: half the summed absolute
+# differences of the shares; 0 = the same shape, 1 = nothing in common), averaged over every column
+# (**1-way**) and over every pair of columns (**2-way**, what a cross-tabulation sees), the target
+# included.
+#
+# The chart puts both on one page, from a stored run of `benchmarks/fidelity.py` (every publisher with
+# its documented defaults, ε = 0.1 and 1, three runs, the real rows split 80/20 record by record; its
+# accuracies come from that run, so they differ slightly from the sweep above). **Higher** is a
+# better classifier, **further left** a closer table; the grey hollow point is OpenDP's **MST**
+# synthesizer (McKenna, Miklau & Sheldon 2021), what analysts usually pick for synthetic data, on
+# Adult (from `benchmarks/peers.py`, one run). Like the test accuracy, the distances read the real
+# rows: an evaluation, **not private**. Recompute with
+# `python benchmarks/fidelity.py --out notebooks/results/07_fidelity.csv` (a few minutes).
+
+# %%
+shape = pd.read_csv(RESULTS / "07_fidelity.csv")
+display_name = {spec.name: spec.display for spec in all_methods()}
+shape["method"] = shape["method"].map(lambda m: display_name.get(m, m))
+TABLES = {"adult": "Adult", "messy": "Hospital stays (the generated table of notebook 08)"}
+shape_peers = peers[peers["method"].str.startswith("MST")] if peers is not None else None
+fidelity_chart(shape[shape.dataset == "adult"], peers=shape_peers,
+               title="Adult: accuracy or shape? (median of the runs, thin lines: smallest to largest)")
+
+# %%
+fidelity_chart(shape[shape.dataset == "messy"], title=TABLES["messy"])
+
+# %%
+medians = shape.groupby(["dataset", "epsilon", "method"], sort=False)[["accuracy", "tvd_1way", "tvd_2way",
+                                                                       "majority"]].median().reset_index()
+lines = []
+for (d, e), g in medians.groupby(["dataset", "epsilon"], sort=False):
+    top, close = g.loc[g["accuracy"].idxmax()], g.loc[g["tvd_2way"].idxmin()]
+    gap = top["tvd_2way"] - close["tvd_2way"]   # 0.01: about the spread of three runs (the thin lines)
+    same = ("the same method" if gap == 0 else f"the best classifier's table is as close, within {gap:.3f}"
+            if gap <= 0.01 else f"**not** the same method: the best classifier's table is {gap:.3f} further")
+    text = (f"- **{TABLES[d]}, ε = {e:.3g}**: best classifier **{top['method']}** (accuracy {top['accuracy']:.3f}, "
+            f"majority class {top['majority']:.3f}); closest table **{close['method']}** (TVD "
+            f"{close['tvd_1way']:.3f} 1-way, {close['tvd_2way']:.3f} 2-way): {same}.")
+    if not (g["accuracy"] > g["majority"]).any():
+        text += " No release's classifier beats the majority class here."
+    if d == "adult" and shape_peers is not None:
+        mst = shape_peers[np.isclose(shape_peers["epsilon"], e)].set_index("metric")["value"]
+        if {"accuracy", "tvd_1way", "tvd_2way"} <= set(mst.index):
+            text += (f" OpenDP's MST: accuracy {mst['accuracy']:.3f}, TVD {mst['tvd_1way']:.3f} 1-way, "
+                     f"{mst['tvd_2way']:.3f} 2-way.")
+    lines.append(text)
+display(Markdown("\n".join(lines)))
+
+# %% tags=["exercise"]
+# Exercise 07.4 (interpret the chart, 2 min). On Adult at ε = 1 you will publish a synthetic table that
+# analysts will cross-tabulate (pairs of columns). Which would you pick: (a) PrivPfC, the most accurate
+# classifier, (b) DiffMulti, or (c) OpenDP's MST?
+table_for_crosstabs = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+table_for_crosstabs = "c"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("07.4", table_for_crosstabs)
+
+# %% [markdown]
 # ## Take-aways
 #
 # - The stored verdict is a measurement on two tables with **three runs per point**. With three
@@ -317,3 +387,7 @@ display(Markdown("\n".join(report)))
 #   dpexplore method, and each library declares its domain differently (see `benchmarks/peers.py`).
 # - Run time differs by orders of magnitude; a method that is nearly as good and much faster is often
 #   the practical choice for exploring ε interactively.
+# - Pick for the use: for predictions, the highest accuracy; for a table to count and cross-tabulate,
+#   the smallest distance (section 7). dpexplore's methods choose their histogram for classification
+#   (the papers' goal); MST chooses its marginals for the table's shape, and in the stored run on
+#   Adult its table is the closer one.

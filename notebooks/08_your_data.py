@@ -183,7 +183,11 @@ display(Markdown(tables.summary_markdown(result, title="Hospital stays")))
 # The summary above holds released values only: it is the page to share. How well the release
 # classifies the held-out rows is measured on the true rows, so it is **not private**: it is
 # shown apart, rounded, and written to a file of its own (`…_utility_not_private.md`) that stays
-# with the data owner.
+# with the data owner. So is the synthetic table's **shape** next to it: its total-variation distance
+# (TVD) to the training part over the public bins, for each column and each pair of columns
+# (0 = the same shares of rows). The errors say whether to use the release's classifier; the shape
+# says whether to use its table for counts and cross-tabulations (notebook 07, section 7, compares
+# the methods on both).
 
 # %%
 display(Markdown(tables.utility_markdown(result)))
@@ -303,11 +307,12 @@ print(f"{'thousands of codes':>24}:", next(str(w.message) for w in caught
 # ## 7. The synthetic table next to the private one
 #
 # Shares of rows per declared bin or category, private (blue) and synthetic (orange), for the
-# scripted PrivPfC release of section 3. PrivPfC counts records at the level of its grid: a column
-# it kept coarse (say `n_visits` in two bins, 0–7 and 8–60) gets its synthetic values spread
-# evenly inside each coarse bin — which is why 4–7 (four values) holds more than 0 (one value).
-# Columns it did not model come from their own small paid marginal: their shares match, but their
-# relation to the target is lost. The summary's table says which column is which.
+# scripted PrivPfC release of section 3. PrivPfC counts records at the level of its grid: inside a
+# column it kept coarse (say `n_visits` in two bins, 0–7 and 8–60), the synthetic values are drawn
+# from that column's small paid one-way marginal at its declared bins, so the shares inside a coarse
+# bin follow the data's, up to noise. Columns it did not model come from their own paid marginal:
+# their shares match too, but their relation to the target is lost. The summary's table says which
+# column is which; the 1-way TVD of section 3 sums up the gaps you see here in one number.
 
 # %%
 marginals_chart(encoded, result.synthetic, schema.predictors, schema=schema)

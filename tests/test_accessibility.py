@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpexplore.plots import (diffmulti, mechanisms, privpfc, projected, roc, showdown, taxonomy, thesis,
-                             your_data)
+from dpexplore.plots import (diffmulti, fidelity, mechanisms, privpfc, projected, roc, showdown, taxonomy,
+                             thesis, your_data)
 from dpexplore.plots._accessible import CONSISTENT, DASHES, OKABE_ITO, REFUTED, describe, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data]
+MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data, fidelity]
 
 
 # --------------------------------------------------------------------------- every chart is described
@@ -55,6 +55,8 @@ def _more_charts() -> dict:
         "your_data.ledger_chart": lambda: your_data.ledger_chart(pd.DataFrame({"label": ["a", "b"], "charged": [0.1, 0.2]})),
         "your_data.method_chart": lambda: your_data.method_chart(sweep),
         "your_data.occupancy_chart": lambda: your_data.occupancy_chart(sweep),
+        "fidelity.fidelity_chart": lambda: fidelity.fidelity_chart(sweep.assign(
+            accuracy=1 - sweep["error"], tvd_1way=[0.2, 0.05, 0.3, 0.1], tvd_2way=[0.4, 0.1, 0.5, 0.2])),
     }
 
 

@@ -338,6 +338,9 @@ def test_shared_summary_holds_no_nonprivate_utility(tmp_path):
     assert "not_private" in utility.name
     text = utility.read_text()
     assert "NOT PRIVATE" in text
-    shown = [float(x) for x in re.findall(r"\| (\d\.\d+) \|", text)]
-    assert shown == [round(e, 2) for e in errors]     # rounded to two decimals
-    assert all(len(s.split(".")[1]) <= 2 for s in re.findall(r"\| (\d\.\d+) \|", text))
+    shown = [float(x) for x in re.findall(r"\| (\d\.\d+) (?=\|)", text)]
+    shape = [result.fidelity[k] for k in ("tvd_1way", "max_1way", "tvd_2way", "max_2way")]
+    assert shown == [round(e, 2) for e in [*errors, *shape]]     # rounded to two decimals
+    other = dataclasses.replace(result, fidelity={k: 0.5 for k in result.fidelity})
+    assert tables.summary_markdown(other) == summary   # nor does a shape figure
+    assert all(len(s.split(".")[1]) <= 2 for s in re.findall(r"\| (\d\.\d+) (?=\|)", text))

@@ -439,3 +439,38 @@ def test_app_dropdown_reads_the_registry_and_releases_a_model(messy, tmp_path):
     assert "a model (no synthetic table)" in html.unescape(app.messages.value)
     with pytest.warns(DpexploreDeprecationWarning):
         assert YourDataApp(random_state=0, method="Projected histogram").method.value == "ProjectedHistogram"
+
+
+# ----------------------------------------------------------------------------- shape next to accuracy
+def test_release_compares_the_synthetic_shape_with_the_training_part(messy):
+    from dpexplore.evaluate.fidelity import fidelity_summary
+
+    schema, enc, leaks = built(messy)
+    before = enc.copy()
+    res = tables.release(enc, schema, "PrivPfC", 1.0, random_state=4, progress=False, leaks=leaks, test_size=0.0)
+    pd.testing.assert_frame_equal(enc, before)                          # the input is not modified
+    # test_size=0: the training part is the whole table, so the figures can be recomputed here
+    assert res.fidelity == pytest.approx(fidelity_summary(enc, res.synthetic, schema))
+    assert set(res.fidelity) == {"tvd_1way", "tvd_2way", "max_1way", "max_2way"}
+    assert 0 < res.fidelity["tvd_1way"] <= res.fidelity["max_1way"] <= 1
+    page = tables.utility_markdown(res)
+    assert page.startswith("# NOT PRIVATE") and "## Shape" in page
+    assert f"| each column (1-way) | {res.fidelity['tvd_1way']:.2f} | {res.fidelity['max_1way']:.2f} |" in page
+    assert "TVD" not in tables.summary_markdown(res)                   # not in the page to share
+    assert tables.release(enc, schema, "PrivPfC", 1.0, random_state=4, progress=False, evaluate=False,
+                          test_size=0.0).fidelity == {}
+    model = tables.release(enc, schema, "PrivateNaiveBayes", 1.0, random_state=4, progress=False)
+    assert model.fidelity == {} and "## Shape" not in tables.utility_markdown(model)
+
+
+def test_app_shows_the_shape_with_the_not_private_utility(messy, tmp_path):
+    from dpexplore.widgets.your_data import YourDataApp
+
+    path = tmp_path / "t.csv"
+    messy[["n_visits", "gender", "readmitted"]].to_csv(path, index=False)
+    app = YourDataApp(random_state=0, export_dir="releases")
+    app.load(str(path))
+    result = app.release()
+    assert result is not None and result.fidelity
+    text = app.files["utility"].read_text()
+    assert "NOT PRIVATE" in text and "## Shape" in text

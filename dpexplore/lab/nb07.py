@@ -1,5 +1,6 @@
 """Checks of notebook 07, the showdown: sequential composition (Dwork & Roth 2014, Thm 3.16), and
-reading the stored sweep (``notebooks/results/07_showdown_*``) that the notebook's charts draw.
+reading the stored sweep (``notebooks/results/07_showdown_*``) that the notebook's charts draw, and
+the stored shape benchmark (``notebooks/results/07_fidelity.csv``, with MST's rows of ``peers.csv``).
 """
 from __future__ import annotations
 
@@ -53,3 +54,23 @@ def band_edge(answer) -> bool:
     if abs(q25 - (runs[0] + runs[1]) / 2) < 1e-12:
         return choice(answer, "b")
     return choice(answer, "c" if q25 == runs[0] else "a")
+
+
+@exercise("07.4",
+          hint="Use the lower row of the accuracy-or-shape chart (each pair of columns), in the Adult panel "
+               "at ε = 1: for cross-tabulations, the point furthest left wins, whatever its height.",
+          why="MST's synthetic table is about twice as close to Adult's pairs of columns as any dpexplore "
+              "publisher's at ε = 1, although its classifier is less accurate than PrivPfC's: pick the "
+              "method for the use — accuracy for predictions, shape for tables.",
+          wrong=["a", "b", "PrivPfC"], right=["c", "(c)", " C "])
+def table_for_crosstabs(answer) -> bool:
+    import numpy as np
+
+    shape = read_results("07_fidelity.csv")
+    at_one = shape[(shape["dataset"] == "adult") & np.isclose(shape["epsilon"], 1.0)]
+    medians = at_one.groupby("method")["tvd_2way"].median()
+    peers = read_results("peers.csv")
+    mst = peers[peers["method"].str.startswith("MST") & np.isclose(peers["epsilon"], 1.0)
+                & (peers["metric"] == "tvd_2way")]["value"]
+    options = {"a": medians["PrivPfC"], "b": medians["DiffMulti"], "c": float(mst.mean())}
+    return choice(answer, min(options, key=options.get))

@@ -18,8 +18,8 @@ from ..domain import Schema
 from .draft import schema_leaks
 from .release import ReleaseResult
 
-__all__ = ["UTILITY_DECIMALS", "ledger_table", "ledger_csv_table", "summary_markdown", "utility_markdown", "synthetic_csv",
-           "rounded_to_resolution", "resolution_decimals", "export_release"]
+__all__ = ["UTILITY_DECIMALS", "ledger_table", "ledger_csv_table", "summary_markdown", "utility_markdown",
+           "fidelity_table", "synthetic_csv", "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
 #: held-out size n; for every n > 100 some k/n lies within 1/(2n) < 0.005 of any two-decimal
@@ -221,14 +221,39 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     return "\n".join(parts) + "\n"
 
 
+def _rounded(x: float) -> str:
+    return f"{x:.{UTILITY_DECIMALS}f}" if np.isfinite(x) else ""
+
+
+def fidelity_table(fidelity: dict) -> pd.DataFrame:
+    """The shape figures of a release (:attr:`ReleaseResult.fidelity`) as a table: one row per
+    way (columns one at a time, pairs of columns), the mean and the largest total-variation
+    distance. Empty without figures."""
+    if not fidelity:
+        return pd.DataFrame(columns=["compared", "mean TVD", "largest TVD"])
+    return pd.DataFrame([{"compared": "each column (1-way)", "mean TVD": fidelity["tvd_1way"],
+                          "largest TVD": fidelity["max_1way"]},
+                         {"compared": "each pair of columns (2-way)", "mean TVD": fidelity["tvd_2way"],
+                          "largest TVD": fidelity["max_2way"]}])
+
+
 def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     """The NOT PRIVATE page for the data owner: the test errors of the release's classifier and
-    of the references on the held-out rows, rounded to :data:`UTILITY_DECIMALS` decimals. Empty
-    text when the release was not evaluated."""
+    of the references on the held-out rows and, for a synthetic table, its distance to the
+    training part's shape (:func:`fidelity_table`), all rounded to :data:`UTILITY_DECIMALS`
+    decimals. Empty text when the release was not evaluated."""
     if not len(result.utility):
         return ""
-    table = result.utility.assign(error=[f"{e:.{UTILITY_DECIMALS}f}" if np.isfinite(e) else ""
-                                         for e in result.utility["error"].astype(float)])
+    table = result.utility.assign(error=[_rounded(e) for e in result.utility["error"].astype(float)])
+    shape = fidelity_table(getattr(result, "fidelity", {}))
+    shape_part = [] if shape.empty else [
+        "## Shape: the synthetic table against the training part", "",
+        _md_table(shape.assign(**{c: [_rounded(v) for v in shape[c].astype(float)]
+                                  for c in ("mean TVD", "largest TVD")})), "",
+        "Total-variation distance between the two tables' shares of rows over the schema's public bins "
+        "(0: the same shape, 1: nothing in common), for every column and every pair of columns, the "
+        "target included, rounded like the errors. The errors above say whether to use the release's "
+        "classifier; the shape, whether to use its synthetic table for counts and cross-tabulations.", ""]
     return "\n".join([
         f"# NOT PRIVATE — {title}: utility of the {result.method} release (ε = {result.epsilon:.3g})", "",
         "**For the data owner only: do not publish or share this file.** These errors were measured on "
@@ -236,7 +261,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
         _md_table(table), "",
         f"Errors are rounded to {UTILITY_DECIMALS} decimals, so that they give back no exact count of "
         "held-out rows. The majority class and the non-private logistic regression are references: the "
-        "error a release should beat, and the error no private release can beat here.", ""])
+        "error a release should beat, and the error no private release can beat here.", "", *shape_part])
 
 
 def export_release(result: ReleaseResult, folder: str | Path = ".", stem: str | None = None) -> dict[str, Path]:

@@ -15,6 +15,7 @@ import pandas as pd
 from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values
+from ..evaluate.fidelity import fidelity_summary
 from ..exceptions import DpexploreDeprecationWarning
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
 from ..registry import MethodSpec, all_methods
@@ -69,7 +70,10 @@ class ReleaseResult:
 
     ``utility`` is a NON-PRIVATE evaluation for the data owner (exact test errors on the held-out
     rows): :func:`~dpexplore.tables.export_release` writes it to its own file, labelled so, rounded,
-    never into the shareable summary. No exact row count is kept (``test_fraction`` is the public
+    never into the shareable summary. ``fidelity`` is NON-PRIVATE too, and goes with it: how close the
+    synthetic table's shape is to the training part's (mean and largest total-variation distance over
+    the schema's public bins, 1-way and 2-way: :func:`~dpexplore.evaluate.fidelity.fidelity_summary`);
+    empty for a model or an unevaluated release. No exact row count is kept (``test_fraction`` is the public
     probability with which each row was held out). ``released`` is "synthetic table" for a
     publishing method and "model" for a classifier (e.g. PrivateNaiveBayes): a model releases its
     noisy parameters, held in ``estimator``, and no synthetic rows.
@@ -90,6 +94,7 @@ class ReleaseResult:
     marginal_share: float = 0.0
     estimator: Any = field(default=None, repr=False)
     released: str = "synthetic table"
+    fidelity: dict = field(default_factory=dict)
 
 
 def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.DataFrame:
@@ -194,8 +199,9 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     fit, synthesis, evaluation).
 
     The release's classifier, the majority class and a non-private logistic regression are
-    scored on the held-out rows: NOT private (for the data owner only; ``evaluate=False`` skips
-    it). ``hardened``: exact discrete noise for every draw. ``random_state``: never publish two
+    scored on the held-out rows, and a synthetic table's shape is compared with the training
+    part's (``result.fidelity``): NOT private (for the data owner only; ``evaluate=False`` skips
+    both). ``hardened``: exact discrete noise for every draw. ``random_state``: never publish two
     releases made with the same int seed. Every check runs before anything is spent; bad input
     raises :class:`InputError` (or ``BudgetExceededError``).
 
@@ -315,6 +321,9 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             except ValueError:  # e.g. one class in the training part: no reference figure
                 ref = None
             rows.append({"model": label, "private": False, "error": _error(ref, X_te, y_te)})
+        # the synthetic table against the rows it was made from (public bins; reads the real rows)
+        shape = (fidelity_summary(X_tr.assign(**{schema.target: y_tr}), synthetic, schema)
+                 if evaluate and publishes else {})
         bar.update(1)
         bar.set_postfix_str("done")
     finally:
@@ -326,4 +335,4 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
                          test_fraction=float(test_size), hardened=bool(hardened), seconds=seconds, schema=schema,
                          sources=column_sources(est, schema, synthetic) if publishes else pd.DataFrame(),
                          occupancy=grid_occupancy(est), marginal_share=float(marginal_share), estimator=est,
-                         released="synthetic table" if publishes else "model")
+                         released="synthetic table" if publishes else "model", fidelity=shape)

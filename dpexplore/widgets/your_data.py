@@ -54,7 +54,8 @@ class YourDataApp:
     method, ε (typed; outside 0.01–10 is an error, never a clamp), the share of ε for the
     unmodelled columns' marginals, Release: a progress bar, then the summary and links to the
     files written in ``export_dir`` (next to the notebook by default). Below the shareable summary,
-    the held-out utility is shown apart, labelled NOT PRIVATE (for the data owner only).
+    the held-out utility and the synthetic table's shape against the training part are shown apart,
+    labelled NOT PRIVATE (for the data owner only).
 
     ``random_state`` (default None: fresh OS entropy) seeds one Generator for the whole session;
     never fix a seed for data you publish (two releases with shared noise give back the true
