@@ -1,11 +1,11 @@
 """How much of the data's shape each publisher's synthetic table keeps, with its accuracy beside it.
 
     python benchmarks/fidelity.py [--seeds 3] [--epsilons 0.1 1] [--datasets adult messy] \\
-        [--out benchmarks/results/fidelity.csv]
+        [--marginal-share 0.25] [--out benchmarks/results/fidelity.csv]
 
 For Adult (``dpexplore.datasets.load_adult``) and the generated messy table as notebook 08
 declares it (``benchmarks/08_your_data_sweep.py``: ``declared_messy``), every publishing method
-of ``dpexplore.tables.release`` with its documented defaults (``marginal_share`` 0.1) at each ε and
+of ``dpexplore.tables.release`` with its documented defaults (``marginal_share`` 0.25) at each ε and
 seed: the rows are split per record (``bernoulli_split``, 20 % held out with that public
 probability), the release is made from the training part (``test_size=0``: all of it), then
 
@@ -69,7 +69,8 @@ def publishers() -> list[str]:
     return [name for name, spec in tables.METHODS.items() if getattr(spec, "kind", "publisher") == "publisher"]
 
 
-def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None) -> pd.DataFrame:
+def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None,
+        marginal_share: float = tables.DEFAULT_MARGINAL_SHARE) -> pd.DataFrame:
     """One row per (dataset, method, ε, seed) with the columns :data:`COLUMNS`."""
     out = []
     for d_idx, dataset in enumerate(datasets):
@@ -88,7 +89,8 @@ def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None) 
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", FewRecordsWarning)   # the size is in the table
                         result = tables.release(train, schema, method, eps, leaks=leaks, test_size=0.0,
-                                                random_state=release_seed, evaluate=False, progress=False)
+                                                random_state=release_seed, evaluate=False, progress=False,
+                                                marginal_share=marginal_share)
                     seconds = time.perf_counter() - t0
                     shape = fidelity_summary(train, result.synthetic, schema)
                     predicted = np.asarray(result.estimator.predict(X_te)).astype(str)
@@ -115,12 +117,14 @@ def main() -> None:
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     ap.add_argument("--seeds", type=int, default=SEEDS)
     ap.add_argument("--methods", nargs="+", choices=list(tables.METHODS), default=None)
+    ap.add_argument("--marginal-share", type=float, default=tables.DEFAULT_MARGINAL_SHARE,
+                    help="share of ε for the marginals (default: tables.release's)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)   # the messy table's draft: said in its docstring
-        results = run(args.datasets, args.epsilons, args.seeds, args.methods)
+        results = run(args.datasets, args.epsilons, args.seeds, args.methods, args.marginal_share)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     results.to_csv(args.out, index=False, float_format="%.6g")
     with pd.option_context("display.width", 160):

@@ -10,7 +10,7 @@ makes a fresh source and times:
   checks every record, then the fit);
 * **after another**: each other method's first fit on that source (it reuses the count table;
   the projected histogram counts its own public bins once, which are no union of the schema's
-  leaves);
+  leaves, unless it ran first with s public: then they were counted in the same scan);
 * **later**: every method once more (different seed), once each method has run: the cost of any
   later release from the source, the count reused.
 
@@ -218,7 +218,8 @@ def main() -> None:
     engines = [e.strip() for e in args.engines.split(",")]
     header = (f"{'rows':>12} {'engine':>7} {'method':>19} {'first fit s':>12} {'after another s':>16} "
               f"{'later fit s':>12} {'peak RSS MiB':>13} {'occupied cells':>15}")
-    print(f"# {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())   # other users of the cores at the start
+    print(f"# {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {load}")
     print(header)
     print("-" * len(header))
     report = []
@@ -246,7 +247,9 @@ def main() -> None:
                 print(f"{rows:>12,} {engine:>7} {m:>19} {r['first_s']:>12.2f} {r['after_another_s']:>16.2f} "
                       f"{r['later_s']:>12.2f} {r['peak_rss_mib']:>13.0f} {r['occupied_cells']:>15,}"
                       + ("" if r["records_ok"] else "  (record count wrong!)"), flush=True)
-            report.append({"rows": rows, "engine": engine, "runs": runs, "summary": summary})
+            report.append({"rows": rows, "engine": engine, "runs": runs, "summary": summary,
+                           "load_average": os.getloadavg()})
+    print("# load average at the end " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1))
 

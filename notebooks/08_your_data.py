@@ -171,9 +171,10 @@ print("with 8 equal-width bins over [0, 60], the first bin (0–7) would hold "
 #
 # ## 3. Release, with a progress bar
 #
-# PrivPfC at ε = 1. 20 % of the rows are held out, each independently, to measure the error; 10 %
-# of ε (`marginal_share`) pays small one-way marginals for the columns the method does not model,
-# so that no synthetic column is uniform filler. The summary says, per column, how it was produced.
+# PrivPfC at ε = 1. 20 % of the rows are held out, each independently, to measure the error; a
+# quarter of ε (`marginal_share`, default 0.25) pays small marginals of the columns: two-way with a
+# privately chosen parent for those the method does not model, so that no synthetic column is uniform
+# filler, and one-way for the others, to shape the values inside the cells it releases. The summary says, per column, how it was produced.
 
 # %%
 result = tables.release(encoded, schema, "PrivPfC", 1.0, leaks=leaks, random_state=8)
@@ -310,8 +311,10 @@ print(f"{'thousands of codes':>24}:", next(str(w.message) for w in caught
 # scripted PrivPfC release of section 3. PrivPfC counts records at the level of its grid: inside a
 # column it kept coarse (say `n_visits` in two bins, 0–7 and 8–60), the synthetic values are drawn
 # from that column's small paid one-way marginal at its declared bins, so the shares inside a coarse
-# bin follow the data's, up to noise. Columns it did not model come from their own paid marginal:
-# their shares match too, but their relation to the target is lost. The summary's table says which
+# bin follow the data's, up to noise. Columns it did not model come from their own paid marginal,
+# counted jointly with one "parent" column chosen privately (the target or another column) and
+# drawn given each synthetic row's parent value: their shares match too, and so does their relation
+# to that parent, but not to the other columns. The summary's table says which
 # column is which; the 1-way TVD of section 3 sums up the gaps you see here in one number.
 
 # %%

@@ -189,10 +189,105 @@ def _modelled_marginal_run(data, rng):
     return int(np.clip(np.floor(model.marginals_["age"][1]), -1, 1))
 
 
-def test_the_marginal_of_a_modelled_column_is_private_and_a_broken_variant_is_flagged():
+# ----------------------------------------------------------------------------- the class marginal (projected histogram)
+def _minority_in_small_cells(n: int = 3000, seed: int = 0):
+    """The minority class (30 %) is spread thinly over many cells: a third of it in one cell, the
+    rest where no cell holds more than a few records, which the threshold of a projected histogram
+    (Vinterbo 2012, §2.1) removes, so the kept counts understate the class."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    a = np.where(y == 1, np.where(rng.random(n) < 1 / 3, 0, rng.integers(1, 40, n)), rng.integers(0, 3, n))
+    b = np.where(y == 1, np.where(a == 0, 0, rng.integers(0, 40, n)), rng.integers(0, 3, n))
+    schema = Schema([Attribute.numeric(c, 0, 40, integer=True) for c in ("a", "b")], "y", [0, 1])
+    return pd.DataFrame({"a": a, "b": b}), pd.Series(y, name="y"), schema
+
+
+def test_a_projected_histogram_pays_a_class_marginal_and_rakes_the_class_shares_to_it():
+    X, y, schema = _minority_in_small_cells()
+    fit = dict(k=2, n_bins=40, A=3.0, epsilon=5.0, random_state=0, schema=schema)
+    paper = ProjectedHistogram(**fit).fit(X, y)
+    shaped = ProjectedHistogram(**fit, marginal_share=0.3).fit(X, y)
+    assert "marginal: y" in list(shaped.ledger_["label"])
+    assert shaped.column_sources_["y"]["marginal_epsilon"] == pytest.approx(1.5 / 3)
+    assert shaped.epsilon_spent_ == pytest.approx(5.0)
+    real = y.mean()
+    thresholded = _synthetic(paper, random_state=0)["y"].mean()
+    raked = _synthetic(shaped, random_state=0)["y"].mean()
+    assert real - thresholded > 0.1                   # the threshold drops most of the minority's cells
+    assert abs(raked - real) < 0.03                   # raked to the noisy class marginal
+
+
+def _class_marginal_run(data, rng):
+    """A projected histogram with a paid class marginal: the output is that marginal's count of
+    class "yes" less 2 (3 or 2 records in the neighbours), floored to -1..1."""
+    X, y = data
+    model = ProjectedHistogram(k=1, epsilon=EPS, marginal_share=0.9, random_state=rng, schema=AUDIT_SCHEMA).fit(X, y)
+    return int(np.clip(np.floor(model.marginals_["y"][1] - 2), -1, 1))
+
+
+A_D2 = (A_D[0].iloc[:-1].reset_index(drop=True), A_D[1].iloc[:-1].reset_index(drop=True))   # one "yes" less
+
+
+# ----------------------------------------------------------------------------- unmodelled columns keep a relation
+@pytest.mark.parametrize("cls", list(FAST))
+def test_an_unmodelled_column_is_drawn_given_its_parent(cls):
+    """A column the release does not model is paid as a two-way table with a privately chosen
+    parent (here the class or the modelled column that carries it) and drawn given each synthetic
+    row's parent value, so its relation to the target survives (a one-way marginal would give both
+    classes the same shares)."""
+    rng = np.random.default_rng(3)
+    n = 6000
+    y = pd.Series((rng.random(n) < 0.4).astype(int), name="y")
+    key = rng.integers(0, 40, n) // 20 * 20 + np.where(y == 1, 15, 2)     # a strong signal the method models
+    region = np.where(rng.random(n) < np.where(y == 1, 0.5, 0.15), "a", rng.choice(list("bcd"), n))
+    X = pd.DataFrame({"key": key, "region": region})
+    schema = Schema([Attribute.numeric("key", 0, 40, Taxonomy.equal_width("key", 0, 40, (2, 2)), integer=True),
+                     Attribute.categorical("region", list("abcd"))], "y", [0, 1])
+    forced = {PrivPfC: {"theta": 200}, DiffMulti: {"h": 1}, DiffGen: {"steps": 1},
+              ProjectedHistogram: {"k": 1, "gamma": 0.5}}[cls]
+    model = cls(**forced, epsilon=20.0, marginal_share=0.3, random_state=0, schema=schema).fit(X, y)
+    assert model.column_sources_["region"]["source"] == "marginal"      # the path under test (seeded choice)
+    assert model.marginal_parents_["region"] in ("y", "key")
+    assert model.joint_marginals_["region"].shape[0] == 4
+    syn = _synthetic(model, random_state=0)
+    for c, real in ((0, 0.15), (1, 0.5)):
+        shares = (syn.loc[syn["y"] == c, "region"] == "a").mean()
+        assert abs(shares - real) < 0.08, (c, shares)
+
+
+TREE_SCHEMA = Schema([Attribute.numeric("age", 0, 10, Taxonomy.equal_width("age", 0, 10, (2,))),
+                      Attribute.categorical("g", ["u", "v"])], "y", ["no", "yes"])
+T_D = (pd.DataFrame({"age": [1, 2, 3, 4, 6, 7], "g": ["u", "u", "v", "v", "u", "v"]}),
+       pd.Series(["no", "yes"] * 3, name="y"))
+T_D1 = (pd.concat([T_D[0], pd.DataFrame({"age": [10], "g": ["v"]})], ignore_index=True),
+        pd.concat([T_D[1], pd.Series(["no"], name="y")], ignore_index=True))   # + one record
+
+
+def _tree_run(data, rng):
+    """DiffGen without specialisations models no predictor: g gets a parent (the class or age,
+    chosen privately) and a two-way table. The output is the choice and that table's count of
+    (g = "v", the parent's second leaf or class, whichever), clipped: one of 6 values."""
+    X, y = data
+    model = DiffGen(steps=0, epsilon=EPS, marginal_share=0.9, random_state=rng, schema=TREE_SCHEMA).fit(X, y)
+    parent = 0 if model.marginal_parents_["g"] == "y" else 1
+    return parent * 3 + int(np.clip(np.floor(model.joint_marginals_["g"][1, 1] - 1), -1, 1)) + 1
+
+
+# the marginals' release paths: neighbouring inputs through the public API, a lower bound at or below
+# the claim, and a variant with weakened noise that the audit flags (÷ 6 where the audited marginal
+# holds 0.45 of the claimed ε: two paid columns)
+AUDITS = {"DiffMulti modelled-column marginal": (_modelled_marginal_run, A_D1, 3),
+          "projected histogram class marginal": (_class_marginal_run, A_D2, 6),
+          "two-way marginal with a chosen parent (unmodelled column)": (_tree_run, T_D1, 6)}
+
+
+@pytest.mark.parametrize("label", list(AUDITS))
+def test_the_marginals_are_private_and_a_broken_variant_is_flagged(label):
+    run, neighbour, weaken = AUDITS[label]
+    data = T_D if run is _tree_run else A_D
     with threadpool_limits(1):
-        res = assert_private(_modelled_marginal_run, A_D, A_D1, EPS, n_samples=400, seed=0)
-        with weakened_noise(3):
-            broken = assert_flagged(_modelled_marginal_run, A_D, A_D1, EPS, n_samples=400, seed=1)
-    print(f"\n| DiffMulti modelled-column marginal | claimed ε {EPS} | lower bound {res.epsilon_lower:.3f} "
-          f"| noise ÷ 3: {broken.epsilon_lower:.3f} |")
+        res = assert_private(run, data, neighbour, EPS, n_samples=400, seed=0)
+        with weakened_noise(weaken):
+            broken = assert_flagged(run, data, neighbour, EPS, n_samples=400, seed=1)
+    print(f"\n| {label} | claimed ε {EPS} | lower bound {res.epsilon_lower:.3f} "
+          f"| noise ÷ {weaken}: {broken.epsilon_lower:.3f} |")

@@ -183,14 +183,25 @@ def test_marginal_share_fills_unmodelled_columns_from_paid_marginals(name):
     assert len(filled) >= 3
     ledger = model.ledger_
     rows = ledger[ledger["label"].str.startswith("marginal: ")]
-    paid = list(model.marginals_)                  # every predictor not released at single leaves
-    assert set(filled) <= set(paid) and paid == [a for a in schema.predictors if a in paid]
+    paid = list(model.marginals_)   # every predictor not released at single leaves (+ the class: projected histogram)
+    assert paid[-1:] == [schema.target] if name == "ProjectedHistogram" else schema.target not in paid
+    predictors_paid = [a for a in paid if a != schema.target]
+    assert set(filled) <= set(predictors_paid) and predictors_paid == [a for a in schema.predictors if a in paid]
     assert list(rows["label"]) == [f"marginal: {a}" for a in paid]        # one clear row per column
     assert rows["epsilon"].sum() == pytest.approx(share * eps)
     assert model.epsilon_spent_ == pytest.approx(eps)
     for a in filled:
         assert sources[a]["epsilon"] == pytest.approx(share * eps / len(paid))
         assert len(model.marginals_[a]) == len(schema[a].taxonomy.leaves)
+        # a two-way table with its privately chosen parent (the class, a modelled column or an earlier
+        # unmodelled one), whose sum over the parent is the one-way marginal
+        parent = model.marginal_parents_[a]
+        assert parent == schema.target or schema.predictors.index(parent) < schema.predictors.index(a) \
+            or sources[parent]["source"] == "modelled"
+        width = schema.n_classes if parent == schema.target else len(schema[parent].taxonomy.leaves)
+        assert model.joint_marginals_[a].shape == (len(schema[a].taxonomy.leaves), width)
+        assert sources[a]["given"] == parent
+        np.testing.assert_allclose(model.joint_marginals_[a].sum(axis=1), model.marginals_[a])
     syn = _syn(model, random_state=0)
     if "visits" in filled:   # the long tail survives: mean ≈ 3, not ≈ 20 (uniform over [0, 40])
         assert abs(syn["visits"].mean() - X["visits"].mean()) < 1.5
@@ -206,14 +217,15 @@ def test_marginal_share_fills_unmodelled_columns_from_paid_marginals(name):
 
 def test_marginal_share_serves_modelled_columns_too():
     """Every predictor's marginal is paid (one ledger row each), modelled ones included: their
-    values inside a released cell follow it."""
+    values inside a released cell follow it; the projected histogram also pays the class's."""
     X, y, schema = messy(800)
     model = _fit("ProjectedHistogram", X, y, schema, epsilon=1.0, k=4, marginal_share=0.25)
     assert all(v["source"] == "modelled" for v in model.column_sources_.values())
     rows = model.ledger_[model.ledger_["label"].str.startswith("marginal: ")]
-    assert list(rows["label"]) == [f"marginal: {a}" for a in schema.predictors]
+    columns = schema.predictors + [schema.target]
+    assert list(rows["label"]) == [f"marginal: {a}" for a in columns]
     assert rows["epsilon"].sum() == pytest.approx(0.25)
-    assert all(model.column_sources_[a]["marginal_epsilon"] == pytest.approx(0.25 / 4) for a in schema.predictors)
+    assert all(model.column_sources_[a]["marginal_epsilon"] == pytest.approx(0.25 / 5) for a in columns)
     assert model.epsilon_spent_ == pytest.approx(1.0)
 
 

@@ -139,12 +139,14 @@ def test_summary_states_the_epsilon_spent_and_why_less(messy):
     assert f"budget **ε = 1**, spent **ε = {spent:.4g}** (the ledger's total)" in md
     # the share for one-way marginals unused (every column modelled): said, with its amount
     unpaid = result.ledger[~result.ledger["label"].str.startswith("marginal: ")]
-    unpaid = unpaid.assign(charged=unpaid["charged"] * 0.9 / unpaid["charged"].sum())
+    share = tables.DEFAULT_MARGINAL_SHARE
+    unpaid = unpaid.assign(charged=unpaid["charged"] * (1 - share) / unpaid["charged"].sum())
     modelled = result.sources.assign(**{"produced by": "modelled"})
     md = tables.summary_markdown(dataclasses.replace(result, ledger=unpaid, sources=modelled))
-    assert "spent **ε = 0.9**" in md
-    assert "the share set aside for one-way marginals (ε = 0.1) went unused, as the method modelled every column" in md
-    short = unpaid.assign(charged=unpaid["charged"] * 0.95 / 0.9)      # any other shortfall: its amount
+    assert f"spent **ε = {1 - share:g}**" in md
+    assert (f"the share set aside for one-way marginals (ε = {share:g}) went unused, as the method modelled "
+            "every column") in md
+    short = unpaid.assign(charged=unpaid["charged"] * 0.95 / (1 - share))   # any other shortfall: its amount
     md = tables.summary_markdown(dataclasses.replace(result, ledger=short, sources=result.sources))
     assert "spent **ε = 0.95**" in md and "ε = 0.05 was left unspent" in md and "went unused" not in md
 

@@ -212,7 +212,9 @@ def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
                              "(the same target, classes and attribute domains): the counts are built "
                              f"from the source's schema; unknown or changed: {extra or 'target/classes/domains'}")
         names = schema.predictors
-    table = X.count_table()
+    # a method that will count its own public view of the source next names it: one scan for both
+    along = getattr(estimator, "_count_along", None)
+    table = X.count_table(along=along(X, source_schema.subset(names))) if along is not None else X.count_table()
     if names != table.attributes:
         table = table.project(names)
     if estimator is not None:

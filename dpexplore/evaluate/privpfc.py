@@ -21,25 +21,55 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from .. import sources
 from .._deprecation import renamed_keyword
+from .._validation.inputs import is_source, source_input
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes
 from ..models.histogram import HistogramClassifier
 from ..publish.privpfc import PrivPfC, PrivPfCRun, cell_labels, run_privpfc
 from ..publish.privpfc_scoring import CONSTANT_SENSITIVITY, GridScorer, quality_sensitivity, win_probability
 
-__all__ = ["release_tree_error", "run_errors", "error_sweep", "sensitivity_curve", "win_probability_curve",
-           "grid_levels", "compare_counts", "counts_comparison"]
+__all__ = ["held_out_cells", "release_tree_error", "run_errors", "error_sweep", "sensitivity_curve",
+           "win_probability_curve", "grid_levels", "compare_counts", "counts_comparison"]
 
 
 # =========================================================================== test errors of releases
+def held_out_cells(test: Any, schema: Schema) -> tuple[LevelCodes, np.ndarray, np.ndarray]:
+    """Test data as weighted cells: (node codes, class codes, counts) of its occupied cells.
+
+    ``test``: a :class:`~dpexplore.sources.Source` (its count table, built once where the data
+    lives), a DataFrame of the predictors and the target column ``schema.target``, or a pair
+    ``(X_test, y_test)``. Checked against ``schema`` like ``fit(source)``. Errors computed on
+    these cells with ``weights=counts`` equal the record-by-record ones, at a cost set by the
+    number of cells, not of records. Evaluation data: nothing is released.
+    """
+    if isinstance(test, tuple) and len(test) == 2:
+        X, y = test
+        test = pd.DataFrame(X).assign(**{schema.target: np.asarray(y)})
+    if not is_source(test):
+        test = sources.pandas(test, schema)
+    table, _ = source_input(test, None, schema)
+    return LevelCodes.from_table(table), np.asarray(table.class_codes, dtype=np.int64), table.counts
+
+
+def _error_rate(wrong: np.ndarray, weights: np.ndarray | None) -> float:
+    """Share of test records misclassified; with ``weights``, each row stands for that many
+    records (the same float as on the records: integer sums, one division)."""
+    if weights is None:
+        return float(np.mean(wrong))
+    w = np.asarray(weights, dtype=np.int64)
+    return float(w[wrong].sum() / w.sum())
+
+
 def release_tree_error(counts: np.ndarray, grid: Mapping[str, int], test_codes: LevelCodes,
-                       y_test: np.ndarray, random_state: int = 0) -> float:
+                       y_test: np.ndarray, random_state: int = 0, weights: np.ndarray | None = None) -> float:
     """Test error of a decision tree trained on the synthetic data of a released histogram.
 
     The synthetic data set (round(max(0, count)) copies of each (cell, class)) is passed as one
     weighted row per (cell, class); features are the one-hot node codes of the refined
-    attributes, and test records are generalised to the same grid. Post-processing only.
+    attributes, and test records are generalised to the same grid. ``weights``: records per
+    test row (the counts of :func:`held_out_cells`). Post-processing only.
     """
     used = [a for a, d in grid.items() if d > 0]
     k = counts.shape[1]
@@ -50,7 +80,7 @@ def release_tree_error(counts: np.ndarray, grid: Mapping[str, int], test_codes: 
     cells, labels = np.divmod(keep, k)
     if not used:  # a one-cell release: the tree can only predict the synthetic majority
         majority = np.argmax(np.bincount(labels, weights=reps[keep], minlength=k))
-        return float(np.mean(y_test != majority))
+        return _error_rate(y_test != majority, weights)
     shape = tuple(test_codes.level_sizes[a][grid[a]] for a in test_codes.attributes)
     nodes = np.unravel_index(cells, shape)
     idx = [test_codes.attributes.index(a) for a in used]
@@ -59,22 +89,23 @@ def release_tree_error(counts: np.ndarray, grid: Mapping[str, int], test_codes: 
     enc = OneHotEncoder(categories=[np.arange(shape[i]) for i in idx], handle_unknown="ignore")
     tree = DecisionTreeClassifier(random_state=random_state)
     tree.fit(enc.fit_transform(Xs), labels, sample_weight=reps[keep])
-    return float(np.mean(tree.predict(enc.transform(Xt)) != y_test))
+    return _error_rate(tree.predict(enc.transform(Xt)) != y_test, weights)
 
 
 def run_errors(run: PrivPfCRun, attributes: Sequence[str], schema: Schema, test_codes: LevelCodes,
-               y_test: np.ndarray, tree: bool = True) -> dict[str, float]:
+               y_test: np.ndarray, tree: bool = True, weights: np.ndarray | None = None) -> dict[str, float]:
     """Test errors of one release: its histogram classifier and (``tree``) a tree on its synthetic data.
 
     Test records are generalised to the released grid through ``test_codes`` (the same taxonomy
-    lookup as the release's counts). ``y_test`` holds class indices. Post-processing only.
+    lookup as the release's counts). ``y_test`` holds class indices; ``weights`` the records per
+    test row (weighted cells from :func:`held_out_cells`; None: one record each). Post-processing only.
     """
     grid = {a: int(d) for a, d in zip(attributes, run.grid)}
     clf = HistogramClassifier.from_counts(run.noisy_counts, grid, schema)
     truth = np.asarray(schema.classes, dtype=object)[y_test]
-    out = {"histogram": float(np.mean(clf.predict_cells(test_codes.cell_codes(grid)) != truth))}
+    out = {"histogram": _error_rate(clf.predict_cells(test_codes.cell_codes(grid)) != truth, weights)}
     if tree:
-        out["tree"] = release_tree_error(run.noisy_counts, grid, test_codes, y_test)
+        out["tree"] = release_tree_error(run.noisy_counts, grid, test_codes, y_test, weights=weights)
     return out
 
 

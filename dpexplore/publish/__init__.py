@@ -15,8 +15,8 @@ trailing-underscore attributes, ``synthetic(*, n, random_state, values)`` and ``
 ``synthetic()`` returns every declared column in schema order; its size is the release's DP total
 raised to a public floor and capped at ``max_synthetic_rows`` (or ``n=``). Columns the release
 carries no information on are drawn uniformly (the papers) or, with ``marginal_share`` > 0, from DP
-one-way marginals paid with that share of ε (an extension beyond the papers); ``column_sources_``
-says which. Those marginals also shape the modelled columns inside their released cells
+marginals paid with that share of ε (an extension beyond the papers): two-way tables with a
+privately chosen parent, drawn given each row's parent value; ``column_sources_`` says which. One-way marginals also shape the modelled columns inside their released cells
 (:mod:`~dpexplore.publish.shape`); derived columns are computed from their source.
 """
 from .. import _lazy

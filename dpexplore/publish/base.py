@@ -75,7 +75,7 @@ class Release(RecordsSpends):
 # =========================================================================== complete synthetic tables
 # Every publisher's synthetic() returns every declared column, in schema order, with a public size
 # rule; columns the release carries no information on are filled either uniformly over their
-# declared domain (the papers' rule) or from a small paid DP one-way marginal (an extension beyond
+# declared domain (the papers' rule) or from a small paid DP marginal (an extension beyond
 # the papers, README "Synthetic tables").
 
 def check_marginal_share(value: Any) -> float:
@@ -127,10 +127,19 @@ def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS
     return size
 
 
-def apportion(weights: Any, n: int) -> np.ndarray:
+def apportion(weights: Any, n: int, cumulative: bool = False) -> np.ndarray:
     """Copies per entry, summing to exactly ``n``, proportional to ``weights`` clipped at 0
-    (largest-remainder rounding, ties by position: deterministic post-processing). All-zero
-    weights share ``n`` evenly."""
+    (deterministic post-processing; all-zero weights share ``n`` evenly).
+
+    Largest-remainder rounding (ties by position), or with ``cumulative`` the differences of the
+    rounded cumulative quotas, round(n·W_i/W) − round(n·W_{i−1}/W) (systematic rounding): every
+    run of consecutive entries then gets its quota up to less than one copy, e.g. each class of
+    a table whose class is its last index. Largest remainders hand the missing copies to the
+    largest fractional parts, which after raking can all fall in one class.
+
+    >>> apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2).tolist(), apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2, cumulative=True).tolist()
+    ([1, 1, 0, 0, 0], [0, 1, 0, 1, 0])
+    """
     w = np.clip(np.asarray(weights, dtype=float).ravel(), 0.0, None)
     n = int(n)
     if w.size == 0:
@@ -138,6 +147,10 @@ def apportion(weights: Any, n: int) -> np.ndarray:
     total = float(w.sum())
     if not total > 0 or not np.isfinite(total):
         w, total = np.ones(w.size), float(w.size)
+    if cumulative:
+        bounds = np.floor(np.cumsum(w) / total * n + 0.5).astype(np.int64)
+        bounds[-1] = n
+        return np.diff(bounds, prepend=0)
     quota = w / total * n
     base = np.floor(quota).astype(np.int64)
     short = n - int(base.sum())
@@ -154,6 +167,16 @@ def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Genera
     return sample_within(attr, tax, depth, codes, rng)
 
 
+PARENT_SELECTION_SHARE = 0.1
+"""Share of a column's marginal ε that chooses its parent (:meth:`MarginalFiller.release`); the
+rest measures the two-way table. A public constant."""
+
+PARENT_NOISE_PENALTY = 2.0
+"""How many times the expected L1 noise of a candidate parent's two-way table (cells / ε) its
+score loses (:meth:`MarginalFiller.release`): a public penalty on parents with many leaves, whose
+table the noise blurs. 2 chose well on Adult and the generated messy table (benchmarks/fidelity.py)."""
+
+
 def marginal_taxonomy(attr: Any) -> Any:
     """The taxonomy whose leaves are the domain of a column's one-way marginal: its own, or
     :data:`MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
@@ -165,23 +188,42 @@ def marginal_taxonomy(attr: Any) -> Any:
 
 
 class MarginalFiller:
-    """The paid one-way marginals that give a synthetic table the data's shape (an extension
-    beyond the papers): values of the columns a release carries no information on, and values
-    inside the released cells of the modelled ones (:mod:`dpexplore.publish.shape`).
+    """The paid marginals that give a synthetic table the data's shape (an extension beyond the
+    papers): values of the columns a release carries no information on, and values inside the
+    released cells of the modelled ones (:mod:`dpexplore.publish.shape`).
 
     Built BEFORE the first spend from the training data (the leaf code of every value of every
-    predictor, on its :func:`marginal_taxonomy`, and the row weights of a CountTable), so bad data
-    fails before anything is spent. :meth:`release` then, after the method's private model
-    selection, spends ``epsilon`` (split evenly, sequentially) on Laplace one-way marginals of the
-    columns it is given over their declared domain (ledger "marginal: <column>") and drops the
-    codes. Not in the papers: an extension, documented as such in every ledger and docstring.
+    predictor, on its :func:`marginal_taxonomy`, the class of every record, and the row weights of
+    a CountTable), so bad data fails before anything is spent. :meth:`release` then, after the
+    method's private model selection, spends ``epsilon`` (split evenly, sequentially) on a Laplace
+    marginal of each column it is given over its declared domain: one-way, or for a column the
+    method does not model a two-way table with a privately chosen parent (the class or another
+    column: a synthetic value is drawn given its row's parent value, so the column keeps its
+    strongest relation), ledger "marginal: <column>"; then it drops the codes. ``class_marginal``: the class
+    column too, for a method whose released counts misstate the class shares (the thresholded
+    projected histogram). Not in the papers: an extension, documented as such in every ledger and
+    docstring.
     """
 
     def __init__(self, schema: Schema, X: pd.DataFrame | None = None, table: Any = None,
-                 taxonomies: dict | None = None, codes: dict | None = None, weights: Any = None):
+                 taxonomies: dict | None = None, codes: dict | None = None, weights: Any = None,
+                 y: Any = None, class_marginal: bool = False):
         self.taxonomies = {}
         self._codes: dict[str, np.ndarray] = {}
         self._weights = None
+        self.n_classes, self.target = schema.n_classes, schema.target
+        # the class of every record: ``y`` (records), ``codes[target]`` or the table's class codes
+        if y is not None:
+            self._classes = schema.encode_target(y)
+        elif codes is not None and schema.target in codes:
+            self._classes = np.asarray(codes[schema.target], dtype=np.int64)
+        elif table is not None:
+            self._classes = np.asarray(table.class_codes, dtype=np.int64)
+        else:
+            self._classes = None
+        if class_marginal and self._classes is not None:
+            self.taxonomies[schema.target] = Taxonomy.flat(schema.target, schema.classes)
+            self._codes[schema.target] = self._classes
         for a in schema.predictors:
             tax = (taxonomies or {}).get(a) or marginal_taxonomy(schema[a])
             self.taxonomies[a] = tax
@@ -196,26 +238,62 @@ class MarginalFiller:
         elif table is not None:
             self._weights = np.asarray(table.counts, dtype=float)
 
-    def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator
-                ) -> dict[str, np.ndarray]:
-        """Noisy one-way marginal (Laplace(m/ε) per count, m = len(columns): sequential
-        composition, one ε/m spend per column; each column's count vector has L1 sensitivity 1
-        under add/remove-one) of each column, over its public leaves."""
+    def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
+                joint: Sequence[str] = ()) -> dict[str, np.ndarray]:
+        """Noisy marginal of each column, one ε/m spend per column (m = len(columns): sequential
+        composition; ledger "marginal: <column>"), Laplace noise on counts whose table has L1
+        sensitivity 1 under add/remove-one (a record is in one of its cells):
+
+        * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
+          class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
+          exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε, then its table
+          leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
+          in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
+          of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
+          (sensitivity 1: a record adds 1 to one cell), less :data:`PARENT_NOISE_PENALTY` times
+          the expected L1 noise of its table, |cells|/ε_table (public). ``self.parents`` says which;
+        * another column: one-way over its leaves; the class column over the classes.
+        """
         out: dict[str, np.ndarray] = {}
         columns = list(columns)
+        self.parents = {}
         if not columns:
-            self._codes = {}
+            self._codes, self._classes = {}, None
             return out
         each = float(epsilon) / len(columns)
+        joint = [a for a in joint if a in columns] if self._classes is not None else []
         for a in columns:
             if a not in self._codes:
                 raise ValueError(f"no data for the marginal of {a!r}")
             size = len(self.taxonomies[a].leaves)
-            counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=accountant.spend(each, f"marginal: {a}"),
-                                                   sensitivity=1.0, random_state=rng), dtype=float)
-        self._codes = {}   # the private codes are not kept
+            spent = accountant.spend(each, f"marginal: {a}")
+            if a in joint:
+                before = joint[:joint.index(a)]
+                candidates = [self.target] + [p for p in self._codes if p not in joint and p not in (a, self.target)]
+                candidates += before
+                eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
+                tables = [self._table(p, a, size) for p in candidates]
+                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size / eps_table for t in tables]
+                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE, sensitivity=1.0,
+                                              random_state=rng)
+                self.parents[a] = candidates[pick]
+                counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
+            else:
+                counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
+                eps_counts = spent
+            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=1.0, random_state=rng),
+                                dtype=float)
+        self._codes, self._classes = {}, None   # the private codes are not kept
         return out
+
+    def _table(self, parent: str, a: str, size: int) -> np.ndarray:
+        """The true counts parent leaf × leaf of ``a`` (NOT private: an input of the mechanism)."""
+        if parent == self.target:
+            codes, width = self._classes, self.n_classes
+        else:
+            codes, width = self._codes[parent], len(self.taxonomies[parent].leaves)
+        return np.bincount(codes * size + self._codes[a], weights=self._weights,
+                           minlength=width * size).astype(float).reshape(width, size)
 
 
 def _cast_like(values: np.ndarray, attr: Any) -> Any:
@@ -253,19 +331,34 @@ class CompleteSynthetic:
                         filler: "MarginalFiller | None", exact: Sequence[str] = ()) -> None:
         """After the model is chosen: pay the marginals (when ``marginal_share`` > 0, split evenly)
         of every predictor except the modelled ones in ``exact`` (released cells that are already
-        single leaves of the marginal: a marginal adds nothing there). Unmodelled columns are
-        drawn from theirs; modelled ones use theirs inside their released cells
-        (:mod:`dpexplore.publish.shape`). Sets ``column_sources_`` and ``marginals_``."""
+        single leaves of the marginal: a marginal adds nothing there), and of the class when the
+        filler holds it. An unmodelled column gets a privately chosen parent (the class, a modelled
+        column or an earlier unmodelled one: ``marginal_parents_``) and its two-way table with it
+        (``joint_marginals_``, leaves × parent leaves), and is drawn given its row's parent value;
+        a modelled one (whose relation to the others is in the released cells) is paid one-way and
+        shapes its values inside their released cells (:mod:`dpexplore.publish.shape`). Sets
+        ``column_sources_``, ``marginals_`` (one-way: a two-way table summed over its parent) and
+        those two."""
         schema = self.schema_
         modelled = [a for a in schema.predictors if a in set(modelled)]
         rest = [a for a in schema.predictors if a not in set(modelled)]
         paid = [a for a in schema.predictors if a in set(rest) or a not in set(exact)]
+        if filler is not None and schema.target in filler.taxonomies:
+            paid.append(schema.target)
         share = float(self.epsilon) * float(self.marginal_share)
-        self.marginals_ = {}
+        self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
         self._marginal_taxonomies = {}
         if filler is not None and paid:
-            self.marginals_ = filler.release(paid, share, accountant, rng)
+            for a, noisy in filler.release(paid, share, accountant, rng, joint=rest).items():
+                if noisy.ndim == 2:                      # a two-way table: the one-way marginal is its sum
+                    self.joint_marginals_[a] = noisy
+                self.marginals_[a] = noisy.sum(axis=1) if noisy.ndim == 2 else noisy
+            self.marginal_parents_ = dict(filler.parents)
             self._marginal_taxonomies = {a: filler.taxonomies[a] for a in paid}
+            self._parent_taxonomies = {p: filler.taxonomies[p] for p in self.marginal_parents_.values()
+                                       if p != schema.target}
+            # the Laplace scale of a two-way table's counts
+            self._joint_scale = len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
         model_eps = self._model_epsilon()
         each = share / len(paid) if self.marginals_ else 0.0
         sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
@@ -275,21 +368,32 @@ class CompleteSynthetic:
         for a in rest:
             if a in self.marginals_:
                 sources[a] = {"source": "marginal", "epsilon": each}
+                if a in self.marginal_parents_:
+                    sources[a]["given"] = self.marginal_parents_[a]
             else:
                 sources[a] = {"source": "uniform", "epsilon": 0.0}
         sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
+        if schema.target in self.marginals_:
+            sources[schema.target]["marginal_epsilon"] = each
         self.column_sources_ = {a: sources[a] for a in schema.predictors + [schema.target]}
 
-    def _fill_column(self, a: str, n: int, rng: np.random.Generator, generalized: bool) -> np.ndarray:
-        """``n`` values of an unmodelled column: from its noisy marginal (clamped ≥ 0 and
-        normalised), else uniform over its declared domain (the papers' rule; "generalized": the
-        root label)."""
+    def _fill_column(self, a: str, n: int, rng: np.random.Generator, generalized: bool,
+                     parent: np.ndarray | None = None) -> np.ndarray:
+        """``n`` values of an unmodelled column: from its noisy marginal (nearest non-negative
+        counts, normalised), given each row's parent leaf (``parent``) when it has a two-way
+        table (:meth:`_conditional`), else uniform over its declared domain (the papers' rule;
+        "generalized": the root label)."""
         attr = self.schema_[a]
         if a in getattr(self, "marginals_", {}):
             tax = self._marginal_taxonomies[a]
-            p = np.clip(self.marginals_[a], 0.0, None)
-            p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
-            codes = rng.choice(p.size, size=n, p=p)
+            joint = a in getattr(self, "joint_marginals_", {}) and parent is not None
+            groups = np.asarray(parent, dtype=np.int64) if joint else np.zeros(n, dtype=np.int64)
+            codes = np.zeros(n, dtype=np.int64)
+            for v in np.unique(groups):
+                rows = np.flatnonzero(groups == v)
+                p = self._conditional(a, int(v)) if joint else consistent_counts(self.marginals_[a])
+                p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
+                codes[rows] = rng.choice(p.size, size=rows.size, p=p)
             return _sample_leaves(attr, tax, codes, rng, generalized)
         tax = marginal_taxonomy(attr)
         if generalized:
@@ -309,19 +413,24 @@ class CompleteSynthetic:
         n = len(frame)
         data = {}
         sources = getattr(self, "column_sources_", {})
-        for a in schema.predictors:
-            if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns:
-                values = frame[a].to_numpy()
-                if not generalized and a in self._shaped(cells):
-                    values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
-            else:
-                values = self._fill_column(a, n, rng, generalized)
+        modelled = [a for a in schema.predictors
+                    if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns]
+        for a in modelled:
+            values = frame[a].to_numpy()
+            if not generalized and a in self._shaped(cells):
+                values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
             data[a] = values if generalized else _cast_like(values, schema[a])
+        for a in schema.predictors:            # then the others, each after its parent
+            if a not in modelled:
+                parent = None if generalized else self._parent_codes(a, data, frame[schema.target])
+                values = self._fill_column(a, n, rng, generalized, parent)
+                data[a] = values if generalized else _cast_like(values, schema[a])
         for name, attr in schema.derived.items():
             data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
                           else attr.derive(data[attr.source]))
         data[schema.target] = frame[schema.target].to_numpy()
-        return pd.DataFrame(data, columns=schema.columns + [schema.target])
+        return pd.DataFrame({c: data[c] for c in schema.columns + [schema.target]},
+                            columns=schema.columns + [schema.target])
 
     def _shaped(self, cells: dict | None) -> list[str]:
         """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
@@ -332,12 +441,23 @@ class CompleteSynthetic:
         return [a for a, c in cells.items() if a in marginals
                 and (isinstance(c, IntervalCells) or self._marginal_taxonomies[a] is self.schema_[a].taxonomy)]
 
-    def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None) -> np.ndarray:
+    def _copies(self, noisy: np.ndarray, size: int, cells: dict | None = None, classes: Any = None) -> np.ndarray:
+        """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
+        noisy counts (the papers' rule), or, when the release keeps the data's shape, the
+        cumulative :func:`apportion` of :meth:`_copy_weights`."""
+        return apportion(self._copy_weights(noisy, cells, classes), size,
+                         cumulative=bool(getattr(self, "marginals_", None)))
+
+    def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """What the rows of each released (cell, class) are apportioned by: the noisy counts (the
         papers' rule), or, when the release keeps the data's shape (marginals paid), the nearest
         non-negative counts with the same noisy total (:func:`~dpexplore.publish.shape.consistent_counts`:
         the noise of empty cells no longer outweighs the records), raked to the noisy one-way
-        marginals of the columns of ``cells`` (:func:`~dpexplore.publish.shape.rake`)."""
+        marginals of the columns of ``cells`` (:func:`~dpexplore.publish.shape.rake`).
+
+        The class shares are raked to the table's own noisy class totals (classes as the columns
+        of ``noisy``), or, for a flat table (one count per released cell; ``classes`` the class
+        index of each) with a paid class marginal, to that marginal."""
         if not getattr(self, "marginals_", None):
             return noisy
         margins = []
@@ -345,9 +465,39 @@ class CompleteSynthetic:
             tax, marginal = self._marginal_taxonomies[a], self.marginals_[a]
             groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
             margins.append((groups, prob, consistent_counts(marginal)))
+        target = self.schema_.target
+        if classes is not None and target in self.marginals_:
+            margins.append((np.asarray(classes, dtype=np.int64), np.eye(self.schema_.n_classes),
+                            consistent_counts(self.marginals_[target])))
         noisy = np.asarray(noisy, dtype=float)
         table = noisy.reshape(noisy.shape[0], -1)                     # (cell, class): classes as columns
-        return rake(consistent_counts(table), margins, class_totals=table.sum(axis=0)).reshape(noisy.shape)
+        class_totals = table.sum(axis=0) if table.shape[1] > 1 else None
+        return rake(consistent_counts(table), margins, class_totals=class_totals).reshape(noisy.shape)
+
+    def _parent_codes(self, a: str, data: dict, target: Any) -> np.ndarray | None:
+        """The leaf of each synthetic row's value of ``a``'s parent (its class index, or the leaf
+        on the parent's marginal taxonomy of the value already drawn), or None without one."""
+        parent = getattr(self, "marginal_parents_", {}).get(a)
+        if parent is None:
+            return None
+        if parent == self.schema_.target:
+            return self.schema_.encode_target(target)
+        return np.asarray(self._parent_taxonomies[parent].leaf_codes(pd.Series(data[parent])), dtype=np.int64)
+
+    def _conditional(self, a: str, v: int) -> np.ndarray:
+        """The leaf distribution of column ``a`` given its parent's leaf ``v`` (sums to 1, or all
+        0): the nearest non-negative counts of that column of its two-way table, shrunk towards
+        the column's one-way marginal by the noise they carry, (n_v·p_v + λ·p) / (n_v + λ), with
+        n_v their noisy total and λ = leaves × the Laplace scale: a parent value with few records
+        next to the noise follows the column's overall shape, a common one its own. Post-processing
+        of released counts."""
+        table = self.joint_marginals_[a]
+        overall = consistent_counts(self.marginals_[a])
+        overall = overall / overall.sum() if overall.sum() > 0 else overall
+        own = consistent_counts(table[:, v])
+        n_v, lam = float(own.sum()), table.shape[0] * self._joint_scale
+        own = own / n_v if n_v > 0 else own
+        return (n_v * own + lam * overall) / (n_v + lam)
 
     def _reshape_column(self, a: str, values: np.ndarray, cells: "NodeCells | IntervalCells",
                         rng: np.random.Generator) -> np.ndarray:

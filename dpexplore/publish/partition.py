@@ -19,7 +19,7 @@ from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
 from ..domain import Schema, class_values
-from .base import Publisher, apportion, check_release_features, synthetic_size
+from .base import Publisher, check_release_features, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
@@ -425,7 +425,7 @@ class RegionRelease(Publisher):
 
     def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
         data = WeightedRecords(X, schema)       # everything that reads the data fails before any spend
-        self._fit_data(data, schema.encode_target(y), y, schema, self._prepare_filler(schema, X=X))
+        self._fit_data(data, schema.encode_target(y), y, schema, self._prepare_filler(schema, X=X, y=y))
 
     def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
         """A source fit runs on the occupied cells of its CountTable as weighted records (every
@@ -507,7 +507,7 @@ class RegionRelease(Publisher):
         if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])
                      for a in self.schema_.predictors}
-        flat = apportion(self._copy_weights(self.noisy_counts_, cells), size)
+        flat = self._copies(self.noisy_counts_, size, cells)
         idx = np.repeat(np.arange(flat.size), flat)
         region, cls = np.divmod(idx, self.schema_.n_classes)
         rng = check_random_state(random_state)

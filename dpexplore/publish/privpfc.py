@@ -36,7 +36,7 @@ from ..models.histogram import HistogramClassifier, generalize
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
-from .base import Publisher, apportion, check_release_features, synthetic_size
+from .base import Publisher, check_release_features, synthetic_size
 from .shape import grid_cells
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -185,10 +185,13 @@ class PrivPfC(Publisher):
     marginal_share : float in [0, 1), default 0.0 (keyword only)
         0 is the paper: attributes the grid leaves at the root carry no information and
         :meth:`synthetic` draws them uniformly over their declared domain. A share s > 0 runs
-        PrivPfC on (1 - s)·ε and, after the grid is chosen, spends s·ε on Laplace one-way
-        marginals of those root attributes over their taxonomy leaves (split evenly; ledger rows
-        "marginal: <column>"), from which :meth:`synthetic` samples them. An extension beyond the
-        paper. If the grid refines every attribute the share is not spent (``epsilon_spent_``).
+        PrivPfC on (1 - s)·ε and, after the grid is chosen, spends s·ε on Laplace marginals over
+        the taxonomy leaves (split evenly; ledger rows "marginal: <column>"): two-way with a privately
+        chosen parent for those root attributes, which :meth:`synthetic` draws given each row's
+        parent value (``marginal_parents_``); one-way for the
+        attributes the grid keeps coarser than their leaves, which shape the values inside their
+        cells. An extension beyond the paper (README "Synthetic tables"). If the grid refines every
+        attribute to its leaves the share is not spent (``epsilon_spent_``).
     max_synthetic_rows : int, default :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS` (keyword only)
         Public cap on the rows :meth:`synthetic` makes (its size is N̂ clamped to [1, cap]).
     schema : Schema or None, default None (keyword only)
@@ -272,7 +275,7 @@ class PrivPfC(Publisher):
 
     def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
         table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
-        self._fit_counts(table, schema, class_values(schema.classes, y), self._prepare_filler(schema, X=X))
+        self._fit_counts(table, schema, class_values(schema.classes, y), self._prepare_filler(schema, X=X, y=y))
 
     def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
         self._fit_counts(table, schema, source_classes(source, schema), self._prepare_filler(schema, table=table))
@@ -369,7 +372,7 @@ class PrivPfC(Publisher):
         size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
         rng = check_random_state(random_state)
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
-        reps = apportion(self._copy_weights(self.counts_, cells), size).reshape(self.counts_.shape)
+        reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)
         frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
                                       rounding="round", random_state=rng, max_rows=size)
         codes = self.schema_.encode_target(frame[self.schema_.target])

@@ -394,6 +394,7 @@ class GapScorer(GridScorer):
         self._top: list[float] = []
         self._rows: list[tuple[np.ndarray, np.ndarray]] = []   # (leads, number of cells) per grid
         self._matrix: sp.csr_matrix | None = None
+        self._leads = np.zeros(0, dtype=np.int64)   # the lead of each matrix column, in order of first use
         self.names: list[str] = []
 
     def _quality(self, counts: np.ndarray, psi: np.ndarray, phi: np.ndarray) -> tuple:
@@ -444,9 +445,9 @@ class GapScorer(GridScorer):
             if have < len(self._rows):   # stack only the rows of the grids counted since
                 rows = self._rows[have:]
                 indptr = np.concatenate([[0], np.cumsum([len(leads) for leads, _ in rows])])
-                cols = np.concatenate([leads for leads, _ in rows])
+                cols = self._lead_columns(np.concatenate([leads for leads, _ in rows]))
                 vals = np.concatenate([cells for _, cells in rows]).astype(float)
-                width = max(int(cols.max(initial=0)) + 1, 0 if self._matrix is None else self._matrix.shape[1])
+                width = len(self._leads)
                 block = sp.csr_matrix((vals, cols, indptr), shape=(len(rows), width))
                 if self._matrix is not None:
                     old = self._matrix
@@ -455,12 +456,20 @@ class GapScorer(GridScorer):
                 self._matrix = block
                 self._top_array = np.asarray(self._top)
             start = 0 if done is None else len(done)
-            lead = np.arange(self._matrix.shape[1], dtype=float)
+            lead = self._leads.astype(float)
             psi = lead * (1.0 - win_probability(lead, eps))     # G·a(G): expected loss of a cell (Eq. 10)
             block = self._matrix if start == 0 else self._matrix[start:]
             new = self._top_array[start:] - block @ psi
             self._cache[key] = new if done is None else np.concatenate([done, new])
         return self._cache[key]
+
+    def _lead_columns(self, leads: np.ndarray) -> np.ndarray:
+        """The matrix column of each lead, new leads appended: one column per distinct lead seen,
+        so ψ is evaluated on those only (a lead can be as large as the largest class count). A
+        row's entries keep their ascending-lead order, which fixes the summation order of M @ ψ."""
+        self._leads = np.concatenate([self._leads, np.setdiff1d(leads, self._leads)])
+        order = np.argsort(self._leads, kind="stable")
+        return order[np.searchsorted(self._leads[order], leads)]
 
     def score(self, grids: Any, epsilon_pert: float) -> np.ndarray:
         """Grid quality (Eq. 1 for two classes, Eq. 5 otherwise) of each row of ``grids``."""

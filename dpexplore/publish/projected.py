@@ -22,6 +22,7 @@ sensitivity < 2 under both (proof of Thm 1, and the bound in :func:`score_sensit
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -40,7 +41,7 @@ from ..counts import CountTable
 from ..domain import Attribute, Schema, Taxonomy, class_values
 from ..exceptions import EmptySyntheticWarning
 from ..limits import MAX_DOMAIN, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
-from .base import MarginalFiller, Publisher, apportion, check_release_features, synthetic_size
+from .base import MarginalFiller, Publisher, check_release_features, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -51,6 +52,9 @@ __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discre
 
 NEIGHBOURS = ("add/remove", "substitution")
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
+MAX_FILLED_CELLS = 500_000
+"""Largest projection whose thresholded cells a shaped synthetic table refills (a public bound on
+the work of :meth:`ProjectedHistogram.synthetic`; beyond it only the kept cells are used)."""
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
 
 # MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
@@ -90,12 +94,21 @@ def bin_midpoints(lower: float, upper: float, n_bins: int) -> np.ndarray:
 
 
 # ============================================================================ discernibility (§2.2)
+def _compact(key: np.ndarray) -> np.ndarray:
+    """Rank of each non-negative key among the distinct keys: ``np.unique``'s inverse, from a
+    bincount when the keys' range is small (linear time, the same ids)."""
+    top = int(key.max()) + 1 if key.size else 0
+    if top > 4 * key.size + 1024:
+        return np.unique(key, return_inverse=True)[1].astype(np.int64).ravel()
+    rank = np.cumsum(np.bincount(key, minlength=top) > 0) - 1
+    return rank[key]
+
+
 def _blocks(codes: np.ndarray, columns: Sequence[int], sizes: Sequence[int]) -> np.ndarray:
     """Partition of the records by their pattern on ``columns`` (compact block ids)."""
     block = np.zeros(codes.shape[0], dtype=np.int64)
     for c in columns:
-        block = block * int(sizes[c]) + codes[:, c]
-        block = np.unique(block, return_inverse=True)[1].astype(np.int64)
+        block = _compact(block * int(sizes[c]) + codes[:, c])
     return block
 
 
@@ -180,8 +193,7 @@ def candidate_scores(codes: Any, y: Any, selected: Sequence[int], weights: Any =
     for a in range(codes.shape[1]):
         if a in selected:
             continue
-        out[a] = _score_from_blocks(np.unique(base * int(sizes[a]) + codes[:, a], return_inverse=True)[1],
-                                    y, q, pi_f, w)
+        out[a] = _score_from_blocks(_compact(base * int(sizes[a]) + codes[:, a]), y, q, pi_f, w)
     return out
 
 
@@ -254,8 +266,11 @@ def _simulated_codes(n: int, d: int, n_bins: int, rng: np.random.Generator) -> n
     """d N(0,1) columns, min-max scaled into [0, 1] (allowed: synthetic data), cut into s bins."""
     x = rng.standard_normal((n, d))
     lo, hi = x.min(axis=0), x.max(axis=0)
-    u = (x - lo) / np.where(hi > lo, hi - lo, 1.0)
-    return np.minimum(np.floor(u * n_bins), n_bins - 1).astype(np.int64)
+    x -= lo                                  # in place: u = (x - lo)/(hi - lo), then ⌊u·s⌋
+    x /= np.where(hi > lo, hi - lo, 1.0)
+    x *= n_bins
+    np.floor(x, out=x)
+    return np.minimum(x, n_bins - 1).astype(np.int64)
 
 
 def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1,
@@ -266,15 +281,29 @@ def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1
     n, d = min(max(int(round(n)), 2), MAX_SIMULATED), int(d)
     if d <= 1:
         return max(d, 1)
+    return _simulated_k(n, d, int(n_classes), int(n_bins), float(sigma), int(seed))
+
+
+# the heuristics read only public arguments (and simulated data): each is computed once per
+# argument tuple, so a later fit on a source of the same public size skips the simulation
+@functools.lru_cache(maxsize=64)
+def _simulated_k(n: int, d: int, n_classes: int, n_bins: int, sigma: float, seed: int) -> int:
     rng = np.random.default_rng(seed)
     y = rng.integers(n_classes, size=n)
     return max(1, len(mda(_simulated_codes(n, d, n_bins, rng), y, sigma)))
 
 
+@functools.lru_cache(maxsize=64)
+def _bin_masses(n_bins: int, n_samples: int, seed: int) -> np.ndarray:
+    codes = _simulated_codes(n_samples, 1, n_bins, np.random.default_rng(seed))[:, 0]
+    masses = np.bincount(codes, minlength=n_bins) / codes.size
+    masses.flags.writeable = False
+    return masses
+
+
 def bin_masses(n_bins: int, n_samples: int = 100_000, seed: int = _HEURISTIC_SEED) -> np.ndarray:
     """p_i: share of N(0,1) draws, min-max scaled into [0, 1], in each of s equal bins (§2.3, eq. 11)."""
-    codes = _simulated_codes(int(n_samples), 1, int(n_bins), np.random.default_rng(seed))[:, 0]
-    return np.bincount(codes, minlength=n_bins) / codes.size
+    return _bin_masses(int(n_bins), int(n_samples), int(seed)).copy()
 
 
 def estimate_gamma(n: float, d: int, n_classes: int, k: int, n_bins: int, *, A: float = 0.5,
@@ -290,7 +319,7 @@ def estimate_gamma(n: float, d: int, n_classes: int, k: int, n_bins: int, *, A: 
     q, k, d = int(n_classes), int(k), int(d)
     if d <= 1 or k >= d:           # nothing to select: γ = 1 (Vinterbo 2012, §2.3)
         return {"gamma": 1.0, "epsilon_p_star": 0.0, "epsilon_h_star": math.inf, "z": math.nan}
-    px = float(np.sum(bin_masses(n_bins, n_samples, seed) ** 2)) ** k
+    px = float(np.sum(_bin_masses(int(n_bins), int(n_samples), int(seed)) ** 2)) ** k
     z = px * n / q
     eps_p = 2.0 * q * B * k ** 2 * math.log(d) / (loss * n * (q - 1))
     a_ln_n = A * math.log(n)
@@ -585,11 +614,14 @@ class ProjectedHistogram(Publisher):
     random_state, accountant : randomness source; where ε is spent.
     marginal_share : fraction of ε in [0, 1), default 0 (the paper: :meth:`synthetic` draws the
         predictors that were not projected uniformly over their declared domain). s > 0 runs the
-        method on (1 - s)·ε and, after the projection is released, spends s·ε on Laplace one-way
-        marginals (over the taxonomy leaves, or 16 equal-width bins without a taxonomy; from a
-        Source over the method's s bins; ledger "marginal: <column>") of
-        the predictors left out, which :meth:`synthetic` samples them from: an extension beyond
-        the paper (the classifier still uses the projection only). Unspent when k = d.
+        method on (1 - s)·ε and, after the projection is released, spends s·ε (split evenly) on
+        Laplace marginals (over the taxonomy leaves, or 16 equal-width bins without a taxonomy;
+        from a Source over the method's s bins; ledger "marginal: <column>"): two-way with a
+        privately chosen parent for the predictors left out, which :meth:`synthetic` draws given
+        each row's parent value (``marginal_parents_``); one-way for the
+        projected ones, which shape the values inside their bins; and the class's, to which the
+        synthetic class shares are raked (the threshold drops small cells). An extension beyond
+        the paper (README "Synthetic tables"); the classifier still uses the projection only.
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
         :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).
     schema : the public :class:`~dpexplore.domain.Schema` ``fit(X, y)`` uses (keyword only).
@@ -599,9 +631,10 @@ class ProjectedHistogram(Publisher):
     :class:`~dpexplore.domain.PrivacyLeakWarning`. ``fit(source)`` takes a
     :class:`dpexplore.sources.Source` (target and schema from it; ``classes_`` follow the type
     of its target column): the bins and categories are counted by the source's engine (one group-by on
-    the public bin edges, once s is known), and selection and histogram run on those cells as
-    weighted records, the same release as from the records. Everything is validated before the
-    first spend.
+    the public bin edges, once s is known; in the scan that builds the source's table when s is
+    public before the fit, and kept for later fits), and selection and histogram run on those
+    cells as weighted records, the same release as from the records. Everything is validated
+    before the first spend.
 
     Fitted (released, DP): ``selected_`` (pick order), ``histogram_`` (kept cells: levels, class,
     noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
@@ -688,8 +721,34 @@ class ProjectedHistogram(Publisher):
     def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
         self._fit_release(X, y, schema, None, len(X))
 
+    def _public_bin_count(self, d: int) -> int | None:
+        """s when public quantities alone fix it, before n̂ is drawn: an integer ``n_bins``, or
+        ⌈1/bw(n̂, d') - ½⌉ (§2.1) equal at both ends of n̂'s public range [2, MAX_RECORDS] under
+        add/remove (1/bw grows with n̂ beyond e, its minimum), for every d' it may take; else None."""
+        if not isinstance(self.n_bins, str):
+            return int(self.n_bins)
+        if self.neighbours != "add/remove":            # n̂ = n: not clipped to a public range
+            return None
+        dims = ([d] if self.n_bins == "literal" else [min(int(self.k), d)] if self.k is not None
+                else range(1, d + 1))
+        counts = {bin_count(n, dim) for dim in dims for n in (math.e, float(MAX_RECORDS))}
+        return counts.pop() if len(counts) == 1 else None
+
+    def _count_along(self, source: Any, schema: Schema) -> list[Schema]:
+        """The binned schema (§2.1) a fit from ``source`` under ``schema`` will count, when s is
+        public before the fit (:meth:`_public_bin_count`): the source then counts it in the same
+        scan as its own table. Reads no data and spends nothing."""
+        s = self._public_bin_count(len(schema.predictors))
+        if s is None:
+            return []
+        try:
+            return [_binned_schema(schema, s)]
+        except ValueError:     # bins below the float resolution: the fit itself says so, later
+            return []
+
     def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
-        # the source's own engine counts the method's public bins once s is known (_binned_cells)
+        # the source's own engine counts the method's public bins once s is known (_binned_cells);
+        # when s is public it counted them along with ``table`` (_count_along)
         self._fit_release(None, None, schema, source, table.n_records)   # n: private, used through n̂
 
     def _fit_release(self, X: pd.DataFrame | None, y: pd.Series | None, schema: Schema, source: Any,
@@ -702,7 +761,8 @@ class ProjectedHistogram(Publisher):
         self.schema_ = schema
         eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
         # records: marginal codes on each column's taxonomy leaves (or 16 public bins), read now
-        filler = MarginalFiller(schema, X=X) if self.marginal_share > 0 and source is None else None
+        filler = (MarginalFiller(schema, X=X, y=y, class_marginal=True)   # the threshold skews the class shares
+                  if self.marginal_share > 0 and source is None else None)
         q, d = schema.n_classes, len(predictors)
         delta = _noise_sensitivity(self.neighbours)
         # everything that can fail on the data or on sizes fails here, before the first spend
@@ -758,7 +818,8 @@ class ProjectedHistogram(Publisher):
         if self.marginal_share > 0 and source is not None:   # a source: over the method's own bins
             binned = _binned_schema(schema, s)
             filler = MarginalFiller(schema, taxonomies={a: binned[a].taxonomy for a in predictors},
-                                    codes={a: codes[:, j] for j, a in enumerate(predictors)}, weights=weights)
+                                    codes={**{a: codes[:, j] for j, a in enumerate(predictors)}, schema.target: y_codes},
+                                    weights=weights, class_marginal=True)
 
         # PRIVATEKD with ε_p = (1-γ)·ε (Alg. 1, Corollary 1)
         eps_p = (1.0 - gamma) * rest
@@ -790,7 +851,8 @@ class ProjectedHistogram(Publisher):
         kept, values, _ = perturb_sparse(     # which kept cells were empty: not kept (non-private)
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
-        # after the projection is released: marginals of the predictors left out (extension)
+        # after the projection is released: marginals of the predictors (two-way with a chosen
+        # parent for those left out) and of the class (extension)
         self._fill_marginals([predictors[a] for a in picks], acc, rng, filler)
         self._close_ledger()
 
@@ -894,14 +956,16 @@ class ProjectedHistogram(Publisher):
         self._check_fitted()
         generalized = values == "generalized"
         size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
-        kept = self.counts_.decode()
+        kept, copies = self.counts_.decode(), self.counts_.rounded()
         cells = None
-        if getattr(self, "marginals_", None):   # each kept cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data')
+        if getattr(self, "marginals_", None):
+            kept, copies = self._with_thresholded_mass(kept, copies)
+            # each cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data')
             cells = {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
                      else NodeCells(self.schema_[a].taxonomy.height - 1,
                                     self.schema_[a].taxonomy.leaf_codes(np.asarray(self.schema_[a].categories)[i]))
                      for a, i in zip(self.selected_, kept[:-1])}
-        reps = (apportion(self._copy_weights(self.counts_.rounded(), cells), size) if self.counts_.values.size
+        reps = (self._copies(copies, size, cells, classes=kept[-1]) if copies.size
                 else np.zeros(0, np.int64))
         idx = [np.repeat(i, reps) for i in kept]
         if generalized:
@@ -919,6 +983,26 @@ class ProjectedHistogram(Publisher):
         frame = frame.iloc[order].reset_index(drop=True)
         rows = np.repeat(np.arange(reps.size), reps)[order]       # each row's kept cell
         return self._complete(frame, rng, generalized=generalized, cells=cells, row_cells=rows)
+
+    def _with_thresholded_mass(self, kept: tuple[np.ndarray, ...], copies: np.ndarray
+                               ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """Every cell of the projection (at most :data:`MAX_FILLED_CELLS`) with weights: the kept
+        cells' copies, and the mass the threshold removed, n̂ − Σ copies, spread evenly over the
+        cells it removed (each ≤ τ: a removed cell's noisy count was at most τ, §2.1). The raking
+        that follows (:meth:`_copy_weights`) then shapes that mass by the paid marginals, so a
+        category none of whose cells passed τ is not lost from the synthetic table. Post-processing
+        of released values (kept counts, n̂, τ); the kept cells alone when the projection is larger."""
+        m = self.counts_.n_cells
+        if m > MAX_FILLED_CELLS:
+            return kept, copies
+        weights = np.zeros(m)
+        weights[self.counts_.codes] = np.clip(copies, 0, None)
+        removed = np.ones(m, dtype=bool)
+        removed[self.counts_.codes] = False
+        missing = float(self.n_hat_) - float(weights.sum())
+        if missing > 0 and removed.any():
+            weights[removed] = min(missing / removed.sum(), max(float(self.threshold_), 0.0))
+        return np.unravel_index(np.arange(m), self.counts_.shape), weights
 
     def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
         """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot

@@ -4,8 +4,8 @@ shape of each column (README, "Synthetic tables").
 A publisher releases cells: a taxonomy node (PrivPfC's grid, Su et al. 2018 Def. 2; DiffGen's
 specialisations, Mohammed et al. 2011 §4) or an interval (DiffMulti's splits; the equal-width
 bins of a projected histogram, Vinterbo 2012 §2.2). The papers spread the values of a cell evenly
-over it. With ``marginal_share`` > 0 every predictor also has a paid Laplace one-way marginal over
-the leaves of its :func:`~dpexplore.publish.base.marginal_taxonomy`; :func:`draw_in_cells` then
+over it. With ``marginal_share`` > 0 every modelled predictor also has a paid Laplace one-way marginal
+over the leaves of its :func:`~dpexplore.publish.base.marginal_taxonomy`; :func:`draw_in_cells` then
 picks, for every row, a leaf inside the row's cell with probability ∝ max(noisy count, 0) times the
 share of the leaf that lies in the cell (uniform over the cell when every such count is ≤ 0), and
 a value uniformly inside that part of the leaf. Post-processing of released counts: it reads the
@@ -214,3 +214,4 @@ def rake(weights: Any, margins: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
             goal = classes / classes.sum() * implied.sum()
             w = w * np.divide(goal, implied, out=np.zeros_like(goal), where=implied > 0)[None, :]
     return w / w.sum() * total if w.sum() > 0 else np.clip(np.asarray(weights, dtype=float), 0.0, None)
+

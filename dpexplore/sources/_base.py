@@ -19,7 +19,7 @@ import abc
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -163,17 +163,30 @@ class Source(abc.ABC):
         """The NumPy dtype of the target column's type (engines override; default: text)."""
         return np.dtype(object)
 
-    def count_table(self) -> CountTable:
+    def count_table(self, along: Sequence[Schema] = ()) -> CountTable:
         """The exact counts over occupied (leaf codes × class) cells (built once, cached).
 
         Raises the pandas path's ValueError (same message) for missing values, values outside
         the public domain, unknown categories or classes, before anything is built. A table
         under a schema this source (or a view of it) has counted before is not counted again;
         under a coarser or smaller one it is aggregated from the finer table when that is exact.
+
+        ``along``: public schemas of views (:meth:`with_schema`) whose tables a later step will
+        ask for; when this table needs a scan, an engine that can counts them in the same scan
+        (more group-by keys, the same record checks) and keeps them for those views.
         """
         if self._count_table is None:
-            self._count_table = self._tables.get(self.schema, self._build)
+            along = [self._view_schema(s) for s in along]
+            self._count_table = (self._tables.get_along(self.schema, along, self._build_with) if along
+                                 else self._tables.get(self.schema, self._build))
         return self._count_table
+
+    def _view_schema(self, schema: Schema) -> Schema:
+        """``schema`` checked as :meth:`with_schema` checks it: the same target, a subset of the predictors."""
+        schema = check_schema(schema)
+        if schema.target != self.schema.target or not set(schema.predictors) <= set(self.schema.predictors):
+            raise ValueError("with_schema needs the same target and a subset of the source's predictors")
+        return schema
 
     def with_schema(self, schema: Schema) -> "Source":
         """The same data and engine under another public schema (e.g. a method's own bins).
@@ -182,9 +195,7 @@ class Source(abc.ABC):
         when the schema is that one or coarser (a subset of the predictors, leaves that are
         unions of the built leaves, the same public domains), else counted once by the engine
         and kept. The schema must have the same target and a subset of the predictors."""
-        schema = check_schema(schema)
-        if schema.target != self.schema.target or not set(schema.predictors) <= set(self.schema.predictors):
-            raise ValueError("with_schema needs the same target and a subset of the source's predictors")
+        schema = self._view_schema(schema)
         view = copy.copy(self)   # shares the engine's handle and the cache
         view.schema, view._count_table = schema, None
         return view
@@ -208,6 +219,11 @@ class Source(abc.ABC):
     @abc.abstractmethod
     def _build(self) -> CountTable:
         """One group-by over (leaf codes × class) where the data lives, after the checks."""
+
+    def _build_with(self, along: list[Schema]) -> list[CountTable]:
+        """:meth:`_build`, then the tables of ``along`` counted in the same scan (default: none,
+        each is counted when its view asks for it)."""
+        return [self._build()]
 
     @abc.abstractmethod
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:

@@ -5,7 +5,10 @@ A source and its views (:meth:`~dpexplore.sources.Source.with_schema`) share one
 coarser or smaller schema is derived from a table already built, by aggregation, whenever that
 is exact (:func:`leaf_maps`): the same predictors or a subset, the same target and classes, the
 same public domains, and every leaf of the requested taxonomy a union of the built table's
-leaves. Only otherwise is the data scanned again, once per schema.
+leaves. Only otherwise is the data scanned again, once per schema, unless the view's schema
+was named when the table was first counted (``Source.count_table(along=...)``): an engine
+that runs expressions then counts it in the same scan, one more group-by key per attribute
+that does not map (:meth:`CountCache.get_along`).
 
 Why the derivation is exact: a record's leaf code under the coarser taxonomy is a function of its
 leaf code under the finer one (the leaf map), so summing the finer table's counts per mapped
@@ -17,14 +20,14 @@ schema accepts: no check is skipped.
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 from ..counts import CountTable
 from ..domain import Attribute, Schema
 
-__all__ = ["CountCache", "leaf_maps", "coarsen", "same_domains"]
+__all__ = ["CountCache", "leaf_map", "leaf_maps", "coarsen", "same_domains"]
 
 
 def schema_key(schema: Schema) -> str:
@@ -83,6 +86,13 @@ def _categorical_leaf_map(built: Attribute, wanted: Attribute) -> np.ndarray | N
                       dtype=np.int64)
 
 
+def leaf_map(built: Attribute, wanted: Attribute) -> np.ndarray | None:
+    """The array mapping ``built``'s leaf codes to ``wanted``'s (the same public domain), or None
+    when some leaf of ``built`` holds values of two leaves of ``wanted``."""
+    mapper = _categorical_leaf_map if wanted.kind == "categorical" else _numeric_leaf_map
+    return mapper(built, wanted)
+
+
 def leaf_maps(built: Schema, schema: Schema) -> dict[str, np.ndarray] | None:
     """Per predictor of ``schema``, the array mapping ``built``'s leaf codes to ``schema``'s,
     or None when a table under ``schema`` cannot be derived exactly from one under ``built``."""
@@ -90,11 +100,10 @@ def leaf_maps(built: Schema, schema: Schema) -> dict[str, np.ndarray] | None:
         return None
     maps = {}
     for name in schema.predictors:
-        mapper = _categorical_leaf_map if schema[name].kind == "categorical" else _numeric_leaf_map
-        leaf_map = mapper(built[name], schema[name])
-        if leaf_map is None:
+        mapped = leaf_map(built[name], schema[name])
+        if mapped is None:
             return None
-        maps[name] = leaf_map
+        maps[name] = mapped
     return maps
 
 
@@ -145,6 +154,20 @@ class CountCache:
             table = build()
         self._tables[key] = _frozen(table)
         return _under(table, schema)
+
+    def get_along(self, schema: Schema, along: Sequence[Schema],
+                  build: Callable[[list[Schema]], list[CountTable]]) -> CountTable:
+        """:meth:`get`; when ``schema`` must be scanned, the schemas of ``along`` that are neither
+        cached nor derivable yet are counted in the same scan where the engine can:
+        ``build(wanted)`` returns the table under ``schema``, then the tables it counted along."""
+        wanted = [s for s in along if schema_key(s) not in self._tables and self._derive(s) is None]
+
+        def scan() -> CountTable:
+            table, *others = build(wanted)
+            for other in others:
+                self._tables[schema_key(other.schema)] = _frozen(other)
+            return table
+        return self.get(schema, scan)
 
     def _derive(self, schema: Schema) -> CountTable | None:
         for table in self._tables.values():

@@ -7,7 +7,9 @@ values. :func:`declare` sets a row's values and marks it declared — typing the
 already shows counts as declaring it. :func:`build_schema` turns the reviewed
 rows into a :class:`~dpexplore.domain.Schema` and the table encoded to it: typed cut points per
 numeric column (``"long-tail"`` by default for counts: 0 | 1 | 2–3 | 4–7 | …, read from the
-declared bounds only), a typed taxonomy that groups a categorical column's values.
+declared bounds only), a typed taxonomy that groups a categorical column's values, and the
+derived columns: public functions of another column (an age band from age), computed, never
+modelled (:meth:`~dpexplore.domain.Attribute.derived`).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import pandas as pd
 
 from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy, equal_cuts,
                       long_tail_cuts, observed_attribute)
-from .._validation import CHECK_TABLE_HINT, rule_message
+from .._validation import CHECK_TABLE_HINT, format_number, rule_message
 from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
 from .read import read_table, repeated_names
 
@@ -33,6 +35,8 @@ __all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_sch
 #: the columns every draft has (``cuts`` and ``groups`` are optional: empty means the default)
 DRAFT_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "from_data"]
 _ALL_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "cuts", "groups", "from_data"]
+#: the draft column that names a derived row's source (added by :func:`declare` when first used)
+DERIVED_FROM = "derived_from"
 MISSING_RULES = ("error", "drop-rows")
 #: what build_schema read from the data for each schema it built (the summary states it)
 _BUILT: "weakref.WeakKeyDictionary[Schema, tuple[str, ...]]" = weakref.WeakKeyDictionary()
@@ -301,13 +305,35 @@ def _high_cardinality_text(name: str, k: int, categories: Sequence[str]) -> str:
             f"(groups='A: {prefix}0*; B: {prefix}1*; other: *') or drop the column")
 
 
-def declare(draft: pd.DataFrame, column: str, **values: Any) -> pd.DataFrame:
+def declare(draft: pd.DataFrame, column: str, *, derived_from: str | None = None, edges: Any = None,
+            labels: Any = None, mapping: Any = None, **values: Any) -> pd.DataFrame:
     """A copy of ``draft`` with ``column``'s row set to ``values`` and marked declared (public).
 
     ``values``: kind, lower, upper, integer, categories (list or text), cuts (list, "long-tail",
     "equal" or "equal:k"), groups (mapping group → values/patterns, or text "A: a, b; B: c*").
     With no values, the row as drafted is declared public knowledge. Typing the value the draft
     shows counts as declaring it.
+
+    A derived column, a public function of another (:meth:`~dpexplore.domain.Attribute.derived`):
+    ``derived_from`` names its source column, with ``edges`` e0 < e1 < … < ek covering the
+    source's declared bounds and one of ``labels`` per band (a value v gets the label of the band
+    e_i ≤ v < e_(i+1), the last band closed) for a numeric source, or ``mapping``
+    {source category: label} for a categorical one (or typed groups "label: category, pattern*;
+    …", each declared category taking its first match). The row is kind "derived" (edges in
+    ``cuts``, labels in ``categories``, the mapping in ``groups``); a column the table lacks gets
+    a new row after its source. It is not a predictor: :func:`build_schema` computes it from its
+    source. A bad rule raises :class:`InputError` here, naming the column and the rule.
+
+    >>> import pandas as pd
+    >>> draft = pd.DataFrame({"column": ["age", "income"], "kind": ["numeric", "target"],
+    ...                       "lower": [17, None], "upper": [90, None], "integer": [True, False],
+    ...                       "categories": ["", "<=50K, >50K"], "from_data": [False, False]})
+    >>> draft = declare(draft, "age band", derived_from="age", edges=[17, 30, 50, 90],
+    ...                 labels=["young", "middle", "old"])
+    >>> list(draft["column"])
+    ['age', 'age band', 'income']
+    >>> draft.loc[1, ["kind", "derived_from", "cuts", "categories"]].tolist()
+    ['derived', 'age', '17, 30, 50, 90', 'young, middle, old']
     """
     if not isinstance(draft, pd.DataFrame) or "column" not in draft.columns:
         raise InputError("draft must be the table from draft_schema")
@@ -315,13 +341,19 @@ def declare(draft: pd.DataFrame, column: str, **values: Any) -> pd.DataFrame:
     for col in ("cuts", "groups"):
         if col not in out.columns:
             out.insert(len(out.columns) - 1, col, "")
+    if derived_from is not None or edges is not None or labels is not None or mapping is not None:
+        return _declare_derived(out, column, derived_from, edges, labels, mapping, values)
     where = out["column"] == column
     if not where.any():
         raise InputError(f"the draft has no column {show(column)}: choose one of {show_list(list(out['column']), 8)}")
     unknown = [k for k in values if k not in _ALL_COLUMNS or k in ("column", "from_data")]
     if unknown:
         raise InputError(f"declare() cannot set {show_list(unknown)}: use kind, lower, upper, integer, "
-                         "categories, cuts or groups")
+                         "categories, cuts or groups (derived_from with edges and labels, or mapping, for a "
+                         "derived column)")
+    if values.get("kind") == "derived":
+        raise InputError(f"column {show(column)}: declare a derived column with derived_from= and edges= with "
+                         "labels= (bands of a number) or mapping= (categories to labels)")
     for key, value in values.items():
         if key == "categories" and not isinstance(value, str):
             value = ", ".join(map(str, value))
@@ -332,8 +364,183 @@ def declare(draft: pd.DataFrame, column: str, **values: Any) -> pd.DataFrame:
                               for g, v in value.items())
         out[key] = out[key].astype(object)
         out.loc[where, key] = value
+    if "kind" in values and values["kind"] != "drop" and DERIVED_FROM in out.columns:
+        out.loc[where, DERIVED_FROM] = ""         # no longer computed: read from the table
     out.loc[where, "from_data"] = False
     return out
+
+
+def _declare_derived(out: pd.DataFrame, column: str, source: Any, edges: Any, labels: Any, mapping: Any,
+                     values: Mapping[str, Any]) -> pd.DataFrame:
+    """:func:`declare` for a derived column: the row stored as typed text, then checked."""
+    name = show(column)
+    if values:
+        raise InputError(f"derived column {name}: give derived_from= with edges= and labels= (bands of a "
+                         f"number) or mapping= (categories to labels) only, not {show_list(list(values))}")
+    if source is None:
+        raise InputError(f"derived column {name}: name the column it is computed from with derived_from=")
+    if (edges is None) == (mapping is None) or (mapping is not None and labels is not None):
+        raise InputError(f"derived column {name}: give edges= and labels= (bands of a number) or mapping= "
+                         "(categories to labels), not both")
+    row = {"kind": "derived", "lower": np.nan, "upper": np.nan, "integer": False, "categories": "", "cuts": "",
+           "groups": "", DERIVED_FROM: str(source), "from_data": False}
+    if mapping is not None:
+        row["groups"] = _mapping_text(name, mapping)
+    else:
+        row["cuts"] = _edges_text(name, edges)
+        row["categories"] = _labels_text(name, labels)
+    if DERIVED_FROM not in out.columns:
+        out.insert(len(out.columns) - 1, DERIVED_FROM, "")
+    where = out["column"] == column
+    if where.any():
+        for key, value in row.items():
+            out[key] = out[key].astype(object)
+            out.loc[where, key] = value
+    else:                                   # a column the table lacks: a new row after its source
+        after = np.flatnonzero((out["column"] == str(source)).to_numpy())
+        at = int(after[0]) + 1 if len(after) else len(out)
+        new = pd.DataFrame([{c: row.get(c, "") for c in out.columns} | {"column": column}], columns=out.columns)
+        out = pd.concat([out.iloc[:at], new, out.iloc[at:]], ignore_index=True)
+    records = out.to_dict("records")
+    _derived_attribute(next(r for r in records if r["column"] == column), {r["column"]: r for r in records})
+    return out
+
+
+def _edges_text(name: str, edges: Any) -> str:
+    """Typed band edges, numbers written in full (no digit lost: they must cover the bounds)."""
+    if isinstance(edges, str):
+        return edges
+    try:
+        numbers = [float(e) for e in edges]
+    except (TypeError, ValueError):
+        raise InputError(f"derived column {name}: edges must be numbers, e.g. edges=[17, 30, 50, 90]") from None
+    return _numbers_text(numbers)
+
+
+def _numbers_text(numbers: Sequence[float]) -> str:
+    return ", ".join(format_number(e) if e.is_integer() else repr(e) for e in numbers)
+
+
+def _labels_text(name: str, labels: Any) -> str:
+    if labels is None:
+        raise InputError(f"derived column {name}: give one label per band with labels=")
+    if isinstance(labels, str):
+        return labels
+    labels = [str(v).strip() for v in labels]
+    if any("," in v for v in labels):
+        raise InputError(f"derived column {name}: a label cannot hold a comma (the draft lists labels "
+                         "comma-separated)")
+    return ", ".join(labels)
+
+
+def _mapping_text(name: str, mapping: Any) -> str:
+    """{source category: label} as typed groups "label: category, category; …"."""
+    if isinstance(mapping, str):
+        return mapping
+    if not isinstance(mapping, Mapping) or not mapping:
+        raise InputError(f"derived column {name}: mapping must be a non-empty dict {{source category: label}}")
+    by_label: dict[str, list[str]] = {}
+    for category, label in mapping.items():
+        category, label = str(category).strip(), str(label).strip()
+        if any(ch in category for ch in ",;") or any(ch in label for ch in ",;:"):
+            raise InputError(f"derived column {name}: the draft types a mapping as 'label: category, category; "
+                             "…', so a category cannot hold ',' or ';' and a label neither ',', ';' nor ':'")
+        by_label.setdefault(label, []).append(category)
+    return "; ".join(f"{label}: {', '.join(cats)}" for label, cats in by_label.items())
+
+
+def _derived_attribute(row: Mapping[str, Any], rows: Mapping[Any, Mapping[str, Any]]) -> Attribute:
+    """The :meth:`~dpexplore.domain.Attribute.derived` of a draft row of kind "derived", checked
+    against its source's declared row (``rows``: every draft row by column). Reads the draft
+    only, never the data: every message names the column and the rule."""
+    name = row["column"]
+    source = "" if _blank(row.get(DERIVED_FROM)) else str(row[DERIVED_FROM]).strip()
+    if not source:
+        raise InputError(f"derived column {name!r}: name the column it is computed from (derived_from)")
+    if source == name:
+        raise InputError(f"derived column {name!r} cannot be computed from itself: choose another source column")
+    if source not in rows:
+        raise InputError(f"derived column {name!r}: its source {source!r} is not a column of the draft: choose "
+                         f"one of {show_list([c for c in rows if c != name], 8)}")
+    src = rows[source]
+    why = {"target": "is the target", "drop": "is dropped: keep it, or drop this column too",
+           "derived": "is itself derived: compute both from the column it comes from"}.get(src["kind"])
+    if why:
+        raise InputError(f"derived column {name!r}: its source {source!r} {why} (a derived column is computed "
+                         "from a kept numeric or categorical column)")
+    if src["kind"] == "numeric":
+        if not _blank(row.get("groups")):
+            raise InputError(f"derived column {name!r}: {source!r} is numeric: give bands (edges and labels), "
+                             "not a mapping")
+        lower, upper = _declared_bounds(src)
+        edges = _parse_edges(name, row.get("cuts"))
+        inner = edges[1:-1]
+        if edges[0] > lower or edges[-1] < upper or any(not lower < e <= upper for e in inner):
+            raise InputError(f"derived column {name!r}: its edges must run from at most {format_number(lower)} "
+                             f"to at least {format_number(upper)} (the declared bounds of {source!r}), every "
+                             f"inner edge inside them: got {_numbers_text(edges)}")
+        labels = _typed_categories(row.get("categories"))
+        if len(labels) != len(edges) - 1 or len(set(labels)) != len(labels):
+            raise InputError(f"derived column {name!r}: give {len(edges) - 1} distinct labels, one per band "
+                             f"between its {len(edges)} edges (got {len(labels)})")
+        return Attribute.derived(name, source, edges=edges, labels=labels)
+    if _blank(row.get("groups")):
+        raise InputError(f"derived column {name!r}: {source!r} is categorical: give a mapping of its categories "
+                         "to labels, not bands")
+    categories = _source_categories(src)
+    pairs = parse_groups(name, row["groups"])
+    literal = [v for _, values in pairs for v in values if not any(ch in v for ch in "*?[")]
+    unknown = [v for v in literal if v not in categories]
+    if unknown:
+        raise InputError(f"derived column {name!r}: its mapping names {show_list(unknown)}, not declared "
+                         f"categories of {source!r} ({show_list(categories, 8)})")
+    rule = {c: next((g for g, pats in pairs if any(fnmatch.fnmatchcase(c, p) for p in pats)), None)
+            for c in categories}
+    missing = [c for c, label in rule.items() if label is None]
+    if missing:
+        raise InputError(f"derived column {name!r}: its mapping gives no label to the declared categories "
+                         f"{show_list(missing)} of {source!r}: add them, or end with a catch-all 'other: *'")
+    return Attribute.derived(name, source, mapping=rule)
+
+
+def _parse_edges(name: str, text: Any) -> list[float]:
+    try:
+        edges = [float(t) for t in re.split(r"[,;\s]+", "" if _blank(text) else str(text).strip()) if t]
+    except ValueError:
+        edges = []
+    if len(edges) < 2 or not all(math.isfinite(e) for e in edges) or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise InputError(f"derived column {name!r}: its edges must be at least two increasing numbers, "
+                         "e.g. edges=[17, 30, 50, 90]")
+    return edges
+
+
+def _typed_categories(value: Any) -> list[str]:
+    """A typed list of categories ("a, b, c" or a list) as stripped, non-empty texts."""
+    return [str(c).strip() for c in (value if isinstance(value, (list, tuple))
+                                     else str("" if _blank(value) else value).split(",")) if str(c).strip()]
+
+
+def _source_categories(row: Mapping[str, Any]) -> list[str]:
+    """The categories a categorical row declares: its group names when grouped, else its list."""
+    if not _blank(row.get("groups")):
+        return [g for g, _ in parse_groups(row["column"], row["groups"])]
+    categories = _typed_categories(row.get("categories"))
+    if not categories:
+        raise InputError(f"column {row['column']!r}: declare its categories (comma-separated), or type groups")
+    return categories
+
+
+def _declared_bounds(row: Mapping[str, Any]) -> tuple[float, float]:
+    """The public [lower, upper] a numeric row declares, checked (numbers, finite, lower < upper)."""
+    name = row["column"]
+    try:
+        lower, upper = float(row["lower"]), float(row["upper"])
+    except (TypeError, ValueError):
+        raise InputError(f"column {name!r}: give numbers for the lower and upper bounds") from None
+    if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+        raise InputError(f"column {name!r}: the public bounds need lower < upper, got "
+                         f"[{lower:g}, {upper:g}]: type the range you know without the data")
+    return lower, upper
 
 
 # --------------------------------------------------------------------------- parsing typed values
@@ -444,9 +651,15 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     nesting of ``fanouts``). Categorical columns: strings that must all be declared, or the typed
     ``groups`` (the column is released at the group level; the categories are the group names).
     The target keeps its values (int, bool or text); its classes are the declared categories.
-    ``missing="drop-rows"`` drops every row with a missing value — or a text value in a numeric
-    column — in a column that is kept: a rule applied to each record on its own, so it costs no
-    ε; the default refuses them with a message. Returns (schema, encoded copy, leak notes: one
+    A derived column (kind "derived": :func:`declare` with ``derived_from``) is checked against
+    its source's declared domain before the data is read, and is not a predictor: the encoded
+    table holds it computed from its source's encoded values. The table's own column of that
+    name, if it has one, is never read: labels there that disagree with the declared rule are the
+    owner's data, not a privacy matter, and are replaced by the rule's (nothing is refused on
+    their account; :func:`~dpexplore.tables.release` recomputes the column in its synthetic
+    table the same way). ``missing="drop-rows"`` drops every row with a missing value — or a
+    text value in a numeric column — in a column that is kept: a rule applied to each record on
+    its own, so it costs no ε; the default refuses them with a message. Returns (schema, encoded copy, leak notes: one
     per kept row still ``from_data``; a :class:`PrivacyLeakWarning` lists them). Every check
     raises :class:`InputError` naming the column and the rule, never a value or a count of the
     private rows (:func:`check_table` shows those, on your own machine); the inputs are not
@@ -471,12 +684,15 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         raise InputError(f"the schema table has several rows for {show_list(twice)}: keep one row per column")
     _check_unique_columns(frame, named)   # a repeated column the draft does not name is left out
     for row in rows:
-        if row["column"] not in frame.columns:
+        computed = row["kind"] == "derived" or (row["kind"] == "drop" and not _blank(row.get(DERIVED_FROM)))
+        if row["column"] not in frame.columns and not computed:
             raise InputError(f"the schema names a column {show(row['column'])} that the table does not have")
-        if row["kind"] not in ("numeric", "categorical", "target", "drop"):
-            raise InputError(f"column {show(row['column'])}: kind must be numeric, categorical, target or drop, "
-                             f"got {show(row['kind'])}")
-    kept = [r for r in rows if r["kind"] != "drop"]
+        if row["kind"] not in ("numeric", "categorical", "target", "derived", "drop"):
+            raise InputError(f"column {show(row['column'])}: kind must be numeric, categorical, target, derived or "
+                             f"drop, got {show(row['kind'])}")
+    by_column = {r["column"]: r for r in rows}
+    derived = {r["column"]: _derived_attribute(r, by_column) for r in rows if r["kind"] == "derived"}
+    kept = [r for r in rows if r["kind"] not in ("drop", "derived")]
     hint = CHECK_TABLE_HINT.replace("schema", "draft")
     if not any(r["kind"] != "target" for r in kept):
         raise InputError("keep at least one predictor (all columns are dropped)")
@@ -502,21 +718,18 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     keep_rows = ~bad
     out = frame.loc[keep_rows, [r["column"] for r in kept]].copy()  # may hold no row, or one class
     # 2. domains
-    attrs, leaks, classes = [], [], None
+    built: dict[str, Attribute] = dict(derived)
+    leaks, classes = [], None
+    for r in rows:
+        name, kind = r["column"], r["kind"]
+        if bool(r["from_data"]) and kind != "drop":
+            what = {"numeric": "bounds", "categorical": "categories", "target": "classes", "derived": "labels"}[kind]
+            leaks.append(f"{name}: {what} taken from the data")
     for r in kept:
         name, kind = r["column"], r["kind"]
-        if bool(r["from_data"]):
-            what = {"numeric": "bounds", "categorical": "categories", "target": "classes"}[kind]
-            leaks.append(f"{name}: {what} taken from the data")
         if kind == "numeric":
             values = numeric[name][keep_rows]
-            try:
-                lower, upper = float(r["lower"]), float(r["upper"])
-            except (TypeError, ValueError):
-                raise InputError(f"column {name!r}: give numbers for the lower and upper bounds") from None
-            if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
-                raise InputError(f"column {name!r}: the public bounds need lower < upper, got "
-                                 f"[{lower:g}, {upper:g}]: type the range you know without the data")
+            lower, upper = _declared_bounds(r)
             integer = bool(r["integer"])
             if integer and np.ceil(lower) > np.floor(upper):
                 raise InputError(f"column {name!r} is declared integer but no integer lies in "
@@ -525,7 +738,7 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
                 taxonomy = parse_cuts(name, r.get("cuts", ""), lower, upper, integer, fanouts)
             except ValueError as exc:
                 raise InputError(str(exc) if isinstance(exc, InputError) else f"column {name!r}: {exc}") from None
-            attrs.append(Attribute.numeric(name, lower, upper, taxonomy, integer=integer))
+            built[name] = Attribute.numeric(name, lower, upper, taxonomy, integer=integer)
             if integer:
                 out[name] = values.round().clip(np.ceil(lower), np.floor(upper)).astype(np.int64)
             else:
@@ -536,11 +749,9 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         if kind == "categorical" and not _blank(groups):
             pairs = parse_groups(name, groups)
             out[name] = _apply_groups(name, text, pairs)
-            attrs.append(Attribute.categorical(name, [g for g, _ in pairs]))
+            built[name] = Attribute.categorical(name, [g for g, _ in pairs])
             continue
-        cats = [c.strip() for c in (r["categories"] if isinstance(r["categories"], (list, tuple))
-                                    else str("" if _blank(r["categories"]) else r["categories"]).split(","))
-                if str(c).strip()]
+        cats = _typed_categories(r["categories"])
         word = "classes" if kind == "target" else "categories"
         if len(cats) != len(set(cats)):
             raise InputError(f"column {name!r}: the {word} must be distinct")
@@ -557,7 +768,10 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             out[name] = text
             if len(cats) > HIGH_CARDINALITY:
                 warnings.warn(_high_cardinality_text(name, len(cats), cats), HighCardinalityWarning, stacklevel=2)
-            attrs.append(Attribute.categorical(name, cats))
+            built[name] = Attribute.categorical(name, cats)
+    for name, attr in derived.items():      # computed from the encoded source: the table's own column unread
+        out[name] = attr.derive(out[attr.source])
+    attrs = [built[r["column"]] for r in rows if r["kind"] not in ("drop", "target")]
     try:
         schema = Schema(attrs, target, classes)
     except ValueError as exc:
@@ -567,4 +781,4 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
         warnings.warn("the public schema still uses domains read from the private data, which no ε pays for: "
                       + "; ".join(leaks) + ". Type the values you know without the data (or tick 'public').",
                       PrivacyLeakWarning, stacklevel=2)
-    return schema, out[schema.predictors + [target]], leaks
+    return schema, out[schema.columns + [target]], leaks

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validation import format_number
 from ..domain import Schema
 from .draft import schema_leaks
 from .release import ReleaseResult
@@ -29,8 +30,9 @@ __all__ = ["UTILITY_DECIMALS", "ledger_table", "ledger_csv_table", "summary_mark
 UTILITY_DECIMALS = 2
 
 _SOURCE_TEXT = {"modelled": "modelled by the method (carries the relation to the target)",
-                "marginal": "drawn from a DP one-way marginal (its own distribution, no relation to the others)",
+                "marginal": "drawn from a DP two-way marginal given a privately chosen parent (the target or another column)",
                 "uniform": "uniform over the declared domain: pure filler, carries no information",
+                "computed": "computed from its source column by its declared public rule (no ε)",
                 "left out": "left out of the synthetic table"}
 
 
@@ -122,12 +124,26 @@ def ledger_csv_table(ledger: pd.DataFrame) -> pd.DataFrame:
 
 
 def _domain(a) -> str:
+    if a.source is not None:        # a derived column: its public rule (Attribute.derived)
+        return f"public function of {a.source}: {_rule(a.rule)}"
     if a.kind == "categorical":
         cats = list(a.categories)
         return ", ".join(cats[:8]) + (f", … ({len(cats)} values)" if len(cats) > 8 else "")
     leaves = list(a.taxonomy.leaves) if a.taxonomy is not None else []
     bins = f"; bins {' · '.join(map(str, leaves[:10]))}{' · …' if len(leaves) > 10 else ''}" if leaves else ""
     return f"[{a.lower:g}, {a.upper:g}]{' integers' if a.integer else ''}{bins}"
+
+
+def _rule(rule: dict) -> str:
+    """A derived column's rule as the summary shows it: "[17, 30) young · … · [65, 90] old" or
+    "north → N · …" (at most 8 parts)."""
+    if "edges" in rule:
+        edges, labels = rule["edges"], rule["labels"]
+        parts = [f"[{format_number(lo)}, {format_number(hi)}{']' if i == len(labels) - 1 else ')'} {label}"
+                 for i, (lo, hi, label) in enumerate(zip(edges, edges[1:], labels))]
+    else:
+        parts = [f"{category} → {label}" for category, label in rule["mapping"].items()]
+    return " · ".join(parts[:8]) + (f" · … ({len(parts)} in all)" if len(parts) > 8 else "")
 
 
 def _budget_line(result: ReleaseResult) -> str:
@@ -178,7 +194,9 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
              _budget_line(result),
              f"- Target: `{s.target}` with classes {', '.join(map(str, s.classes))}",
              f"- Predictors: {len(s.predictors)} declared ({len(s.numeric)} numeric, {len(s.categorical)} "
-             f"categorical), {n_modelled} modelled by the method",
+             f"categorical), {n_modelled} modelled by the method"
+             + (f"; {len(s.derived)} computed from another column (public function, no ε)"
+                if s.derived else ""),
              "- What ε protects: **add/remove one record** (the table with or without any one row). "
              f"Each row was held out for testing independently with probability {result.test_fraction:g}, "
              "so one record changes the training part by at most itself",
@@ -204,7 +222,8 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     if len(result.utility):
         parts += ["The test error on the held-out rows is not in this summary: it is not private "
                   "(it is written to its own file, for the data owner only).", ""]
-    rows = [{"column": n, "kind": s[n].kind, "domain": _domain(s[n])} for n in s.predictors]
+    rows = [{"column": n, "kind": "derived" if n in s.derived else s[n].kind, "domain": _domain(s[n])}
+            for n in s.columns]
     parts += ["## Public schema", "", _md_table(pd.DataFrame(rows)), "",
               "Numeric values outside their declared bounds were clipped to them before the release "
               "(categorical values outside their declared lists are refused).", ""]

@@ -1,7 +1,8 @@
 """PrivPfCExplorer: slide ε, the budget split and Θ; see the pool, the choice, the noise, the error.
 
-Built once per train/test split: the node codes of every record at every taxonomy level (train
-and test) and a :class:`~dpexplore.publish.privpfc_scoring.GapScorer`, which keeps, per candidate
+Built once per train/test split: the node codes of every record (or, over a source, of every
+occupied cell of its count table, weighted by its count) at every taxonomy level (train and
+test) and a :class:`~dpexplore.publish.privpfc_scoring.GapScorer`, which keeps, per candidate
 grid, what its quality needs whatever ε_pert is (the sum of the cells' largest counts and the
 histogram of the cells' leads), precomputed for the pools the ε slider can reach. A slider step
 then rescores a pool with one sparse product, runs ``run_privpfc`` (noise, selection) and redraws
@@ -9,6 +10,7 @@ small charts.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from typing import Any, Mapping, Sequence
@@ -19,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import moved, renamed_keyword
+from .._validation.inputs import source_input
 from ..domain import Schema
 from ..evaluate import privpfc as evaluation
 from ..histogram import LevelCodes
@@ -37,7 +40,14 @@ __getattr__ = moved(__name__, {"GapScorer": "dpexplore.publish.privpfc_scoring:G
                                   for name in ("release_tree_error", "run_errors", "error_sweep")}})
 
 THETA_CHOICES = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000)
+PAPER_SHARES = (0.03, 0.37, 0.60)   # record count / selection / histogram (Alg. 2 line 2)
 PRESETS = {"3/37/60 (paper)": (0.37, 0.60), "3/10/87 (Fig. 9)": (0.10, 0.87), "3/57/40": (0.57, 0.40)}
+
+
+def _check_shares(shares: Sequence[float]) -> None:
+    if len(shares) != 3 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
+        raise ValueError(f"shares must hold three shares of ε adding up to 1 (record count, selection, "
+                         f"histogram), e.g. (0.03, 0.37, 0.60); got {shares!r}")
 
 
 def _initial_preset(sel: float, pert: float) -> str:
@@ -55,21 +65,49 @@ class PrivPfCExplorer:
     counted once at construction (``warm``), so a step only rescores (a sparse product), adds
     noise and redraws. ``update()`` redraws; ``.widget`` is the container to display.
     ``baselines``: name -> error lines for the status text (e.g. majority, non-private tree).
+    :meth:`from_source` builds it on a :class:`dpexplore.sources.Source` instead of records.
     """
 
     @renamed_keyword(split="shares")
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any,
                  schema: Schema, *, epsilon: float = 1.0, theta: int = 10_000, seed: int = 0,
-                 shares: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
+                 shares: Sequence[float] = PAPER_SHARES, noise_to_signal: float = 0.2,
                  baselines: Mapping[str, float] | None = None, warm: bool = True):
-        if len(shares) != 3 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
-            raise ValueError(f"shares must hold three shares of ε adding up to 1 (record count, selection, "
-                             f"histogram), e.g. (0.03, 0.37, 0.60); got {shares!r}")
+        _check_shares(shares)
+        scorer = privpfc_scoring.GapScorer(LevelCodes(X_train, schema), schema.encode_target(y_train), schema.n_classes)
+        self._build(scorer, (LevelCodes(X_test, schema), schema.encode_target(y_test), None), schema,
+                    epsilon=epsilon, theta=theta, seed=seed, shares=shares, noise_to_signal=noise_to_signal,
+                    baselines=baselines, warm=warm)
+
+    @classmethod
+    def from_source(cls, train: Any, test: Any, schema: Schema | None = None, **options: Any) -> "PrivPfCExplorer":
+        """The explorer on a :class:`dpexplore.sources.Source` of training data: built from its
+        count table (one scan, or none if the source has counted before), one weighted row per
+        occupied cell: a slider step costs what the cells cost, whatever the number of records.
+
+        ``test``: a second Source, a DataFrame of predictors and target, or ``(X_test, y_test)``
+        (:func:`~dpexplore.evaluate.privpfc.held_out_cells`). ``schema``: None (the source's) or
+        a subset of its predictors, as in ``fit(source)``. ``options``: the constructor's
+        keywords. Same qualities, grids, noise and errors as the constructor on the same records
+        and seed.
+        """
+        inspect.signature(cls._build).bind(None, None, None, None, **options)   # unknown keywords: before the scan
+        _check_shares(options.get("shares", PAPER_SHARES))
+        table, schema = source_input(train, None, schema)
+        self = cls.__new__(cls)
+        self._build(privpfc_scoring.GapScorer.from_table(table), evaluation.held_out_cells(test, schema), schema,
+                    **options)
+        return self
+
+    def _build(self, scorer: privpfc_scoring.GapScorer, test: tuple, schema: Schema, *, epsilon: float = 1.0,
+               theta: int = 10_000, seed: int = 0, shares: Sequence[float] = PAPER_SHARES,
+               noise_to_signal: float = 0.2, baselines: Mapping[str, float] | None = None,
+               warm: bool = True) -> None:
+        """The widgets and the first draw, given the scorer and the test (codes, classes, weights)."""
         self.schema = schema
         self.noise_to_signal = noise_to_signal
-        self.scorer = privpfc_scoring.GapScorer(LevelCodes(X_train, schema), schema.encode_target(y_train), schema.n_classes)
-        self.test_codes = LevelCodes(X_test, schema)
-        self.y_test = schema.encode_target(y_test)
+        self.scorer = scorer
+        self.test_codes, self.y_test, self.test_weights = test
         self.baselines = dict(baselines or {})
         style = {"description_width": "130px"}
         wide = W.Layout(width="420px", flex="0 0 auto")
@@ -141,7 +179,8 @@ class PrivPfCExplorer:
         run = run_privpfc(self.scorer, epsilon=self.epsilon.value, theta=self.theta.value, shares=(size, sel, pert),
                           noise_to_signal=self.noise_to_signal, random_state=int(self.seed.value))
         grid = {a: int(d) for a, d in zip(self.scorer.attributes, run.grid)}
-        errors = evaluation.run_errors(run, self.scorer.attributes, self.schema, self.test_codes, self.y_test)
+        errors = evaluation.run_errors(run, self.scorer.attributes, self.schema, self.test_codes, self.y_test,
+                                       weights=self.test_weights)
         # NON-PRIVATE diagnostic: the true counts of the chosen grid, to show the size of the noise
         comparison = evaluation.compare_counts(self.scorer.counts(run.grid), run.noisy_counts, grid, self.schema,
                                     n_cells=6, pick="spread")
