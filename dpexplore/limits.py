@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["MAX_SYNTHETIC_ROWS", "OWN_TABLE_SYNTHETIC_ROWS", "MARGINAL_BINS", "MAX_TREE_DEPTH", "MAX_GRID_CELLS",
            "DEFAULT_GRID_CELLS", "MAX_DENSE_ENTRIES", "MAX_DOMAIN", "MAX_SPURIOUS", "MAX_RECORDS", "MAX_SIMULATED",
            "DIFFGEN_MAX_CELLS", "MAX_LATTICE_STEPS", "FEW_RECORDS", "EPSILON_RANGE", "DEFAULT_BATCH_ROWS",
-           "MIN_SYNTHETIC_ROWS"]
+           "MIN_SYNTHETIC_ROWS", "MAX_FILLED_CELLS"]
 
 # ------------------------------------------------------------------------------ synthetic tables
 MAX_SYNTHETIC_ROWS = 1_000_000
@@ -80,6 +80,11 @@ MAX_RECORDS = 10_000_000
 MAX_SIMULATED = 1_000_000
 """Records the k heuristic of :func:`dpexplore.publish.projected.estimate_k` simulates (memory);
 the simulation uses public sizes only and costs no privacy."""
+
+MAX_FILLED_CELLS = 500_000
+"""Largest projection whose thresholded cells a shaped synthetic table of
+:class:`~dpexplore.publish.ProjectedHistogram` refills (a public bound on the work of its
+``synthetic``; beyond it only the kept cells are used)."""
 
 # ------------------------------------------------------------------------------ mechanisms
 MAX_LATTICE_STEPS = 2 ** 52

@@ -268,9 +268,8 @@ class MarginalFiller:
             size = len(self.taxonomies[a].leaves)
             spent = accountant.spend(each, f"marginal: {a}")
             if a in joint:
-                before = joint[:joint.index(a)]
-                candidates = [self.target] + [p for p in self._codes if p not in joint and p not in (a, self.target)]
-                candidates += before
+                candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
+                              + joint[:joint.index(a)])
                 eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
                 tables = [self._table(p, a, size) for p in candidates]
                 scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size / eps_table for t in tables]
@@ -429,8 +428,7 @@ class CompleteSynthetic:
             data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
                           else attr.derive(data[attr.source]))
         data[schema.target] = frame[schema.target].to_numpy()
-        return pd.DataFrame({c: data[c] for c in schema.columns + [schema.target]},
-                            columns=schema.columns + [schema.target])
+        return pd.DataFrame(data, columns=schema.columns + [schema.target])
 
     def _shaped(self, cells: dict | None) -> list[str]:
         """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a

@@ -40,7 +40,7 @@ from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
 from ..domain import Attribute, Schema, Taxonomy, class_values
 from ..exceptions import EmptySyntheticWarning
-from ..limits import MAX_DOMAIN, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
+from ..limits import MAX_DOMAIN, MAX_FILLED_CELLS, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
 from .base import MarginalFiller, Publisher, check_release_features, synthetic_size
 from .shape import IntervalCells, NodeCells
 
@@ -52,9 +52,6 @@ __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discre
 
 NEIGHBOURS = ("add/remove", "substitution")
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
-MAX_FILLED_CELLS = 500_000
-"""Largest projection whose thresholded cells a shaped synthetic table refills (a public bound on
-the work of :meth:`ProjectedHistogram.synthetic`; beyond it only the kept cells are used)."""
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
 
 # MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
@@ -986,9 +983,10 @@ class ProjectedHistogram(Publisher):
 
     def _with_thresholded_mass(self, kept: tuple[np.ndarray, ...], copies: np.ndarray
                                ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-        """Every cell of the projection (at most :data:`MAX_FILLED_CELLS`) with weights: the kept
-        cells' copies, and the mass the threshold removed, n̂ − Σ copies, spread evenly over the
-        cells it removed (each ≤ τ: a removed cell's noisy count was at most τ, §2.1). The raking
+        """Every cell of the projection (at most :data:`dpexplore.limits.MAX_FILLED_CELLS`) with
+        weights: the kept cells' copies, and the mass the threshold removed, n̂ − Σ copies, spread
+        evenly over the cells it removed (each ≤ τ: a removed cell's noisy count was at most τ,
+        §2.1). The raking
         that follows (:meth:`_copy_weights`) then shapes that mass by the paid marginals, so a
         category none of whose cells passed τ is not lost from the synthetic table. Post-processing
         of released values (kept counts, n̂, τ); the kept cells alone when the projection is larger."""

@@ -214,4 +214,3 @@ def rake(weights: Any, margins: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
             goal = classes / classes.sum() * implied.sum()
             w = w * np.divide(goal, implied, out=np.zeros_like(goal), where=implied > 0)[None, :]
     return w / w.sum() * total if w.sum() > 0 else np.clip(np.asarray(weights, dtype=float), 0.0, None)
-
