@@ -1,13 +1,14 @@
 """How much of the data's shape each publisher's synthetic table keeps, with its accuracy beside it.
 
     python benchmarks/fidelity.py [--seeds 3] [--epsilons 0.1 1] [--datasets adult messy] \\
-        [--marginal-share 0.25] [--out benchmarks/results/fidelity.csv]
+        [--marginal-share S] [--out benchmarks/results/fidelity.csv]
 
 For Adult (``dpexplore.datasets.load_adult``) and the generated messy table as notebook 08
 declares it (``benchmarks/08_your_data_sweep.py``: ``declared_messy``), every publishing method
-of ``dpexplore.tables.release`` with its documented defaults (``marginal_share`` 0.25) at each ε and
-seed: the rows are split per record (``bernoulli_split``, 20 % held out with that public
-probability), the release is made from the training part (``test_size=0``: all of it), then
+of ``dpexplore.tables.release`` with its documented defaults (``marginal_share``: 0.5 for PrivPfC,
+0.25 for the others) at each ε and seed: the rows are split per record (``bernoulli_split``, 20 %
+held out with that public probability), the release is made from the training part
+(``test_size=0``: all of it), then
 
 - ``tvd_1way`` / ``tvd_2way``: the mean total-variation distance between the synthetic table and
   the training part over the schema's public bins, over every column / every pair of columns,
@@ -70,8 +71,9 @@ def publishers() -> list[str]:
 
 
 def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None,
-        marginal_share: float = tables.DEFAULT_MARGINAL_SHARE) -> pd.DataFrame:
-    """One row per (dataset, method, ε, seed) with the columns :data:`COLUMNS`."""
+        marginal_share: float | None = None) -> pd.DataFrame:
+    """One row per (dataset, method, ε, seed) with the columns :data:`COLUMNS`; ``marginal_share``
+    None: each method's default (:func:`dpexplore.tables.default_marginal_share`)."""
     out = []
     for d_idx, dataset in enumerate(datasets):
         frame, schema, leaks = load_dataset(dataset)
@@ -117,8 +119,8 @@ def main() -> None:
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     ap.add_argument("--seeds", type=int, default=SEEDS)
     ap.add_argument("--methods", nargs="+", choices=list(tables.METHODS), default=None)
-    ap.add_argument("--marginal-share", type=float, default=tables.DEFAULT_MARGINAL_SHARE,
-                    help="share of ε for the marginals (default: tables.release's)")
+    ap.add_argument("--marginal-share", type=float, default=None,
+                    help="share of ε for the marginals (default: each method's, as in tables.release)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     t0 = time.perf_counter()

@@ -1,9 +1,10 @@
-"""What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult.
+"""What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult (and MST on
+the generated messy table).
 
 Writes ``notebooks/results/peers.csv`` (one row per library × method × ε × metric: the mean test
 ``accuracy`` over ``n_runs`` splits, which notebook 07 draws as reference lines, and for MST the
-shape of its synthetic table, ``tvd_1way`` and ``tvd_2way``) and the sidecar
-``notebooks/results/peers.json`` (versions, settings, per-run values, timings).
+shape of its synthetic table, ``tvd_1way`` and ``tvd_2way``; ``dataset`` names the table) and the
+sidecar ``notebooks/results/peers.json`` (versions, settings, per-run values, timings).
 
 The task is notebook 07's: Adult (``dpexplore.datasets.load_adult``, the bundled file), the
 showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..., random_state=
@@ -32,6 +33,16 @@ showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..
   (ε, δ)-DP with δ = 1e-6 (``--delta``). Optional ``--mst-pure``: MST under pure ε-DP (Laplace
   noise; OpenDP allows δ = 0 because every key and cut is declared).
 
+``--datasets messy`` (default: ``adult`` alone) runs MST, under both accountings, on the generated
+messy table of ``benchmarks/fidelity.py`` (its ``load_dataset``: notebook 08's declarations, every
+key and cut declared), split as that benchmark splits it (:func:`dataset_splits`: ``bernoulli_split``
+per record with the generator of its default run's seed 0, 1, 2), so MST and our publishers are
+measured on the very same training parts, public bins and distance. diffprivlib is skipped there:
+it releases no synthetic table and the question is the table's shape. The per-record split makes
+the training size private, so the synthetic table has the model's total (estimated from the noisy
+marginals), not the training part's size as on Adult. A run that is not Adult alone writes to
+``benchmarks/results/peers_<datasets>.csv`` unless ``--out`` says otherwise.
+
 The peers are NOT dependencies of dpexplore: they run in their own virtual environments
 (diffprivlib 0.6.6 needs scikit-learn < 1.6), outside the repository::
 
@@ -58,6 +69,15 @@ under pure ε-DP at ε = 1 beside the ρ-zCDP one (43 s and 145 s of fitting): a
 TVD 0.006 / 0.040, against 0.808, 0.005 / 0.039. opendp 0.16's MST refuses its own
 selection plan by one ulp (opendp/opendp#2789); ``_patch_mst_selection_budget`` gives the
 selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more than stated.
+(The ``dataset`` column was added to both files with ``--rebuild``: same values.)
+
+``--datasets messy --only odp --epsilons 0.1 1 --repetitions 3 --mst-pure`` wrote
+``benchmarks/results/peers_messy.csv`` (12 releases on ≈ 4,800 training rows: 484 s of fitting,
+490 s wall). Mean over the 3 splits, TVD 1-way / 2-way and accuracy: ρ-zCDP .093 / .192, .660 at
+ε = 0.1 and .016 / .052, .733 at ε = 1; pure ε .122 / .248, .677 and .018 / .063, .698 (held-out
+majority class .687). OpenDP's extra bucket for undeclared values gets noisy counts: up to ≈ 14 %
+of the synthetic rows hold a null at ε = 0.1, ≈ 2 % at ε = 1, charged by the distance as a value
+off the domain and dropped before the classifier is fitted.
 """
 from __future__ import annotations
 
@@ -76,7 +96,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_CSV = ROOT / "notebooks" / "results" / "peers.csv"
-COLUMNS = ["library", "library_version", "method", "epsilon", "delta", "metric", "value", "n_runs", "notes"]
+COLUMNS = ["library", "library_version", "method", "epsilon", "delta", "metric", "value", "n_runs", "notes",
+           "dataset"]
+#: the tables the peers can run on (``--datasets``): Adult as notebook 07 splits it, and the generated messy
+#: table of ``benchmarks/fidelity.py`` split as that benchmark splits it
+DATASETS = ("adult", "messy")
+#: the peers that run on a table (diffprivlib releases no synthetic table: nothing to compare off Adult)
+DATASET_PEERS = {"adult": ("dpl", "odp"), "messy": ("odp",)}
+TASKS = {"adult": "Adult (dpexplore.datasets.load_adult, bundled file), binary target 'income'",
+         "messy": "the generated messy table as notebook 08 declares it (benchmarks/fidelity.py's load_dataset: "
+                  "make_messy_table(6000, random_state=2026), rows with a missing value dropped), binary target "
+                  "'readmitted'"}
 EPSILONS = (0.03, 0.1, 0.3, 1.0)        # notebook 07's grid (full mode)
 REPETITIONS = 3                         # notebook 07's repetitions (full mode)
 SEED = 2026                             # notebook 07's random_state: same splits
@@ -121,13 +151,15 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
 
 
 def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str],
-              epsilons: list[float], delta: float, methods: list[str]) -> "pd.DataFrame":
-    """One row per method × ε (mean accuracy over the runs that finished), plus one per shape
-    metric (:data:`FIDELITY_METRICS`) for the methods whose runs carry it; methods that could not
-    run get an empty accuracy and the reason in ``notes``."""
+              epsilons: list[float], delta: float, methods: list[str], dataset: str = "adult") -> "pd.DataFrame":
+    """One row per method × ε of ``dataset`` (mean accuracy over the runs that finished), plus one
+    per shape metric (:data:`FIDELITY_METRICS`) for the methods whose runs carry it; methods that
+    could not run get an empty accuracy and the reason in ``notes``. A run without a ``dataset``
+    (the sidecars written before ``--datasets``) is an Adult run."""
     import numpy as np
     import pandas as pd
 
+    raw = [r for r in raw if r.get("dataset", "adult") == dataset]
     rows = []
     for key in methods:
         library, label, notes = METHODS[key]
@@ -138,7 +170,8 @@ def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str]
                          "epsilon": float(eps), "delta": delta if key == "odp_mst" else 0.0,
                          "metric": "accuracy", "value": float(np.mean(values)) if values else np.nan,
                          "n_runs": len(values),
-                         "notes": notes if values else f"not run: {reason or 'no result'}"})
+                         "notes": notes if values else f"not run: {reason or 'no result'}",
+                         "dataset": dataset})
             accuracy_row = rows[-1]
             for metric in FIDELITY_METRICS:
                 shape = [r[metric] for r in raw if r["method"] == key and np.isclose(r["epsilon"], eps)
@@ -161,7 +194,7 @@ def _load_job(job: Path):
     schema = config["schema"]
     numeric = [a["name"] for a in schema["attributes"] if a["kind"] == "numeric"]
     dtypes = {a["name"]: (float if a["kind"] == "numeric" else str) for a in schema["attributes"]}
-    frame = pd.read_csv(job / "adult.csv", dtype={**dtypes, schema["target"]: str}, keep_default_na=False)
+    frame = pd.read_csv(job / config["data_file"], dtype={**dtypes, schema["target"]: str}, keep_default_na=False)
     splits = np.load(job / "splits.npz")
     runs = [(splits[f"train{r}"], splits[f"test{r}"]) for r in range(config["repetitions"])]
     return config, schema, numeric, frame, runs
@@ -233,8 +266,8 @@ def worker_diffprivlib(job: Path) -> dict:
                     raise RuntimeError(f"{key} classes {model.classes_} not the schema's {classes}")
                 accuracy = float(np.mean(model.predict(X_te) == y_all[te]))
                 timing[key] += seconds
-                raw.append({"method": key, "epsilon": eps, "run": run, "accuracy": accuracy,
-                            "seconds": seconds, "epsilon_spent": float(spent)})
+                raw.append({"dataset": config["dataset"], "method": key, "epsilon": eps, "run": run,
+                            "accuracy": accuracy, "seconds": seconds, "epsilon_spent": float(spent)})
     return {"versions": {"diffprivlib": diffprivlib.__version__, "scikit-learn": sklearn.__version__,
                          "numpy": np.__version__, "python": platform.python_version()},
             "raw": raw, "seconds": timing}
@@ -327,10 +360,12 @@ def worker_opendp(job: Path) -> dict:
                     table = (ctx.query(**query)
                              .contingency_table(keys=keys, cuts=cuts, algorithm=dp.mbi.MST())
                              .release())
-                # synthetic size: the number of training rows (public: the split sizes are declared);
+                # synthetic size: the number of training rows where the split sizes are public (Adult's
+                # fixed-size split), else the model's total, estimated from the noisy marginals;
                 # mbi and OpenDP draw the rows with NumPy's global generator: seeded per fit
+                rows = len(tr) if config["synthetic_rows"] == "training size" else None
                 np.random.seed(run_seed(key, e_idx, run))
-                synthetic = table.synthesize(rows=len(tr), method=MST_SYNTHESIS).to_pandas()
+                synthetic = table.synthesize(rows=rows, method=MST_SYNTHESIS).to_pandas()
                 seconds = time.perf_counter() - t0
                 synthetic_file = f"synthetic-{key}-{e_idx}-{run}.csv"   # for the parent's fidelity figures
                 synthetic.to_csv(job / synthetic_file, index=False)
@@ -346,12 +381,14 @@ def worker_opendp(job: Path) -> dict:
                     pred = model.predict(binned(frame.iloc[te]))
                 accuracy = float(np.mean(pred == frame.iloc[te][target].to_numpy()))
                 timing[key] += seconds
-                raw.append({"method": key, "epsilon": eps, "run": run, "accuracy": accuracy, "seconds": seconds,
+                raw.append({"dataset": config["dataset"], "method": key, "epsilon": eps, "run": run,
+                            "accuracy": accuracy, "seconds": seconds,
                             "synthetic_rows": int(len(y_syn)), "missing_values": missing,
                             "synthesis": MST_SYNTHESIS, "synthetic_file": synthetic_file})
                 with open(job / "progress-odp.jsonl", "a") as fh:   # kept if a later fit fails
                     fh.write(json.dumps(raw[-1]) + "\n")
-                print(f"  {key} ε={eps:g} run {run}: accuracy {accuracy:.4f} ({seconds:.0f} s)", flush=True)
+                print(f"  {config['dataset']} {key} ε={eps:g} run {run}: accuracy {accuracy:.4f} "
+                      f"({seconds:.0f} s)", flush=True)
     versions = {"opendp": md.version("opendp"), "mbi": md.version("mbi"), "jax": md.version("jax"),
                 "polars": pl.__version__, "scikit-learn": sklearn.__version__, "numpy": np.__version__,
                 "python": platform.python_version()}
@@ -360,24 +397,71 @@ def worker_opendp(job: Path) -> dict:
 
 
 # =========================================================================== driver side (project venv)
-def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, methods: list[str]) -> dict:
-    """Adult, its public schema and the showdown's splits (sweep's ``Splits``) into ``job``."""
+def fidelity_benchmark():
+    """``benchmarks/fidelity.py`` as a module: its tables, loading and split (imports dpexplore)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fidelity_benchmark", Path(__file__).with_name("fidelity.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def dataset_splits(dataset: str, repetitions: int):
+    """(frame, schema, [(train positions, test positions)] per repetition, split description):
+    Adult with the showdown's splits (sweep's ``Splits``, stratified, so that the peers meet
+    notebook 07's methods on the same rows); another table as ``benchmarks/fidelity.py`` loads and
+    splits it (``bernoulli_split`` per record with the generator its default run gives the table's
+    seed-th repetition), so MST meets our publishers on the same training part."""
     import numpy as np
 
-    from dpexplore.datasets import load_adult
-    from dpexplore.evaluate.sweeps import Splits, root_entropy
+    if dataset == "adult":
+        from dpexplore.datasets import load_adult
+        from dpexplore.evaluate.sweeps import Splits, root_entropy
 
-    frame, schema = load_adult()
-    frame.to_csv(job / "adult.csv", index=False)
-    splits = Splits(frame, schema, None, TEST_SIZE, root_entropy(SEED))
-    arrays = {}
+        frame, schema = load_adult()
+        splits = Splits(frame, schema, None, TEST_SIZE, root_entropy(SEED))
+        runs = []
+        for r in range(repetitions):
+            (tr, te), = splits.folds(r)
+            runs.append((tr, te))
+        return frame, schema, runs, (f"sweep's stratified holdout, test_size={TEST_SIZE}, random_state={SEED} "
+                                     "(notebook 07)")
+    from dpexplore.datasets import bernoulli_split
+
+    bench = fidelity_benchmark()
+    frame, schema, leaks = bench.load_dataset(dataset)
+    if leaks:   # MST's keys and cuts come from the schema: it must be declared, not read from the rows
+        raise ValueError(f"the {dataset} table's schema reads the data ({leaks}); declare it before running MST")
+    frame = frame.reset_index(drop=True)
+    d_idx = bench.DATASETS.index(dataset)
+    runs = []
     for r in range(repetitions):
-        (tr, te), = splits.folds(r)
+        rng = np.random.default_rng([bench.SEED, d_idx, r])
+        X_tr, X_te, _, _ = bernoulli_split(frame, schema, bench.TEST_FRACTION, random_state=rng)
+        runs.append((frame.index.get_indexer(X_tr.index), frame.index.get_indexer(X_te.index)))
+    return frame, schema, runs, (f"per-record bernoulli_split, test fraction {bench.TEST_FRACTION}, generator "
+                                 f"default_rng([{bench.SEED}, {d_idx}, run]) (benchmarks/fidelity.py, its seeds)")
+
+
+def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, methods: list[str],
+              dataset: str = "adult") -> dict:
+    """The table, its public schema and its splits (:func:`dataset_splits`) into ``job``."""
+    import numpy as np
+
+    frame, schema, runs, split_text = dataset_splits(dataset, repetitions)
+    frame.to_csv(job / f"{dataset}.csv", index=False)
+    arrays = {}
+    for r, (tr, te) in enumerate(runs):
         arrays[f"train{r}"], arrays[f"test{r}"] = tr, te
     np.savez(job / "splits.npz", **arrays)
-    config = {"schema": schema.to_dict(), "epsilons": epsilons, "repetitions": repetitions, "delta": delta,
+    config = {"dataset": dataset, "data_file": f"{dataset}.csv", "splits": split_text,
+              # Adult's fixed-size split: the sizes are public; a per-record split's are not
+              "synthetic_rows": "training size" if dataset == "adult" else "model total",
+              "schema": schema.to_dict(), "epsilons": epsilons, "repetitions": repetitions, "delta": delta,
               "methods": methods, "n_rows": len(frame), "n_train": int(len(arrays["train0"])),
-              "n_test": int(len(arrays["test0"]))}
+              "n_test": int(len(arrays["test0"])),
+              "n_train_runs": [int(len(tr)) for tr, _ in runs], "n_test_runs": [int(len(te)) for _, te in runs]}
     (job / "config.json").write_text(json.dumps(config))
     return config
 
@@ -438,13 +522,26 @@ def run_peer(python: str | None, peer: str, job: Path) -> tuple[dict | None, str
 
 def rebuild(out: Path) -> None:
     """The CSV again from the sidecar (e.g. after a change of the ``notes`` texts)."""
+    import pandas as pd
+
     sidecar = json.loads(out.with_suffix(".json").read_text())
     raw = [row for info in sidecar["peers"].values() for row in info.get("raw", [])]
     versions = {k: v for info in sidecar["peers"].values() for k, v in info.get("versions", {}).items()
                 if k in ("diffprivlib", "opendp")}
-    methods = [m for m in METHODS if any(row["method"] == m for row in raw)]
-    summarise(raw, versions, {}, sidecar["epsilons"], sidecar["mst_delta"], methods).to_csv(out, index=False)
+    tables = []
+    for dataset in dict.fromkeys(row.get("dataset", "adult") for row in raw):
+        mine = [row for row in raw if row.get("dataset", "adult") == dataset]
+        methods = [m for m in METHODS if any(row["method"] == m for row in mine)]
+        tables.append(summarise(raw, versions, {}, sidecar["epsilons"], sidecar["mst_delta"], methods, dataset))
+    pd.concat(tables, ignore_index=True).to_csv(out, index=False)
     print(f"rewrote {out} from {out.with_suffix('.json')}")
+
+
+def default_out(datasets: list[str]) -> Path:
+    """Where a run writes by default: notebook 07's file for Adult alone, else one of benchmarks/results."""
+    if list(datasets) == ["adult"]:
+        return OUT_CSV
+    return ROOT / "benchmarks" / "results" / f"peers_{'_'.join(datasets)}.csv"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -453,6 +550,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--job", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--dpl-python", default="/work/peers-env-dpl/bin/python")
     parser.add_argument("--odp-python", default="/work/peers-env-odp/bin/python")
+    parser.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=["adult"],
+                        help="tables to run on (default: adult; diffprivlib runs on Adult only)")
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--repetitions", type=int, default=REPETITIONS)
     parser.add_argument("--delta", type=float, default=DELTA)
@@ -460,10 +559,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", choices=["dpl", "odp"], help="run one peer, keep the other's stored rows")
     parser.add_argument("--rebuild", action="store_true",
                         help="rewrite the CSV from the sidecar's per-run values (no fitting)")
-    parser.add_argument("--out", type=Path, default=OUT_CSV)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: notebooks/results/peers.csv for Adult alone, "
+                             "else benchmarks/results/peers_<datasets>.csv")
     args = parser.parse_args(argv)
+    out = args.out or default_out(args.datasets)
     if args.rebuild:
-        rebuild(args.out)
+        rebuild(out)
         return
 
     if args.worker:   # inside a peer's venv: never imports dpexplore
@@ -476,38 +578,54 @@ def main(argv: list[str] | None = None) -> None:
     methods = ["dpl_gnb", "dpl_lr", "odp_mst"] + (["odp_mst_pure"] if args.mst_pure else [])
     peers = [p for p in ("dpl", "odp") if args.only in (None, p)]
     pythons = {"dpl": args.dpl_python, "odp": args.odp_python}
-    sidecar_path = args.out.with_suffix(".json")
+    sidecar_path = out.with_suffix(".json")
     old_sidecar = json.loads(sidecar_path.read_text()) if args.only and sidecar_path.exists() else {}
-    with tempfile.TemporaryDirectory(prefix="dpexplore-peers-") as tmp:
-        job = Path(tmp)
-        config = write_job(job, args.epsilons, args.repetitions, args.delta, methods)
-        raw, versions, reasons, runs_info = [], {}, {}, {}
-        for peer in peers:
-            print(f"{peer}: running in {pythons[peer]}", flush=True)
-            result, why = run_peer(pythons[peer], peer, job)
-            mine = [m for m in methods if PEER[m] == peer]
-            if result is None:
-                print(f"{peer}: {why}", flush=True)
-                reasons.update({m: why for m in mine})
-                runs_info[peer] = {"error": why}
-                continue
-            add_fidelity(result["raw"], job)
-            raw += result["raw"]
-            versions.update({k: v for k, v in result["versions"].items() if k in ("diffprivlib", "opendp")})
-            runs_info[peer] = ({k: v for k, v in result.items() if k != "raw"}
-                               | {"epsilons": args.epsilons, "repetitions": args.repetitions, "raw": result["raw"]})
-    table = summarise(raw, versions, reasons, args.epsilons, args.delta,
-                      [m for m in methods if PEER[m] in peers])
-    if args.only and args.out.exists():
-        kept = pd.read_csv(args.out)
-        other = {"dpl": "opendp", "odp": "diffprivlib"}[args.only]
-        table = pd.concat([kept[kept["library"] == other], table], ignore_index=True)
+    raw, versions, runs_info, described, plans = [], {}, {}, {}, []
+    for dataset in args.datasets:
+        ran = [p for p in peers if p in DATASET_PEERS[dataset]]
+        for peer in set(peers) - set(ran):
+            tables = ", ".join(d for d, ps in DATASET_PEERS.items() if peer in ps)
+            print(f"{dataset}: {peer} skipped (it runs on {tables} only: no synthetic table to compare)", flush=True)
+        mine = [m for m in methods if PEER[m] in ran]
+        reasons = {}
+        with tempfile.TemporaryDirectory(prefix="dpexplore-peers-") as tmp:
+            job = Path(tmp)
+            config = write_job(job, args.epsilons, args.repetitions, args.delta, mine, dataset)
+            described[dataset] = {"task": TASKS[dataset]} | {
+                k: config[k] for k in ("splits", "synthetic_rows", "n_rows", "n_train", "n_test",
+                                       "n_train_runs", "n_test_runs")}
+            for peer in ran:
+                print(f"{dataset} {peer}: running in {pythons[peer]}", flush=True)
+                result, why = run_peer(pythons[peer], peer, job)
+                key = peer if dataset == "adult" else f"{peer}:{dataset}"   # Adult's keys as before --datasets
+                if result is None:
+                    print(f"{dataset} {peer}: {why}", flush=True)
+                    reasons.update({m: why for m in mine if PEER[m] == peer})
+                    runs_info[key] = {"error": why}
+                    continue
+                add_fidelity(result["raw"], job)
+                raw += result["raw"]
+                versions.update({k: v for k, v in result["versions"].items() if k in ("diffprivlib", "opendp")})
+                runs_info[key] = ({k: v for k, v in result.items() if k != "raw"}
+                                  | {"dataset": dataset, "epsilons": args.epsilons, "repetitions": args.repetitions,
+                                     "raw": result["raw"]})
+        plans.append((dataset, mine, reasons))
+    table = pd.concat([summarise(raw, versions, reasons, args.epsilons, args.delta, mine, dataset)
+                       for dataset, mine, reasons in plans], ignore_index=True)
+    if args.only and out.exists():
+        kept = pd.read_csv(out)
+        if "dataset" not in kept.columns:      # a CSV written before --datasets: Adult rows
+            kept["dataset"] = "adult"
+        library = {"dpl": "diffprivlib", "odp": "opendp"}[args.only]
+        rerun = (kept["library"] == library) & kept["dataset"].isin(args.datasets)
+        table = pd.concat([kept.loc[~rerun, COLUMNS], table], ignore_index=True)
         runs_info = {**old_sidecar.get("peers", {}), **runs_info}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False)
-    sidecar = {"task": "Adult (dpexplore.datasets.load_adult, bundled file), binary target 'income'",
-               "splits": f"sweep's stratified holdout, test_size={TEST_SIZE}, random_state={SEED} (notebook 07)",
-               "n_rows": config["n_rows"], "n_train": config["n_train"], "n_test": config["n_test"],
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    # one table: its description at the top level, as before --datasets; always per table in "datasets"
+    single = described[args.datasets[0]] if len(args.datasets) == 1 else {}
+    sidecar = {**{k: single[k] for k in ("task", "splits", "n_rows", "n_train", "n_test") if k in single},
+               "datasets": described,
                "epsilons": args.epsilons, "repetitions": args.repetitions,
                "mst_delta": args.delta,
                "mst_rho": {str(e): zcdp_rho(e, args.delta) for e in args.epsilons},
@@ -520,11 +638,11 @@ def main(argv: list[str] | None = None) -> None:
     sidecar_path.write_text(json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n")
     with pd.option_context("display.width", 160, "display.max_colwidth", 40):
         print(table.drop(columns="notes").to_string(index=False))
-    for peer, info in runs_info.items():
+    for key, info in runs_info.items():
         if "seconds" in info:
-            print(f"{peer}: fit seconds per method {json.dumps({k: round(v, 1) for k, v in info['seconds'].items()})}, "
+            print(f"{key}: fit seconds per method {json.dumps({k: round(v, 1) for k, v in info['seconds'].items()})}, "
                   f"wall {info.get('wall_seconds', 0):.0f} s")
-    print(f"wrote {args.out} and {sidecar_path}")
+    print(f"wrote {out} and {sidecar_path}")
 
 
 if __name__ == "__main__":

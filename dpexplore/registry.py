@@ -59,6 +59,8 @@ class MethodSpec:
     the instance scikit-learn's checks run on (:meth:`check_instance`). ``requires`` names optional
     packages: without them the method is unavailable (:meth:`missing`). ``audit`` is the pytest node
     id of the method's privacy audit. ``display`` is the label charts and the showdown use.
+    ``marginal_share`` is a publisher's own default share of ε for the marginals that shape its
+    synthetic table in :func:`dpexplore.tables.release` (None: the workflow's general default).
     """
 
     name: str
@@ -75,6 +77,7 @@ class MethodSpec:
     check_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
     audit: str = ""
+    marginal_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -145,7 +148,9 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("PrivPfC", "publisher", "dpexplore.publish.privpfc:PrivPfC", "Su et al. 2018, Alg. 2",
                "noisy record count, one exponential-mechanism grid choice, Laplace counts of every (cell, class)",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED,
-               audit="tests/test_audit_publish.py::test_release_is_private"),
+               audit="tests/test_audit_publish.py::test_release_is_private",
+               # its grid choice keeps its accuracy with half of ε (benchmarks/fidelity.py, README)
+               marginal_share=0.5),
     MethodSpec("DiffMulti", "publisher", "dpexplore.publish.diffmulti:DiffMulti", "Al-Hussaeni et al. 2018, Alg. 1",
                "private splits (exponential mechanism), noisy partition sizes, Laplace leaf × class counts",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED,

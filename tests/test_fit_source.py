@@ -180,7 +180,7 @@ def edge_frame(frame, schema, n_bins):
     out = [frame]
     for name in schema.numeric:
         attr = schema[name]
-        starts = ph._bin_starts(attr.lower, attr.upper, n_bins)
+        starts = ph.bin_starts(attr.lower, attr.upper, n_bins)
         values = [v for t in starts for v in (np.nextafter(t, -np.inf), t, np.nextafter(t, np.inf))]
         if attr.integer:
             values = [float(np.floor(v)) for v in values] + [float(np.ceil(v)) for v in values]
@@ -198,10 +198,10 @@ def test_projected_bins_reproduce_discretise_bit_for_bit(frame, schema, n_bins, 
     data = edge_frame(frame, schema, n_bins)
     for name in schema.numeric:
         attr = schema[name]
-        for b, t in enumerate(ph._bin_starts(attr.lower, attr.upper, n_bins), start=1):
+        for b, t in enumerate(ph.bin_starts(attr.lower, attr.upper, n_bins), start=1):
             assert ph.discretise(t, attr.lower, attr.upper, n_bins) == b
             assert ph.discretise(np.nextafter(t, -np.inf), attr.lower, attr.upper, n_bins) == b - 1
-    binned = ph._binned_schema(schema, n_bins)
+    binned = ph.binned_schema(schema, n_bins)
     model = ph.ProjectedHistogram(n_bins=n_bins)
     model.schema_ = schema
     expected, sizes = model._codes(data[schema.predictors], schema.predictors, n_bins)

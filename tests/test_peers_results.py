@@ -36,7 +36,8 @@ def sidecar():
 
 def test_columns_exactly_as_07_reads_them(table, peers):
     assert list(table.columns) == ["library", "library_version", "method", "epsilon", "delta", "metric",
-                                   "value", "n_runs", "notes"] == peers.COLUMNS
+                                   "value", "n_runs", "notes", "dataset"] == peers.COLUMNS
+    assert set(table["dataset"]) == {"adult"}                 # notebook 07's file: Adult only
     assert set(table["metric"]) == {"accuracy", *peers.FIDELITY_METRICS}
     assert set(table["library"]) == {"diffprivlib", "opendp"}
     assert not table.duplicated(["library", "method", "epsilon", "metric"]).any()
@@ -175,3 +176,94 @@ def test_job_handed_to_the_peers_is_adult_with_the_showdown_splits(peers, tmp_pa
                              else np.zeros(1, bool) for a in schema.predictors])
     assert is_cat.size == Z.shape[1]
     np.testing.assert_array_equal(Z[:, is_cat].sum(axis=1), len(schema.predictors) - n_numeric)
+
+
+# ----------------------------------------------------------------------------- the messy table
+MESSY_CSV = ROOT / "benchmarks" / "results" / "peers_messy.csv"
+FIDELITY_CSV = ROOT / "benchmarks" / "results" / "fidelity.csv"
+
+
+def test_job_for_the_messy_table_is_the_fidelity_benchmarks_split(peers, tmp_path):
+    """MST meets our publishers on the very rows benchmarks/fidelity.py gave them: its messy table,
+    split per record with its default run's generators (the held-out majority shares it stored
+    are those of these splits), and the synthetic size is the model's, not the private training size."""
+    from dpexplore.datasets import bernoulli_split
+
+    fidelity = load_benchmark("fidelity.py", "fidelity_benchmark_for_peers")
+    frame, schema, leaks = fidelity.load_dataset("messy")
+    assert leaks == []
+    config = peers.write_job(tmp_path, [1.0], 3, 1e-6, ["odp_mst"], dataset="messy")
+    assert config["dataset"] == "messy" and config["synthetic_rows"] == "model total"
+    back_config, back_schema, _, back, runs = peers._load_job(tmp_path)
+    assert back_schema == json.loads(json.dumps(schema.to_dict())) and len(back) == len(frame) == config["n_rows"]
+    assert (back[schema.target].to_numpy() == frame[schema.target].astype(str).to_numpy()).all()
+    np.testing.assert_allclose(back["weight_kg"].to_numpy(), frame["weight_kg"].to_numpy())
+    stored = pd.read_csv(FIDELITY_CSV)
+    stored = stored[stored.dataset == "messy"].groupby("seed")["majority"].first()
+    y = back[schema.target]
+    for r, (tr, te) in enumerate(runs):
+        X_tr, X_te, _, _ = bernoulli_split(frame, schema, 0.2, random_state=np.random.default_rng([2026, 1, r]))
+        np.testing.assert_array_equal(tr, np.flatnonzero(frame.index.isin(X_tr.index)))
+        np.testing.assert_array_equal(te, np.flatnonzero(frame.index.isin(X_te.index)))
+        assert len(tr) + len(te) == len(frame) and config["n_train_runs"][r] == len(tr)
+        majority = float(np.mean(y.iloc[te] == y.iloc[tr].mode().iloc[0]))
+        assert majority == pytest.approx(stored[r], abs=1e-6)
+    # every numeric column has the taxonomy whose leaves are MST's cuts and the fidelity bins
+    assert all(a.get("taxonomy") for a in back_schema["attributes"] if a["kind"] == "numeric")
+
+
+def test_summarise_keeps_the_tables_apart(peers):
+    raw = [{"method": "odp_mst", "epsilon": 1.0, "run": 0, "accuracy": 0.8},             # before --datasets
+           {"dataset": "messy", "method": "odp_mst", "epsilon": 1.0, "run": 0, "accuracy": 0.7,
+            "tvd_1way": 0.02, "tvd_2way": 0.05}]
+    adult = peers.summarise(raw, {"opendp": "0.16.0"}, {}, [1.0], 1e-6, ["odp_mst"])
+    messy = peers.summarise(raw, {"opendp": "0.16.0"}, {}, [1.0], 1e-6, ["odp_mst"], "messy")
+    assert list(adult["value"]) == [0.8] and set(adult["dataset"]) == {"adult"}
+    assert list(messy["metric"]) == ["accuracy", "tvd_1way", "tvd_2way"]
+    assert list(messy["value"]) == [0.7, 0.02, 0.05] and set(messy["dataset"]) == {"messy"}
+
+
+def test_a_messy_run_keeps_the_stored_adult_rows(peers, tmp_path):
+    """``--datasets messy --only odp`` into a file written before ``--datasets`` (no dataset
+    column): Adult's rows stay, marked "adult"; a missing interpreter gives messy rows with no value
+    and the reason; diffprivlib is not run on the messy table."""
+    out = tmp_path / "peers.csv"
+    old = pd.read_csv(CSV).drop(columns="dataset")
+    old.to_csv(out, index=False)
+    peers.main(["--datasets", "messy", "--only", "odp", "--odp-python", str(tmp_path / "no-python"),
+                "--epsilons", "1", "--repetitions", "1", "--mst-pure", "--out", str(out)])
+    new = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert list(new.columns) == peers.COLUMNS
+    kept = new[new.dataset == "adult"].drop(columns="dataset").reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, old.fillna({"notes": ""}), check_dtype=False)
+    messy = new[new.dataset == "messy"]
+    assert set(messy["library"]) == {"opendp"} and len(messy) == 2          # zCDP and pure, accuracy only
+    assert messy["value"].isna().all() and messy["notes"].str.contains("not found").all()
+    sidecar = json.loads(out.with_suffix(".json").read_text())
+    assert sidecar["datasets"]["messy"]["synthetic_rows"] == "model total"
+    assert "error" in sidecar["peers"]["odp:messy"]
+
+
+def test_stored_messy_mst_results(peers):
+    """The stored MST run on the messy table: both accountings at each ε, accuracy and shape,
+    consistent with its sidecar, drawn with method="sample" on fidelity.py's splits."""
+    table = pd.read_csv(MESSY_CSV)
+    sidecar = json.loads(MESSY_CSV.with_suffix(".json").read_text())
+    assert list(table.columns) == peers.COLUMNS and set(table["dataset"]) == {"messy"}
+    assert set(table["library"]) == {"opendp"}
+    assert set(table["method"]) == {peers.METHODS["odp_mst"][1], peers.METHODS["odp_mst_pure"][1]}
+    assert set(table["metric"]) == {"accuracy", *peers.FIDELITY_METRICS}
+    assert not table.duplicated(["dataset", "method", "epsilon", "metric"]).any()
+    assert (table["n_runs"] == sidecar["repetitions"]).all() and table["value"].between(0, 1).all()
+    assert sorted(set(table["epsilon"])) == sorted(sidecar["epsilons"])
+    assert "default_rng([2026, 1, run])" in sidecar["datasets"]["messy"]["splits"]
+    for _, g in table[table.metric != "accuracy"].groupby("method"):
+        wide = g.pivot_table(index="epsilon", columns="metric", values="value")
+        assert (wide["tvd_1way"] <= wide["tvd_2way"]).all()
+        assert wide["tvd_2way"].is_monotonic_decreasing                       # more budget, closer table
+    raw = [r for info in sidecar["peers"].values() for r in info.get("raw", [])]
+    assert raw and all(r["dataset"] == "messy" and r["synthesis"] == "sample" for r in raw)
+    methods = [k for k, (_, label, _) in peers.METHODS.items() if label in set(table["method"])]
+    again = peers.summarise(raw, {"opendp": table["library_version"].iloc[0]}, {}, sidecar["epsilons"],
+                            sidecar["mst_delta"], methods, "messy")
+    pd.testing.assert_frame_equal(again, table, check_dtype=False)

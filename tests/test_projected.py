@@ -137,6 +137,20 @@ def test_discretise_uses_public_bounds_and_edges():
     np.testing.assert_allclose(ph.bin_midpoints(0, 8, 4), [1, 3, 5, 7])
 
 
+@pytest.mark.parametrize("d,s,q,sigma", [(5, 2, 2, 0.1), (6, 3, 3, 0.1), (4, 5, 2, 0.05)])
+def test_mda_on_weighted_cells_equals_mda_on_the_records(d, s, q, sigma):
+    """Each distinct (codes, class) row with its count picks the attributes the records pick
+    (the heuristic for k runs on the cells of its simulated records)."""
+    rng = np.random.default_rng([d, s, q])
+    codes = rng.integers(s, size=(3000, d)) * (rng.random((3000, d)) < 0.7)
+    y = (codes[:, 0] + rng.integers(2, size=3000)) % q
+    rows, weights = np.unique(np.column_stack([codes, y]), axis=0, return_counts=True)
+    picked = ph.mda(codes, y, sigma)
+    assert len(picked) > 1 and ph.mda(rows[:, :-1], rows[:, -1], sigma, weights) == picked
+    full = list(range(d))
+    assert ph.discernibility(rows[:, :-1], rows[:, -1], full, weights) == ph.discernibility(codes, y, full)
+
+
 def test_estimate_k_matches_paper():
     assert ph.estimate_k(40575, 14, 2, 2) == 4           # "in general k = 4"
     assert ph.estimate_k(135, 4, 3, 2) == 3              # Iris (Vinterbo 2012 §2.3, eq. 10)

@@ -40,13 +40,13 @@ def first_equal_width_bin(answer) -> bool:
 @exercise("08.3",
           hint="Find the largest ε on the chart's x axis and read PrivPfC's expected records per cell "
                "there (mind the log scale).",
-          why="at the largest ε PrivPfC picks grids with more cells than records — under one record per "
-              "cell — so coarsen: fewer cut points, grouped categories, fewer columns.",
-          wrong=["a", "b", "more than 50"], right=["c", "(c)", "fewer than one"])
+          why="at the largest ε PrivPfC picks grids with about as many cells as records — about one "
+              "record per cell or fewer — so coarsen: fewer cut points, grouped categories, fewer columns.",
+          wrong=["a", "b", "more than 50"], right=["c", "(c)", "about one or fewer"])
 def records_per_cell(answer) -> bool:
     sweep = read_results("08_messy_sweep.csv")
     privpfc = sweep[sweep["method"] == "PrivPfC"]
     per_cell = float(privpfc.loc[privpfc["epsilon"] == privpfc["epsilon"].max(), "records_per_cell"].median())
-    letter = "a" if per_cell > 50 else ("b" if per_cell >= 5 else ("c" if per_cell < 1 else None))
-    labels = {"a": "more than 50", "b": "between 5 and 50", "c": "fewer than one"}
+    letter = "a" if per_cell > 50 else ("b" if per_cell >= 5 else ("c" if per_cell < 2 else None))
+    labels = {"a": "more than 50", "b": "between 5 and 50", "c": "about one or fewer"}
     return letter is not None and choice(answer, letter, labels[letter])

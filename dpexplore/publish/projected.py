@@ -38,9 +38,12 @@ from .._deprecation import moved
 from .._validation import RandomState, check_epsilon, check_fraction, check_int, check_positive, check_random_state
 from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
-from ..domain import Attribute, Schema, Taxonomy, class_values
+from ..domain import Attribute, Schema, class_values
 from ..exceptions import EmptySyntheticWarning
+from ..histogram import cell_codes, decode_cells
 from ..limits import MAX_DOMAIN, MAX_FILLED_CELLS, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
+from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
+                            public_bin_count)
 from .base import MarginalFiller, Publisher, check_release_features, synthetic_size
 from .shape import IntervalCells, NodeCells
 
@@ -67,24 +70,8 @@ def _noise_sensitivity(neighbours: str) -> float:
 
 
 # ============================================================================ discretisation (§2.1, 'Numeric data')
-def bandwidth(n: float, d: int) -> float:
-    """Lei's bandwidth bw(n, d) = (ln n / n)^(1/(d+1)) (Vinterbo 2012, §2.1, after Lei 2011)."""
-    if n <= 1:
-        raise ValueError(f"n must be > 1, got {n}")
-    return (math.log(n) / n) ** (1.0 / (d + 1))
-
-
-def bin_count(n: float, d: int, minimum: int = 2) -> int:
-    """s = ⌈1/bw(n, d) - ½⌉ equal-width bins, clamped to ≥ ``minimum`` (Vinterbo 2012, §2.1; the clamp is ours)."""
-    return max(int(minimum), int(math.ceil(1.0 / bandwidth(n, d) - 0.5)))
-
-
-def discretise(values: Any, lower: float, upper: float, n_bins: int) -> np.ndarray:
-    """Bin index min(⌊u·s⌋, s-1) of u = (x - lo)/(hi - lo) clipped to [0, 1]; lo, hi PUBLIC."""
-    u = np.clip((np.asarray(values, dtype=float) - lower) / (upper - lower), 0.0, 1.0)
-    return np.minimum(np.floor(u * n_bins), n_bins - 1).astype(np.int64)
-
-
+# bandwidth, bin_count, discretise and the binned schema live in dpexplore.sources.bins: a source's
+# first scan counts the public bins too, whichever method scans first
 def bin_midpoints(lower: float, upper: float, n_bins: int) -> np.ndarray:
     """Midpoint lo + (b + ½)/s·(hi - lo) of each bin (the paper's reverse mapping)."""
     return lower + (np.arange(n_bins) + 0.5) / n_bins * (upper - lower)
@@ -244,14 +231,15 @@ def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[st
     return selected, pd.DataFrame(rows)
 
 
-def mda(codes: Any, y: Any, sigma: float = 0.1) -> list[int]:
-    """Non-private greedy minimal discerning attributes: add argmax gain until F(S) ≥ (1-σ)F(A) (§2.3, eq. 10)."""
+def mda(codes: Any, y: Any, sigma: float = 0.1, weights: Any = None) -> list[int]:
+    """Non-private greedy minimal discerning attributes: add argmax gain until F(S) ≥ (1-σ)F(A)
+    (§2.3, eq. 10). ``weights``: as :func:`discernibility` (the same attributes as the records)."""
     codes, y, _ = _check_codes(codes, y)
-    target = (1.0 - sigma) * discernibility(codes, y, range(codes.shape[1]))
+    target = (1.0 - sigma) * discernibility(codes, y, range(codes.shape[1]), weights)
     selected: list[int] = []
-    current = discernibility(codes, y, [])
+    current = discernibility(codes, y, [], weights)
     while current < target - 1e-12 and len(selected) < codes.shape[1]:
-        scores = candidate_scores(codes, y, selected)
+        scores = candidate_scores(codes, y, selected, weights)
         a = int(np.nanargmax(scores))
         selected.append(a)
         current = scores[a]
@@ -287,7 +275,13 @@ def estimate_k(n: float, d: int, n_classes: int, n_bins: int, sigma: float = 0.1
 def _simulated_k(n: int, d: int, n_classes: int, n_bins: int, sigma: float, seed: int) -> int:
     rng = np.random.default_rng(seed)
     y = rng.integers(n_classes, size=n)
-    return max(1, len(mda(_simulated_codes(n, d, n_bins, rng), y, sigma)))
+    codes, weights = _simulated_codes(n, d, n_bins, rng), None
+    shape = [n_bins] * d + [n_classes]
+    if math.prod(shape) < 2 ** 62:        # the same records as weighted (cell, class) rows: F is a function of counts
+        cells, weights = np.unique(cell_codes([*codes.T, y], shape), return_counts=True)
+        *columns, y = decode_cells(cells, shape)
+        codes = np.column_stack(columns)
+    return max(1, len(mda(codes, y, sigma, weights)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -492,58 +486,10 @@ def _category_codes(values: pd.Series, attr) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def _bin_starts(lower: float, upper: float, n_bins: int) -> list[float]:
-    """t_b = the smallest double x in [lower, upper] with :func:`discretise` (x) ≥ b, b = 1..s-1.
-
-    Found by bisection over the doubles in order (discretise is monotone: it is built from
-    correctly rounded operations), so bins [t_b, t_{b+1}) reproduce discretise bit for bit.
-    """
-    def order(x: float) -> int:
-        i = int(np.float64(x).view(np.int64))
-        return i if i >= 0 else -(i & 0x7FFFFFFFFFFFFFFF)
-
-    def value(i: int) -> float:
-        bits = i if i >= 0 else (-i) | -0x8000000000000000
-        return float(np.int64(bits).view(np.float64))
-
-    out = []
-    for b in range(1, n_bins):
-        lo, hi = order(lower), order(upper)         # discretise(lower) = 0 < b ≤ s-1 = discretise(upper)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if discretise(value(mid), lower, upper, n_bins)[()] >= b:
-                hi = mid
-            else:
-                lo = mid
-        out.append(value(hi))
-    return out
-
-
-def _binned_schema(schema: Schema, n_bins: int) -> Schema:
-    """The same attributes with taxonomies whose leaves ARE the method's codes: s equal-width
-    bins for numeric attributes (leaf b = [t_b, t_{b+1}), written as the taxonomy's (e, e'] with
-    e = the double before t_b) and one leaf per declared category. Public: bounds, categories, s."""
-    attrs = []
-    for name in schema.predictors:
-        attr = schema[name]
-        if attr.kind == "numeric":
-            starts = _bin_starts(attr.lower, attr.upper, n_bins)
-            inner = [float(np.nextafter(t, -np.inf)) for t in starts]
-            edges = [attr.lower] + inner + [attr.upper]
-            if np.any(np.diff(edges) <= 0):
-                raise ValueError(f"attribute {name!r}: {n_bins} bins over [{attr.lower}, {attr.upper}] are "
-                                 "narrower than the floating-point resolution; widen the bounds or use fewer bins")
-            tax = Taxonomy.from_spec(name, {"type": "numeric", "levels": [[attr.lower, attr.upper], edges]})
-            attrs.append(Attribute.numeric(name, attr.lower, attr.upper, tax, integer=attr.integer))
-        else:
-            attrs.append(Attribute.categorical(name, list(attr.categories), Taxonomy.flat(name, attr.categories)))
-    return Schema(attrs, schema.target, schema.classes)
-
-
 def _bin_bounds(attr: Attribute, n_bins: int, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """[t_b, t_{b+1}) of bin ``index`` of a numeric attribute (the last bin closed at the upper
     bound): the values :func:`discretise` puts in it. Public: bounds and s."""
-    edges = np.asarray([attr.lower, *_bin_starts(attr.lower, attr.upper, n_bins), attr.upper])
+    edges = np.asarray([attr.lower, *bin_starts(attr.lower, attr.upper, n_bins), attr.upper])
     index = np.asarray(index, dtype=np.int64)
     return edges[index], edges[index + 1]
 
@@ -555,7 +501,7 @@ def _binned_cells(source: Any, schema: Schema, n_bins: int
 
     Equal to ``_codes`` on the records, grouped: so the weighted run gives the record run's release.
     """
-    binned = _binned_schema(schema, n_bins)
+    binned = binned_schema(schema, n_bins)
     table = source.with_schema(binned).count_table()
     codes = np.column_stack([table.leaf_codes[a] for a in binned.predictors]).astype(np.int64)
     sizes = [n_bins if binned[a].kind == "numeric" else len(binned[a].categories) for a in binned.predictors]
@@ -720,28 +666,20 @@ class ProjectedHistogram(Publisher):
 
     def _public_bin_count(self, d: int) -> int | None:
         """s when public quantities alone fix it, before n̂ is drawn: an integer ``n_bins``, or
-        ⌈1/bw(n̂, d') - ½⌉ (§2.1) equal at both ends of n̂'s public range [2, MAX_RECORDS] under
-        add/remove (1/bw grows with n̂ beyond e, its minimum), for every d' it may take; else None."""
+        ⌈1/bw(n̂, d') - ½⌉ (§2.1) equal over n̂'s public range under add/remove for every d' it
+        may take (:func:`~dpexplore.sources.bins.public_bin_count`); else None."""
         if not isinstance(self.n_bins, str):
             return int(self.n_bins)
         if self.neighbours != "add/remove":            # n̂ = n: not clipped to a public range
             return None
-        dims = ([d] if self.n_bins == "literal" else [min(int(self.k), d)] if self.k is not None
-                else range(1, d + 1))
-        counts = {bin_count(n, dim) for dim in dims for n in (math.e, float(MAX_RECORDS))}
-        return counts.pop() if len(counts) == 1 else None
+        return public_bin_count([d] if self.n_bins == "literal" else [min(int(self.k), d)] if self.k is not None
+                                else range(1, d + 1))
 
     def _count_along(self, source: Any, schema: Schema) -> list[Schema]:
         """The binned schema (§2.1) a fit from ``source`` under ``schema`` will count, when s is
         public before the fit (:meth:`_public_bin_count`): the source then counts it in the same
         scan as its own table. Reads no data and spends nothing."""
-        s = self._public_bin_count(len(schema.predictors))
-        if s is None:
-            return []
-        try:
-            return [_binned_schema(schema, s)]
-        except ValueError:     # bins below the float resolution: the fit itself says so, later
-            return []
+        return bins_to_count(schema, self._public_bin_count(len(schema.predictors)))
 
     def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
         # the source's own engine counts the method's public bins once s is known (_binned_cells);
@@ -813,7 +751,7 @@ class ProjectedHistogram(Publisher):
         else:  # a further group-by where the data lives: (bin/category codes × class) counts
             codes, sizes, y_codes, weights = _binned_cells(source, schema, s)
         if self.marginal_share > 0 and source is not None:   # a source: over the method's own bins
-            binned = _binned_schema(schema, s)
+            binned = binned_schema(schema, s)
             filler = MarginalFiller(schema, taxonomies={a: binned[a].taxonomy for a in predictors},
                                     codes={**{a: codes[:, j] for j, a in enumerate(predictors)}, schema.target: y_codes},
                                     weights=weights, class_marginal=True)

@@ -16,9 +16,9 @@ The rule counts of the checking aggregate are sums over those codes, so the erro
 its message, is the one the checking aggregate (and ``Schema.validate``) gives; only when all
 are zero is the table returned. A numeric attribute whose column is not numeric at all is known
 from the column types, before any scan: the checking aggregate then raises the pandas path's
-first error. Tables under other schemas with the same public domains can be counted along in
-the same group-by (:meth:`~ExpressionSource._build_with`): the records it accepts are the ones
-they accept.
+first error. Tables under other schemas with the same public domains are counted in the same
+group-by by counting at their common refinement (:func:`~._tables.refinement`): the records it
+accepts are the ones they accept.
 """
 from __future__ import annotations
 
@@ -28,9 +28,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from ..counts import CountTable
-from ..domain import Schema
 from ._base import Problems, Source, bucket_tree, numeric_edges, raise_first_problem
-from ._tables import leaf_map, same_domains
 
 __all__ = ["ExpressionSource", "MISSING", "UNKNOWN", "INFINITE", "OUT_OF_RANGE", "NUMBER_KINDS",
            "cell_problems"]
@@ -153,10 +151,6 @@ class ExpressionSource(Source):
         """``a`` where ``cond`` is true, else ``b`` (a NULL condition counts as false)."""
 
     @abc.abstractmethod
-    def mul_add(self, a: Expr, k: int, b: Expr) -> Expr:
-        """a·k + b (integer expressions, an integer ``k``)."""
-
-    @abc.abstractmethod
     def count_all(self) -> Expr:
         """The aggregate: number of rows."""
 
@@ -257,15 +251,6 @@ class ExpressionSource(Source):
         """One group-by of (leaf codes × class) that checks every record on the way (the rule
         codes above), unless a table already built by this source checked the same public
         domains (then the plain leaf codes)."""
-        return self._build_with([])[0]
-
-    def _build_with(self, along: list[Schema]) -> list[CountTable]:
-        """:meth:`_build`, with the tables of ``along`` from the same group-by: a predictor whose
-        leaves under an ``along`` schema are unions of this schema's leaves is mapped
-        (:func:`~._tables.leaf_map`), any other's leaf code under it is packed into the
-        predictor's key (mixed radix: as many group-by keys as a plain count). Only schemas
-        with this schema's public domains are counted along (the records this group-by accepts
-        are the ones they accept: the same checks); the others are left to their views."""
         self.ensure_alive()
         schema = self.schema
         if self.non_numeric():   # known from the column types: the checking aggregate raises
@@ -273,37 +258,9 @@ class ExpressionSource(Source):
         checked = not self._tables.checks_hold(schema)
         leaf = self.checked_leaf_expr if checked else self.leaf_expr
         keys = [leaf(n) for n in schema.predictors] + [self.class_expr(checked)]
-        along = [other for other in along if same_domains(schema, other)]
-        maps: list[dict[str, np.ndarray]] = [{} for _ in along]   # codes mapped from this schema's
-        packed: dict[str, list[tuple[int, int]]] = {}              # (schema along, its leaf count), in order
-        for i, other in enumerate(along):
-            view = self.with_schema(other)
-            for name in other.predictors:
-                mapped = leaf_map(schema[name], other[name])
-                if mapped is not None:
-                    maps[i][name] = mapped
-                    continue
-                # packed into the predictor's key: code·L + code along (rule codes < 0 kept as they are)
-                j, size = schema.predictors.index(name), other[name].taxonomy.n_leaves
-                keys[j] = self.when(self.lt(keys[j], self.literal(0)), keys[j],
-                                    self.mul_add(keys[j], size, view.leaf_expr(name)))
-                packed.setdefault(name, []).append((i, size))
         cells = self.run(lambda: self.group_count(keys))
         d, counts = len(schema.predictors), cells[:, -1]
         codes = {n: cells[:, j] for j, n in enumerate(schema.predictors)}
-        unpacked: list[dict[str, np.ndarray]] = [{} for _ in along]
-        for name, packs in packed.items():
-            value = codes[name]
-            for i, size in reversed(packs):
-                unpacked[i][name] = np.where(value >= 0, value % size, 0)
-                value = np.where(value >= 0, value // size, value)
-            codes[name] = value
         if checked:
-            problems = cell_problems(schema, np.column_stack([*codes.values(), cells[:, d]]), counts)
-            raise_first_problem(problems, schema)
-        classes = cells[:, d]
-        tables = [CountTable(schema, codes, classes, counts)]
-        for i, other in enumerate(along):
-            other_codes = {n: unpacked[i][n] if n in unpacked[i] else maps[i][n][codes[n]] for n in other.predictors}
-            tables.append(CountTable(other, other_codes, classes, counts))
-        return tables
+            raise_first_problem(cell_problems(schema, cells[:, :d + 1], counts), schema)
+        return CountTable(schema, codes, cells[:, d], counts)

@@ -30,6 +30,7 @@ from ..counts import CountTable
 from ..domain import Schema
 from ..limits import DEFAULT_BATCH_ROWS
 from ._tables import CountCache
+from .bins import default_bins
 
 __all__ = ["Source", "Problems", "raise_first_problem", "engine_error", "check_columns", "numeric_edges",
            "bucket_tree", "DEFAULT_BATCH_ROWS"]
@@ -172,14 +173,19 @@ class Source(abc.ABC):
         under a coarser or smaller one it is aggregated from the finer table when that is exact.
 
         ``along``: public schemas of views (:meth:`with_schema`) whose tables a later step will
-        ask for; when this table needs a scan, an engine that can counts them in the same scan
-        (more group-by keys, the same record checks) and keeps them for those views.
+        ask for. When this table needs a scan, that scan counts at the common refinement of this
+        schema, those and the public equal-width bins (:func:`~dpexplore.sources.bins.default_bins`,
+        which a projected histogram fitted later counts): each of their tables is then
+        aggregated from it, without another scan (:meth:`CountCache.get_along`).
         """
         if self._count_table is None:
-            along = [self._view_schema(s) for s in along]
-            self._count_table = (self._tables.get_along(self.schema, along, self._build_with) if along
-                                 else self._tables.get(self.schema, self._build))
+            along = [self._view_schema(s) for s in along] + default_bins(self.schema)
+            self._count_table = self._tables.get_along(self.schema, along, self._scan)
         return self._count_table
+
+    def _scan(self, schema: Schema) -> CountTable:
+        """:meth:`_build` under ``schema`` (this schema or a finer one with its public domains)."""
+        return self._build() if schema is self.schema else self.with_schema(schema)._build()
 
     def _view_schema(self, schema: Schema) -> Schema:
         """``schema`` checked as :meth:`with_schema` checks it: the same target, a subset of the predictors."""
@@ -219,11 +225,6 @@ class Source(abc.ABC):
     @abc.abstractmethod
     def _build(self) -> CountTable:
         """One group-by over (leaf codes × class) where the data lives, after the checks."""
-
-    def _build_with(self, along: list[Schema]) -> list[CountTable]:
-        """:meth:`_build`, then the tables of ``along`` counted in the same scan (default: none,
-        each is counted when its view asks for it)."""
-        return [self._build()]
 
     @abc.abstractmethod
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:

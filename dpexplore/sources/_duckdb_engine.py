@@ -158,9 +158,6 @@ class DuckDBSource(ExpressionSource):
     def when(self, cond: str, a: str, b: str) -> str:
         return f"(CASE WHEN {cond} THEN {a} ELSE {b} END)"
 
-    def mul_add(self, a: str, k: int, b: str) -> str:
-        return f"({a} * {int(k)} + {b})"
-
     def count_all(self) -> str:
         return "count(*)"
 

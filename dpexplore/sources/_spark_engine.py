@@ -236,9 +236,6 @@ class SparkSource(ExpressionSource):
     def when(self, cond, a, b):
         return self._F.when(cond, a).otherwise(b)
 
-    def mul_add(self, a, k: int, b):
-        return a * int(k) + b
-
     def count_all(self):
         return self._F.count(self._F.lit(1))
 

@@ -6,9 +6,11 @@ coarser or smaller schema is derived from a table already built, by aggregation,
 is exact (:func:`leaf_maps`): the same predictors or a subset, the same target and classes, the
 same public domains, and every leaf of the requested taxonomy a union of the built table's
 leaves. Only otherwise is the data scanned again, once per schema, unless the view's schema
-was named when the table was first counted (``Source.count_table(along=...)``): an engine
-that runs expressions then counts it in the same scan, one more group-by key per attribute
-that does not map (:meth:`CountCache.get_along`).
+was named when the table was first counted (``Source.count_table(along=...)``, and the public
+equal-width bins of :func:`dpexplore.sources.bins.default_bins`): that scan then counts at the
+common refinement of the schemas (:func:`refinement`: per numeric predictor, every leaf edge of
+each), one leaf code per predictor as in any scan, and every one of their tables is derived from
+it (:meth:`CountCache.get_along`).
 
 Why the derivation is exact: a record's leaf code under the coarser taxonomy is a function of its
 leaf code under the finer one (the leaf map), so summing the finer table's counts per mapped
@@ -25,9 +27,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..counts import CountTable
-from ..domain import Attribute, Schema
+from ..domain import Attribute, Schema, Taxonomy
 
-__all__ = ["CountCache", "leaf_map", "leaf_maps", "coarsen", "same_domains"]
+__all__ = ["CountCache", "leaf_map", "leaf_maps", "coarsen", "same_domains", "refinement"]
 
 
 def schema_key(schema: Schema) -> str:
@@ -63,11 +65,7 @@ def _numeric_leaf_map(built: Attribute, wanted: Attribute) -> np.ndarray | None:
     every value of a leaf of ``built`` has the ``wanted`` leaf of the leaf's upper edge clipped to
     the range (a value of that leaf).
     """
-    def inner(attr: Attribute) -> np.ndarray:
-        tax = attr.taxonomy
-        return np.asarray(tax.edges(tax.height - 1)[1:-1], dtype=float)
-
-    fine, coarse = inner(built), inner(wanted)
+    fine, coarse = inner_edges(built), inner_edges(wanted)
     lower, upper = wanted.lower, wanted.upper
     splitting = coarse[(coarse >= lower) & (coarse < upper)]
     if not np.isin(splitting, fine).all():
@@ -105,6 +103,43 @@ def leaf_maps(built: Schema, schema: Schema) -> dict[str, np.ndarray] | None:
             return None
         maps[name] = mapped
     return maps
+
+
+def inner_edges(attr: Attribute) -> np.ndarray:
+    """The inner leaf edges of a numeric attribute's taxonomy (a value's leaf code is the number of
+    them below it)."""
+    tax = attr.taxonomy
+    return np.asarray(tax.edges(tax.height - 1)[1:-1], dtype=float)
+
+
+def refinement(schema: Schema, others: Sequence[Schema]) -> Schema:
+    """The schema whose table every table under ``schema`` and under each of ``others`` with
+    its public domains (:func:`same_domains`) derives from exactly (:func:`leaf_maps`): per
+    numeric predictor, the leaves cut at every leaf edge of each inside the public range; the
+    other predictors as ``schema`` has them. ``schema`` itself when no edge is added or the
+    result would not derive ``schema`` (an edge at the lower bound). Public: schemas only."""
+    others = [o for o in others if same_domains(schema, o)]
+    attrs, finer = [], False
+    for name in schema.predictors:
+        attr = schema[name]
+        if attr.kind != "numeric":
+            attrs.append(attr)
+            continue
+        own = {float(e) for e in inner_edges(attr)}
+        edges = own.union(*({float(e) for e in inner_edges(o[name])} for o in others if name in o.attributes))
+        cuts = sorted(e for e in edges if attr.lower < e < attr.upper)
+        if set(cuts) <= own:
+            attrs.append(attr)
+            continue
+        finer = True
+        tax = Taxonomy.from_spec(name, {"type": "numeric", "levels": [[attr.lower, attr.upper],
+                                                                      [attr.lower, *cuts, attr.upper]]})
+        attrs.append(Attribute.numeric(name, attr.lower, attr.upper, tax, integer=attr.integer,
+                                       resolution=attr.resolution))
+    if not finer:
+        return schema
+    fine = Schema(attrs, schema.target, schema.classes)
+    return fine if leaf_maps(fine, schema) is not None else schema
 
 
 def coarsen(table: CountTable, schema: Schema, maps: dict[str, np.ndarray]) -> CountTable:
@@ -155,19 +190,20 @@ class CountCache:
         self._tables[key] = _frozen(table)
         return _under(table, schema)
 
-    def get_along(self, schema: Schema, along: Sequence[Schema],
-                  build: Callable[[list[Schema]], list[CountTable]]) -> CountTable:
-        """:meth:`get`; when ``schema`` must be scanned, the schemas of ``along`` that are neither
-        cached nor derivable yet are counted in the same scan where the engine can:
-        ``build(wanted)`` returns the table under ``schema``, then the tables it counted along."""
-        wanted = [s for s in along if schema_key(s) not in self._tables and self._derive(s) is None]
-
-        def scan() -> CountTable:
-            table, *others = build(wanted)
-            for other in others:
-                self._tables[schema_key(other.schema)] = _frozen(other)
-            return table
-        return self.get(schema, scan)
+    def get_along(self, schema: Schema, along: Sequence[Schema], scan: Callable[[Schema], CountTable]) -> CountTable:
+        """:meth:`get`; when ``schema`` must be scanned, ``scan`` counts at the common refinement
+        (:func:`refinement`) of ``schema`` and the schemas of ``along`` neither cached nor
+        derivable yet: that table is kept, and ``schema``'s and theirs are derived from it (one
+        scan, one leaf code per predictor; a finer table, more cells)."""
+        def build() -> CountTable:
+            wanted = [s for s in along if schema_key(s) not in self._tables and self._derive(s) is None]
+            fine = refinement(schema, wanted)
+            if fine is schema:
+                return scan(schema)
+            table = _frozen(scan(fine))
+            self._tables[schema_key(fine)] = table
+            return coarsen(table, schema, leaf_maps(fine, schema))
+        return self.get(schema, build)
 
     def _derive(self, schema: Schema) -> CountTable | None:
         for table in self._tables.values():

@@ -22,12 +22,13 @@ from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
 
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
-           "column_sources", "grid_occupancy", "labels_like"]
+           "default_marginal_share", "column_sources", "grid_occupancy", "labels_like"]
 
 #: share of ε the workflow gives the marginals that shape a synthetic table (a documented
-#: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform). A quarter:
-#: on Adult and the generated messy table at ε = 1 it brings every publisher's mean 1-way / 2-way
-#: TVD under 0.05 / 0.12 at about the accuracy of 0.1 (benchmarks/fidelity.py, README "Synthetic tables")
+#: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
+#: method has its own (:func:`default_marginal_share`). A quarter: on Adult and the generated
+#: messy table at ε = 1 it brings every publisher's mean 1-way / 2-way TVD under 0.05 / 0.12 at
+#: about the accuracy of 0.1 (benchmarks/fidelity.py, README "Synthetic tables")
 DEFAULT_MARGINAL_SHARE = 0.25
 
 #: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
@@ -51,6 +52,19 @@ def method_name(method: str) -> str:
                       "display names stop working in dpexplore 0.4", DpexploreDeprecationWarning, stacklevel=3)
         return by_display[method]
     raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
+
+
+def default_marginal_share(method: str) -> float:
+    """The share of ε :func:`release` gives ``method``'s shape marginals when none is passed: the
+    method's own (:attr:`~dpexplore.registry.MethodSpec.marginal_share`; PrivPfC's is 0.5, as its
+    grid choice keeps its accuracy with half of ε), else :data:`DEFAULT_MARGINAL_SHARE`.
+
+    >>> default_marginal_share("PrivPfC"), default_marginal_share("DiffMulti")
+    (0.5, 0.25)
+    """
+    spec = METHODS[method_name(method)]
+    own = spec.marginal_share if isinstance(spec, MethodSpec) else None
+    return DEFAULT_MARGINAL_SHARE if own is None else float(own)
 
 
 def _build(spec: MethodSpec, schema: Schema, epsilon: float, seed: int, accountant: BudgetAccountant | None,
@@ -190,7 +204,7 @@ def _no_training_record(test_size: float) -> str:
 def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
             leaks: Sequence[str] = (), test_size: float = 0.2, random_state: Any = None,
             accountant: BudgetAccountant | None = None, hardened: bool = True,
-            evaluate: bool = True, marginal_share: float = DEFAULT_MARGINAL_SHARE,
+            evaluate: bool = True, marginal_share: float | None = None,
             max_rows: int = MAX_SYNTHETIC_ROWS, progress: bool = True) -> ReleaseResult:
     """Release a DP synthetic table of ``frame`` (encoded by :func:`build_schema`), or a DP model.
 
@@ -204,9 +218,9 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     record changes the training part by at most itself; ``method`` runs on the training part at
     ``epsilon`` (in :data:`EPSILON_RANGE`, else an error: nothing is clamped), spent from
     ``accountant`` or a fresh one; every spend is in ``result.ledger``. ``marginal_share`` (a
-    fraction of ε, default :data:`DEFAULT_MARGINAL_SHARE` = 0.25) pays the DP marginals that
-    shape the synthetic table, when the publisher supports it (an extension beyond the papers, in
-    the ledger);
+    fraction of ε; None: :func:`default_marginal_share`, 0.5 for PrivPfC, 0.25 for the others)
+    pays the DP marginals that shape the synthetic table, when the publisher supports it (an
+    extension beyond the papers, in the ledger);
     ``max_rows`` caps the synthetic table (public). ``progress`` shows a tqdm.auto bar (split,
     fit, synthesis, evaluation).
 
@@ -249,6 +263,8 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
 
     method = method_name(method)
     epsilon = check_epsilon_range(epsilon)
+    if marginal_share is None:
+        marginal_share = default_marginal_share(method)
     if (isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating))
             or not 0.0 <= float(test_size) <= 0.5):
         raise InputError(f"test_size must be a fraction in [0, 0.5] (each row is held out with that "

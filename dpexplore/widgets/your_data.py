@@ -1,8 +1,9 @@
 """Bring your own table: the ipywidgets app over :mod:`dpexplore.tables`.
 
 Every step is a call into the library (:func:`~dpexplore.tables.read_table`,
-:func:`~dpexplore.tables.draft_schema`, :func:`~dpexplore.tables.build_schema`,
-:func:`~dpexplore.tables.release`, :func:`~dpexplore.tables.export_release`); this module only
+:func:`~dpexplore.tables.draft_schema`, :func:`~dpexplore.tables.declare` for derived columns,
+:func:`~dpexplore.tables.build_schema`, :func:`~dpexplore.tables.release`,
+:func:`~dpexplore.tables.export_release`); this module only
 lays out widgets and turns their values into the arguments of those calls. The library names are
 re-exported here for older scripts.
 """
@@ -18,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from ..budget import BudgetAccountant, BudgetExceededError
-from ..tables import (DEFAULT_MARGINAL_SHARE, DRAFT_COLUMNS, EPSILON_RANGE, METHODS, FewRecordsWarning,
-                      HighCardinalityWarning, InputError, ReleaseResult, build_schema, check_table, draft_schema,
-                      export_release, ledger_table, method_name, read_table, release, select_columns,
-                      summary_markdown, synthetic_csv, utility_markdown)
+from ..tables import (DRAFT_COLUMNS, EPSILON_RANGE, METHODS, FewRecordsWarning, HighCardinalityWarning,
+                      InputError, ReleaseResult, build_schema, check_table, declare, default_marginal_share,
+                      draft_schema, export_release, ledger_table, method_name, read_table, release,
+                      select_columns, summary_markdown, synthetic_csv, utility_markdown)
 
 __all__ = ["InputError", "read_table", "check_table", "draft_schema", "build_schema", "METHODS",
            "release", "ReleaseResult", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
@@ -50,11 +51,16 @@ class YourDataApp:
     (those with missing values start unticked) and choose the target. 3. One row per kept column:
     the drafted values are shown greyed (placeholders) and flagged ⚠ *from data*; typing a value —
     even the one shown — declares it (as does ticking *public*). Numeric columns take cut points
-    ("long-tail", "equal", "equal:8" or numbers), categorical ones a list or typed groups. 4. The
-    method, ε (typed; outside 0.01–10 is an error, never a clamp), the share of ε for the
-    unmodelled columns' marginals, Release: a progress bar, then the summary and links to the
-    files written in ``export_dir`` (next to the notebook by default). Below the shareable summary,
-    the held-out utility and the synthetic table's shape against the training part are shown apart,
+    ("long-tail", "equal", "equal:8" or numbers), categorical ones a list or typed groups. Below
+    them, a derived column (a public function of a kept column, :func:`~dpexplore.tables.declare`
+    with ``derived_from``): pick its source, type its name and either edges and labels (a numeric
+    source) or a mapping (a categorical one), press Add; it is listed as *derived*, and the
+    release computes it from its source, with no ε. 4. The method, ε (typed; outside 0.01–10 is
+    an error, never a clamp), the share of ε for the marginals that shape the synthetic table (the
+    method's default, :func:`~dpexplore.tables.default_marginal_share`, until you type another),
+    Release: a progress bar, then the summary and links to the files written in ``export_dir``
+    (next to the notebook by default). Below the shareable summary, the held-out utility and the
+    synthetic table's shape against the training part are shown apart,
     labelled NOT PRIVATE (for the data owner only).
 
     ``random_state`` (default None: fresh OS entropy) seeds one Generator for the whole session;
@@ -65,7 +71,7 @@ class YourDataApp:
     def __init__(self, path: str | None = None, epsilon: float = 1.0, method: str = "PrivPfC",
                  random_state: Any = None, accountant: BudgetAccountant | None = None,
                  export_dir: str | os.PathLike | None = "dp_release",
-                 marginal_share: float = DEFAULT_MARGINAL_SHARE):
+                 marginal_share: float | None = None):
         import ipywidgets as W
 
         from .._validation import check_random_state
@@ -86,6 +92,9 @@ class YourDataApp:
         self.leak_messages: list[str] = []
         self.notes: list[str] = []
         self._rows: dict[str, dict[str, Any]] = {}
+        self._row_boxes: dict[str, Any] = {}
+        #: derived column -> the keywords of tables.declare, as typed (applied in this order)
+        self._derived: dict[str, dict[str, str]] = {}
         style = {"description_width": "initial"}
         self.upload = W.FileUpload(accept=".csv,.txt,.tsv,.gz,.parquet", multiple=False, description="Upload")
         self.path = W.Text(value=path or "", placeholder="or a path: my_table.csv, .csv.gz or .parquet",
@@ -98,12 +107,24 @@ class YourDataApp:
         self.drop_missing = W.Checkbox(value=False, indent=False, layout=W.Layout(width="auto"),
                                        description="drop rows with a missing value (a per-record rule, no ε)")
         self.schema_box = W.VBox()
+        self.derived_source = W.Dropdown(options=[], description="computed from", style=style,
+                                         layout=W.Layout(width="17em"))
+        self.derived_name = W.Text(placeholder="e.g. age_band", description="new column", style=style,
+                                   layout=W.Layout(width="17em"))
+        self.derived_edges = W.Text(placeholder="0, 40, 65, 100", description="edges", style=style,
+                                    layout=W.Layout(width="13em"))
+        self.derived_labels = W.Text(placeholder="young, middle, old", description="labels", style=style,
+                                     layout=W.Layout(width="14em"))
+        self.derived_mapping = W.Text(placeholder="N: north; S: south*; other: *", description="or mapping",
+                                      style=style, layout=W.Layout(width="20em"))
+        self.derived_add = W.Button(description="Add", tooltip="add the derived column", layout=W.Layout(width="6em"))
         # the registry's display names as labels, its names as values (tables.METHODS)
         self.method = W.Dropdown(options=[(getattr(spec, "display", name), name) for name, spec in METHODS.items()],
                                  value=method_name(method), description="Method", style=style)
         self.epsilon = W.FloatText(value=epsilon, description=f"ε ({EPSILON_RANGE[0]:g}–{EPSILON_RANGE[1]:g})",
                                    style=style, layout=W.Layout(width="13em"))
-        self.marginal_share = W.FloatText(value=marginal_share, description="share for marginals", style=style,
+        share = default_marginal_share(self.method.value) if marginal_share is None else marginal_share
+        self.marginal_share = W.FloatText(value=share, description="share for marginals", style=style,
                                           layout=W.Layout(width="14em"))
         self.release_button = W.Button(description="Release", button_style="success", disabled=True)
         self.messages = W.HTML()
@@ -114,7 +135,10 @@ class YourDataApp:
         self.load_button.on_click(self._on_load_click)
         self.apply_columns.on_click(lambda b: self._new_target())
         self.target.observe(self._on_target, names="value")
+        self.method.observe(self._on_method, names="value")
         self.release_button.on_click(lambda b: self.release())
+        self.derived_source.observe(lambda change: self._refresh_derived_inputs(), names="value")
+        self.derived_add.on_click(lambda b: self.add_derived())
         self.widget = W.VBox([
             W.HTML("<b>1. Your table</b> (CSV, CSV.gz or Parquet)"),
             W.HBox([self.upload, self.path, self.load_button]),
@@ -123,6 +147,10 @@ class YourDataApp:
             W.HTML("<b>3. Public schema</b>: type the values you know without the data (typing the value "
                    "shown counts), or tick <i>public</i>"),
             self.schema_box,
+            W.HTML("<b>Derived column</b> (optional): bands of a number or a mapping of categories, computed by "
+                   "a public rule (no ε)"),
+            W.HBox([self.derived_source, self.derived_name]),
+            W.HBox([self.derived_edges, self.derived_labels, self.derived_mapping, self.derived_add]),
             W.HTML("<b>4. Method and budget</b>"),
             W.HBox([self.method, self.epsilon, self.marginal_share, self.release_button]),
             self.messages, self.progress, self.results, self.downloads])
@@ -154,6 +182,11 @@ class YourDataApp:
         path = self.path.value.strip()  # the path box, when filled, is what "Load" means
         self.load(path if path else None)
 
+    def _on_method(self, change: Mapping) -> None:
+        """A new method brings its own default share for the marginals, unless the share was typed."""
+        if self.marginal_share.value == default_marginal_share(change["old"]):
+            self.marginal_share.value = default_marginal_share(change["new"])
+
     def _on_target(self, change: Mapping) -> None:
         if self.raw is not None and change["new"] is not None:
             if change["new"] not in self.columns.value:
@@ -165,6 +198,7 @@ class YourDataApp:
         """Read ``source`` (or the upload, or the path box); fill the column list and the target."""
         self._clear_release()
         self.release_button.disabled = True
+        self._derived = {}
         try:
             if source is None:
                 source = self.upload.value if self.upload.value else self.path.value.strip()
@@ -174,7 +208,7 @@ class YourDataApp:
         except Exception as exc:  # noqa: BLE001 - any failure is a message, never a traceback
             self.raw = self.frame = None
             self._rows = {}
-            self.schema_box.children = ()
+            self._show_schema()
             self._set_columns([], None)
             self._error(str(exc) if isinstance(exc, InputError) else
                         f"the file could not be read: {type(exc).__name__}: {exc}")
@@ -211,23 +245,32 @@ class YourDataApp:
                 self.draft_table, notes = draft_schema(self.frame, self.target.value)
         except Exception as exc:  # noqa: BLE001 - a message, never a traceback
             self._rows = {}
-            self.schema_box.children = ()
+            self._show_schema()
             self._error(str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
             return False
         self.notes = notes[1:]  # the first note is the leak warning, shown as the ⚠ flags
+        # a derived column stays while its source is still a kept predictor and its name is not the target
+        gone = [name for name, rule in self._derived.items()
+                if rule["derived_from"] not in self.frame.columns or self.target.value in (name, rule["derived_from"])]
+        for name in gone:
+            del self._derived[name]
         self._build_rows(self.draft_table)
         self.release_button.disabled = False
         self._info(f"{self.frame.shape[1]} of {self.raw.shape[1]} columns kept; review the schema below "
                    f"({len(self.leak_rows())} row(s) still ⚠ from data).",
-                   warn=([f"PrivacyLeakWarning: the drafted domains of {', '.join(self.leak_rows())} were read "
-                          "from the data: type the values you know without it"] if self.leak_rows() else [])
-                   + self.notes)
+                   warn=self._leak_warning() + self.notes
+                   + ([f"derived column(s) {', '.join(map(repr, gone))} removed: the column they were computed from "
+                       "is no longer a kept predictor"] if gone else []))
         return True
+
+    def _leak_warning(self) -> list[str]:
+        rows = self.leak_rows()
+        return ([f"PrivacyLeakWarning: the drafted domains of {', '.join(rows)} were read from the data: type "
+                 "the values you know without it"] if rows else [])
 
     def _build_rows(self, draft: pd.DataFrame) -> None:
         W = self._W
-        self._rows = {}
-        children = [W.HTML(f"<small>{_ROW}</small>")]
+        self._rows, self._row_boxes = {}, {}
         for r in draft.to_dict("records"):
             kinds = ["target"] if r["kind"] == "target" else ["numeric", "categorical", "drop"]
             # no descriptions in this table (its header names the columns): the tooltips are the
@@ -259,9 +302,95 @@ class YourDataApp:
             refresh()
             for key in ("kind", "public", "lower", "upper", "categories"):
                 row[key].observe(refresh, names="value")
-            children.append(W.HBox([W.Label(str(r["column"]), layout=W.Layout(width="9em")), kind, lower, upper,
-                                    integer, cuts, cats, public, flag]))
-        self.schema_box.children = tuple(children)
+            kind.observe(lambda change: self._refresh_derived_inputs(), names="value")
+            self._row_boxes[name] = W.HBox([W.Label(name, layout=W.Layout(width="9em")), kind, lower, upper,
+                                            integer, cuts, cats, public, flag])
+        self._show_schema()
+
+    def _show_schema(self) -> None:
+        """The schema rows, each derived column after its source (a kept column declared derived
+        shows as its derived row instead); the derived panel's sources follow the kept rows."""
+        W = self._W
+        rows = []
+        for column in self._rows:   # as tables.declare orders the draft: a new column after its source
+            rows.append(self._derived_box(column) if column in self._derived else self._row_boxes[column])
+            rows += [self._derived_box(name) for name, rule in self._derived.items()
+                     if rule["derived_from"] == column and name not in self._rows]
+        self.schema_box.children = (W.HTML(f"<small>{_ROW}</small>"), *rows) if self._rows else ()
+        sources = [c for c, r in self._rows.items() if r["draft"]["kind"] != "target" and c not in self._derived]
+        chosen = self.derived_source.value
+        self.derived_source.options = sources
+        self.derived_source.value = chosen if chosen in sources else (sources[0] if sources else None)
+        self._refresh_derived_inputs()
+
+    def _derived_box(self, name: str) -> Any:
+        """A derived column's row: its source and rule as typed, and a button that removes it."""
+        W = self._W
+        rule = self._derived[name]
+        bands = "mapping" not in rule
+        remove = W.Button(description="remove", tooltip=f"{name}: remove the derived column",
+                          layout=W.Layout(width="7em"))
+        remove.on_click(lambda b: self.remove_derived(name))
+        return W.HBox([
+            W.Label(name, layout=W.Layout(width="9em")),
+            W.Label("derived", layout=W.Layout(width="8.5em")),
+            W.Label(f"from {rule['derived_from']}", layout=W.Layout(width="14em")),
+            W.Label(rule["edges"] if bands else "", tooltip=f"{name}: band edges", layout=W.Layout(width="8em")),
+            W.Label(rule["labels"] if bands else rule["mapping"],
+                    tooltip=f"{name}: " + ("band labels" if bands else "mapping"), layout=W.Layout(width="20em")),
+            remove])
+
+    def _refresh_derived_inputs(self) -> None:
+        """Edges and labels for a numeric source, a mapping for a categorical one."""
+        row = self._rows.get(self.derived_source.value)
+        kind = row["kind"].value if row is not None else None
+        self.derived_edges.disabled = self.derived_labels.disabled = kind == "categorical"
+        self.derived_mapping.disabled = kind == "numeric"
+
+    @property
+    def derived(self) -> dict[str, dict[str, str]]:
+        """The derived columns declared in the panel: name -> the keywords of
+        :func:`~dpexplore.tables.declare` (``derived_from`` with ``edges`` and ``labels``, or ``mapping``)."""
+        return {name: dict(rule) for name, rule in self._derived.items()}
+
+    def add_derived(self) -> bool:
+        """Declare the derived column typed in the panel (:func:`~dpexplore.tables.declare` with
+        ``derived_from``: edges and labels for a numeric source, a mapping for a categorical one).
+        A bad rule is the message (naming the column and the rule) and leaves the draft as it was."""
+        if not self._rows:
+            self._error("load a table first")
+            return False
+        name, source = self.derived_name.value.strip(), self.derived_source.value
+        if not name or source is None:
+            self._error("derived column: choose the column it is computed from and type the new column's name")
+            return False
+        if name == self.target.value:
+            self._error(f"derived column {name!r}: that is the target's name: choose another name")
+            return False
+        if self._rows[source]["kind"].value == "numeric":
+            rule = {"derived_from": source, "edges": self.derived_edges.value.strip(),
+                    "labels": self.derived_labels.value.strip()}
+        else:
+            rule = {"derived_from": source, "mapping": self.derived_mapping.value.strip()}
+        others = {n: r for n, r in self._derived.items() if n != name}
+        try:   # the new rule first: the others are checked again against it
+            self._declared(self._typed_draft(), {name: rule, **others})
+        except Exception as exc:  # noqa: BLE001 - a message, never a traceback
+            self._error(str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
+            return False
+        self._derived[name] = rule
+        for box in (self.derived_name, self.derived_edges, self.derived_labels, self.derived_mapping):
+            box.value = ""
+        self._show_schema()
+        self._info(f"derived column {name!r} added: computed from {source!r} in your table and in every synthetic "
+                   "table (a public rule, no ε)", warn=self._leak_warning())
+        return True
+
+    def remove_derived(self, name: str) -> None:
+        """Forget the derived column ``name`` (a kept column of that name is read from the table again)."""
+        if self._derived.pop(name, None) is not None:
+            self._show_schema()
+            self._info(f"derived column {name!r} removed", warn=self._leak_warning())
 
     @staticmethod
     def _row_from_data(row: dict) -> bool:
@@ -282,10 +411,21 @@ class YourDataApp:
 
     def leak_rows(self) -> list[str]:
         """Columns whose domain is still the one read from the data."""
-        return [c for c, r in self._rows.items() if self._row_from_data(r)]
+        return [c for c, r in self._rows.items() if c not in self._derived and self._row_from_data(r)]
 
     def draft(self) -> pd.DataFrame:
-        """The schema table as currently declared in the widgets (typed values, else the draft's)."""
+        """The schema table as currently declared in the widgets (typed values, else the draft's),
+        with the derived columns of the panel; :class:`InputError` if one no longer fits its
+        source's row (its kind or bounds were changed since)."""
+        return self._declared(self._typed_draft(), self._derived)
+
+    @staticmethod
+    def _declared(draft: pd.DataFrame, derived: Mapping[str, Mapping[str, str]]) -> pd.DataFrame:
+        for name, rule in derived.items():
+            draft = declare(draft, name, **rule)
+        return draft
+
+    def _typed_draft(self) -> pd.DataFrame:
         rows = []
         for c, r in self._rows.items():
             d = r["draft"]
