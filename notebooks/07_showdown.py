@@ -394,5 +394,5 @@ lab.check("07.4", table_for_crosstabs)
 #   the smallest distance (section 7). dpexplore's methods choose their histogram for classification
 #   (the papers' goal); MST chooses its marginals for the table's shape. In the stored runs at
 #   ε = 1 its table is the closer one on Adult; on the generated table PrivPfC's (which spends half
-#   of ε on the shape by default) is as close pair by pair, and at ε = 0.1 MST's classifier falls
+#   of ε on the shape by default) is as close or closer pair by pair, and at ε = 0.1 MST's classifier falls
 #   below the majority class there.

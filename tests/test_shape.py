@@ -20,7 +20,7 @@ from dpexplore.domain import Attribute, Schema, Taxonomy, cut_taxonomy, long_tai
 from dpexplore.exceptions import FewRecordsWarning
 from dpexplore.limits import MIN_SYNTHETIC_ROWS
 from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
-from dpexplore.publish.shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, rake
+from dpexplore.publish.shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, draw_leaves, rake
 from privacy_audit import assert_flagged, assert_private, weakened_noise
 
 FAST = {PrivPfC: {"theta": 200}, DiffMulti: {"h": 6}, DiffGen: {"steps": 3}, ProjectedHistogram: {"k": 2}}
@@ -79,6 +79,24 @@ def test_draw_is_uniform_over_the_cell_when_the_marginal_is_all_nonpositive():
     cats, _ = draw_in_cells(region, region.taxonomy, np.array([-5.0, 0.0, -1.0, -2.0]),
                             NodeCells(0, np.zeros(8000, dtype=np.int64)), rng)
     assert {c: np.mean(cats == c) for c in "abcd"} == pytest.approx(dict.fromkeys("abcd", 0.25), abs=0.02)
+
+
+def test_leaves_are_drawn_by_systematic_sampling_unbiased_within_one_of_their_quota():
+    """Each leaf appears n·p times up to less than one (independent draws miss by about √(n·p)),
+    its expected count is exactly n·p (a random offset: no leaf is favoured by the rounding), and
+    the codes come in random order (the rows of a cell are not sorted by leaf)."""
+    p = np.array([0.05, 0.6, 0.0, 0.1, 0.25])
+    quota = 37 * p
+    runs = np.array([np.bincount(draw_leaves(p * 8.0, 37, np.random.default_rng(s)), minlength=5)
+                     for s in range(2000)])
+    assert (runs.sum(axis=1) == 37).all() and (np.abs(runs - quota) < 1).all()
+    np.testing.assert_allclose(runs.mean(axis=0), quota, atol=0.05)
+    one = np.array([np.bincount(draw_leaves([1.0, 1.0, 1.0], 1, np.random.default_rng(s)), minlength=3)
+                    for s in range(3000)])                 # a single row: each leaf a third of the time
+    np.testing.assert_allclose(one.mean(axis=0), 1 / 3, atol=0.03)
+    codes = draw_leaves([1.0, 1.0], 200, np.random.default_rng(0))
+    assert np.count_nonzero(np.diff(codes)) > 50                    # shuffled, not 100 zeros then 100 ones
+    np.testing.assert_array_equal(np.bincount(draw_leaves([0.0, 0.0], 4, np.random.default_rng(0))), [2, 2])
 
 
 def test_consistent_counts_keep_the_noisy_total_and_drop_the_noise_of_empty_cells():
@@ -253,6 +271,25 @@ def test_an_unmodelled_column_is_drawn_given_its_parent(cls):
     for c, real in ((0, 0.15), (1, 0.5)):
         shares = (syn.loc[syn["y"] == c, "region"] == "a").mean()
         assert abs(shares - real) < 0.08, (c, shares)
+
+
+def test_the_rows_of_each_parent_value_follow_the_conditional_within_one():
+    """An unmodelled column's synthetic values, among the rows of one parent leaf, are its released
+    conditional distribution up to less than one row per leaf (systematic sampling, not
+    independent draws). DiffGen without specialisations models no predictor: each has a parent."""
+    X, y, schema = long_tailed(3000, seed=4)
+    model = DiffGen(steps=0, epsilon=2.0, marginal_share=0.5, random_state=1, schema=schema).fit(X, y)
+    syn = _synthetic(model, random_state=2)
+    unmodelled = list(model.marginal_parents_)
+    assert sorted(unmodelled) == ["age", "region", "visits"]
+    for a in unmodelled:
+        parent = model._parent_codes(a, {p: syn[p].to_numpy() for p in schema.predictors}, syn["y"])
+        codes = np.asarray(model._marginal_taxonomies[a].leaf_codes(syn[a]))
+        for v in np.unique(parent):
+            rows = parent == v
+            quota = rows.sum() * model._conditional(a, int(v)) / model._conditional(a, int(v)).sum()
+            got = np.bincount(codes[rows], minlength=quota.size)
+            assert (np.abs(got - quota) < 1).all(), (a, v, got, quota.round(2))
 
 
 TREE_SCHEMA = Schema([Attribute.numeric("age", 0, 10, Taxonomy.equal_width("age", 0, 10, (2,))),

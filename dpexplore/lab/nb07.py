@@ -59,9 +59,9 @@ def band_edge(answer) -> bool:
 @exercise("07.4",
           hint="Use the lower row of the accuracy-or-shape chart (each pair of columns), in the Adult panel "
                "at ε = 1: for cross-tabulations, the point furthest left wins, whatever its height.",
-          why="MST's synthetic table is about twice as close to Adult's pairs of columns as any dpexplore "
-              "publisher's at ε = 1, although its classifier is less accurate than PrivPfC's: pick the "
-              "method for the use — accuracy for predictions, shape for tables.",
+          why="MST's synthetic table is the closest to Adult's pairs of columns at ε = 1 (PrivPfC's comes "
+              "near), although its classifier is less accurate than PrivPfC's: pick the method for the "
+              "use — accuracy for predictions, shape for tables.",
           wrong=["a", "b", "PrivPfC"], right=["c", "(c)", " C "])
 def table_for_crosstabs(answer) -> bool:
     import numpy as np

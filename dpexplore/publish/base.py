@@ -25,7 +25,8 @@ from .._validation import format_number
 from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning
 from ..histogram import sample_within
 from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS
-from .shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, leaf_probabilities, rake
+from .shape import (IntervalCells, NodeCells, apportion, consistent_counts, draw_in_cells, draw_leaves,
+                    leaf_probabilities, rake)
 
 if TYPE_CHECKING:
     from ..counts import CountTable
@@ -125,39 +126,6 @@ def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS
         warnings.warn(f"the synthetic table has {size} rows because {reason}: too few to show the data's shape",
                       FewRecordsWarning, stacklevel=4)
     return size
-
-
-def apportion(weights: Any, n: int, cumulative: bool = False) -> np.ndarray:
-    """Copies per entry, summing to exactly ``n``, proportional to ``weights`` clipped at 0
-    (deterministic post-processing; all-zero weights share ``n`` evenly).
-
-    Largest-remainder rounding (ties by position), or with ``cumulative`` the differences of the
-    rounded cumulative quotas, round(n·W_i/W) − round(n·W_{i−1}/W) (systematic rounding): every
-    run of consecutive entries then gets its quota up to less than one copy, e.g. each class of
-    a table whose class is its last index. Largest remainders hand the missing copies to the
-    largest fractional parts, which after raking can all fall in one class.
-
-    >>> apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2).tolist(), apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2, cumulative=True).tolist()
-    ([1, 1, 0, 0, 0], [0, 1, 0, 1, 0])
-    """
-    w = np.clip(np.asarray(weights, dtype=float).ravel(), 0.0, None)
-    n = int(n)
-    if w.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    total = float(w.sum())
-    if not total > 0 or not np.isfinite(total):
-        w, total = np.ones(w.size), float(w.size)
-    if cumulative:
-        bounds = np.floor(np.cumsum(w) / total * n + 0.5).astype(np.int64)
-        bounds[-1] = n
-        return np.diff(bounds, prepend=0)
-    quota = w / total * n
-    base = np.floor(quota).astype(np.int64)
-    short = n - int(base.sum())
-    if short > 0:
-        order = np.argsort(-(quota - base), kind="stable")
-        base[order[:short]] += 1
-    return base
 
 
 def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:
@@ -380,8 +348,9 @@ class CompleteSynthetic:
                      parent: np.ndarray | None = None) -> np.ndarray:
         """``n`` values of an unmodelled column: from its noisy marginal (nearest non-negative
         counts, normalised), given each row's parent leaf (``parent``) when it has a two-way
-        table (:meth:`_conditional`), else uniform over its declared domain (the papers' rule;
-        "generalized": the root label)."""
+        table (:meth:`_conditional`), the rows of each parent leaf together by systematic
+        sampling (:func:`~dpexplore.publish.shape.draw_leaves`); else uniform over its declared
+        domain (the papers' rule; "generalized": the root label)."""
         attr = self.schema_[a]
         if a in getattr(self, "marginals_", {}):
             tax = self._marginal_taxonomies[a]
@@ -391,8 +360,7 @@ class CompleteSynthetic:
             for v in np.unique(groups):
                 rows = np.flatnonzero(groups == v)
                 p = self._conditional(a, int(v)) if joint else consistent_counts(self.marginals_[a])
-                p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
-                codes[rows] = rng.choice(p.size, size=rows.size, p=p)
+                codes[rows] = draw_leaves(p, rows.size, rng)
             return _sample_leaves(attr, tax, codes, rng, generalized)
         tax = marginal_taxonomy(attr)
         if generalized:

@@ -7,8 +7,9 @@ bins of a projected histogram, Vinterbo 2012 §2.2). The papers spread the value
 over it. With ``marginal_share`` > 0 every modelled predictor also has a paid Laplace one-way marginal
 over the leaves of its :func:`~dpexplore.publish.base.marginal_taxonomy`; :func:`draw_in_cells` then
 picks, for every row, a leaf inside the row's cell with probability ∝ max(noisy count, 0) times the
-share of the leaf that lies in the cell (uniform over the cell when every such count is ≤ 0), and
-a value uniformly inside that part of the leaf. Post-processing of released counts: it reads the
+share of the leaf that lies in the cell (uniform over the cell when every such count is ≤ 0; the
+rows of a cell by systematic sampling, :func:`draw_leaves`), and a value uniformly inside that
+part of the leaf. Post-processing of released counts: it reads the
 noisy marginal, public bounds and the generator only.
 
 >>> import numpy as np
@@ -30,7 +31,7 @@ from ..domain import Attribute, Schema, Taxonomy
 from ..histogram import decode_cells, resolve_grid, sample_within
 
 __all__ = ["NodeCells", "IntervalCells", "grid_cells", "leaf_measure", "leaf_probabilities", "draw_in_cells",
-           "consistent_counts", "rake", "RAKE_ROUNDS"]
+           "apportion", "draw_leaves", "consistent_counts", "rake", "RAKE_ROUNDS"]
 
 RAKE_ROUNDS = 20
 """Passes of :func:`rake` over the columns: a fixed public number (no convergence test on data)."""
@@ -112,6 +113,59 @@ class IntervalCells:
         return np.ravel(groups), np.minimum(share, 1.0), np.column_stack([cell_lo, cell_hi])
 
 
+def apportion(weights: Any, n: int, cumulative: bool = False, offset: float = 0.5) -> np.ndarray:
+    """Copies per entry, summing to exactly ``n``, proportional to ``weights`` clipped at 0
+    (deterministic post-processing; all-zero weights share ``n`` evenly).
+
+    Largest-remainder rounding (ties by position), or with ``cumulative`` the differences of the
+    rounded cumulative quotas, ⌊n·W_i/W + offset⌋ − ⌊n·W_{i−1}/W + offset⌋ (systematic rounding;
+    ``offset`` 0.5 rounds to nearest): every run of consecutive entries then gets its quota up to
+    less than one copy, e.g. each class of a table whose class is its last index. Largest
+    remainders hand the missing copies to the largest fractional parts, which after raking can
+    all fall in one class. A uniform random ``offset`` in [0, 1) makes it systematic sampling
+    (:func:`draw_leaves`): each entry's expected count is then exactly its quota.
+
+    >>> apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2).tolist(), apportion([0.4, 0.4, 0.4, 0.4, 0.4], 2, cumulative=True).tolist()
+    ([1, 1, 0, 0, 0], [0, 1, 0, 1, 0])
+    """
+    w = np.clip(np.asarray(weights, dtype=float).ravel(), 0.0, None)
+    n = int(n)
+    if w.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    total = float(w.sum())
+    if not total > 0 or not np.isfinite(total):
+        w, total = np.ones(w.size), float(w.size)
+    if cumulative:
+        bounds = np.floor(np.cumsum(w) / total * n + float(offset)).astype(np.int64)
+        bounds = np.minimum(np.maximum.accumulate(bounds), n)   # float sums: never decreasing
+        bounds[-1] = n
+        return np.diff(bounds, prepend=0)
+    quota = w / total * n
+    base = np.floor(quota).astype(np.int64)
+    short = n - int(base.sum())
+    if short > 0:
+        order = np.argsort(-(quota - base), kind="stable")
+        base[order[:short]] += 1
+    return base
+
+
+def draw_leaves(weights: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` leaf indices drawn from the distribution ∝ ``weights`` (clipped at 0; uniform when
+    all are 0) by systematic sampling (Madow 1949), in random order: the counts are
+    :func:`apportion` with a uniform random offset, so each leaf appears its expected number of
+    times, n·p, up to less than one, where independent draws miss by about √(n·p). The synthetic
+    table then shows the released distribution rather than that plus sampling noise; every leaf
+    keeps probability p for each row. Post-processing of released values and the generator.
+
+    >>> codes = draw_leaves([0.5, 0.3, 0.2], 10, np.random.default_rng(0))
+    >>> np.bincount(codes, minlength=3).tolist()
+    [5, 3, 2]
+    """
+    w = np.asarray(weights, dtype=float).ravel()
+    counts = apportion(w, n, cumulative=True, offset=rng.random())
+    return rng.permutation(np.repeat(np.arange(w.size), counts))
+
+
 def consistent_counts(noisy: Any, total: float | None = None) -> np.ndarray:
     """The non-negative counts nearest (least squares) to ``noisy`` that sum to ``total`` (default:
     the unclipped sum of ``noisy``, itself an unbiased DP total): max(noisy − τ, 0) with τ chosen
@@ -158,21 +212,20 @@ def leaf_probabilities(attr: Attribute, tax: Taxonomy, noisy: Any, cells: NodeCe
 def draw_in_cells(attr: Attribute, tax: Taxonomy, noisy: Any, cells: NodeCells | IntervalCells,
                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A value for every row inside its cell, from the noisy one-way marginal ``noisy`` over the
-    leaves of ``tax``: a leaf drawn from :func:`leaf_probabilities`, then a value uniformly inside
+    leaves of ``tax``: a leaf from :func:`leaf_probabilities` (the rows of a cell together, by
+    :func:`draw_leaves`), then a value uniformly inside
     the leaf and the cell (a declared category, an integer for integer attributes). Returns
     ``(values, drawn)``; ``drawn`` is False for a row whose cell holds no value of the declared
     domain (its value is left for the caller's own rule)."""
     groups, prob, ranges = leaf_probabilities(attr, tax, noisy, cells)
     total = prob.sum(axis=1)
     drawn = total[groups] > 0
-    cum = np.cumsum(prob, axis=1)
-    u = rng.random(groups.size)
     leaf = np.zeros(groups.size, dtype=np.int64)
     order = np.argsort(groups, kind="stable")
     starts = np.searchsorted(groups[order], np.arange(len(total) + 1))
     for g in np.flatnonzero(total > 0):
         rows = order[starts[g]:starts[g + 1]]
-        leaf[rows] = np.minimum(np.searchsorted(cum[g], u[rows], side="right"), tax.n_leaves - 1)
+        leaf[rows] = draw_leaves(prob[g], rows.size, rng)
     if tax.kind == "categorical":
         return np.asarray(tax.leaves, dtype=object)[leaf], drawn
     if ranges is None:                                 # node cells are unions of whole leaves
