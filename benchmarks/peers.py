@@ -64,9 +64,10 @@ The stored files came from ``--only dpl`` (3 repetitions: 74 s wall) then ``--on
 --repetitions 1`` (4 MST releases on the 36,177 training rows, one per ε, each synthesized with
 ``method="sample"``: 925 s of fitting, 991 s wall on the shared 2-core machine; the first
 release carries JAX's compilation), so the MST rows average one run (``n_runs``). ``--only odp
---epsilons 1 --mst-pure --repetitions 1 --out benchmarks/results/peers_mst_pure.csv`` ran MST
-under pure ε-DP at ε = 1 beside the ρ-zCDP one (43 s and 145 s of fitting): accuracy 0.806,
-TVD 0.006 / 0.040, against 0.808, 0.005 / 0.039. opendp 0.16's MST refuses its own
+--epsilons 1 --mst-pure --repetitions 3 --out benchmarks/results/peers_mst_pure.csv`` ran MST
+under pure ε-DP at ε = 1 beside the ρ-zCDP one on the showdown's first 3 splits (118 s and 165 s
+of fitting, 293 s wall): accuracy 0.794, TVD 0.006 / 0.042 (2-way 0.040–0.043 across the runs),
+against 0.800, 0.005 / 0.039. opendp 0.16's MST refuses its own
 selection plan by one ulp (opendp/opendp#2789); ``_patch_mst_selection_budget`` gives the
 selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more than stated.
 (The ``dataset`` column was added to both files with ``--rebuild``: same values.)
