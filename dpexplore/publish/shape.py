@@ -9,8 +9,8 @@ over the leaves of its :func:`~dpexplore.publish.base.marginal_taxonomy`; :func:
 picks, for every row, a leaf inside the row's cell with probability ∝ max(noisy count, 0) times the
 share of the leaf that lies in the cell (uniform over the cell when every such count is ≤ 0; the
 rows of a cell by systematic sampling, :func:`draw_leaves`), and a value uniformly inside that
-part of the leaf. Post-processing of released counts: it reads the
-noisy marginal, public bounds and the generator only.
+part of the leaf. Post-processing of released counts: it reads the noisy marginal, public bounds
+and the generator only.
 
 >>> import numpy as np
 >>> from dpexplore.domain import Attribute, Taxonomy
@@ -213,10 +213,10 @@ def draw_in_cells(attr: Attribute, tax: Taxonomy, noisy: Any, cells: NodeCells |
                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A value for every row inside its cell, from the noisy one-way marginal ``noisy`` over the
     leaves of ``tax``: a leaf from :func:`leaf_probabilities` (the rows of a cell together, by
-    :func:`draw_leaves`), then a value uniformly inside
-    the leaf and the cell (a declared category, an integer for integer attributes). Returns
-    ``(values, drawn)``; ``drawn`` is False for a row whose cell holds no value of the declared
-    domain (its value is left for the caller's own rule)."""
+    :func:`draw_leaves`), then a value uniformly inside the leaf and the cell (a declared
+    category, an integer for integer attributes). Returns ``(values, drawn)``; ``drawn`` is False
+    for a row whose cell holds no value of the declared domain (its value is left for the
+    caller's own rule)."""
     groups, prob, ranges = leaf_probabilities(attr, tax, noisy, cells)
     total = prob.sum(axis=1)
     drawn = total[groups] > 0
