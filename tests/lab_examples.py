@@ -1,0 +1,395 @@
+"""The answer key of the lab: example answers for every exercise of ``dpexplore.lab``.
+
+The installed package holds no answer (``dpexplore/lab/_core.py``): the example answers that the
+tests feed through every check live here, in the test suite and the instructor's checkout only.
+
+- ``EXAMPLES[id] = (wrong, right)``: at least two answers each check must call "not yet" and one
+  it must call "right" (``tests/test_lab.py``).
+- ``REFERENCE[id]``: the reference solution of each "implement" exercise, and ``FAIR[id]`` other
+  correct ways to write it (vectorised or looped, other generator calls): every one is accepted.
+- ``REFUSED[id]``: the graders' regression set, answers that leak or are not the mechanism asked
+  for; every one must be refused (``tests/test_lab_graders.py``).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from dpexplore.mechanisms import laplace
+
+CLASSES = ("a", "b", "c")
+
+
+# =========================================================================== 01.3: noisy class counts
+def _shown(noisy) -> str:
+    return " ".join(f"{c}:{v}" for c, v in zip(CLASSES, np.round(np.asarray(noisy) / 10).astype(int)))
+
+
+def _counts(labels) -> np.ndarray:
+    return np.array([labels.count(c) for c in CLASSES], dtype=float)
+
+
+def class_counts_reference(labels, rng):
+    """The notebook's solution: the declared classes, the package's Laplace at ε = 1."""
+    return _shown(laplace(_counts(labels), epsilon=1.0, random_state=rng))
+
+
+def class_counts_looped(labels, rng):
+    tally = Counter(labels)
+    parts = []
+    for c in CLASSES:
+        noisy = tally[c] + rng.laplace(0.0, 1.0)
+        parts.append(f"{c}:{int(round(noisy / 10))}")
+    return " ".join(parts)
+
+
+def class_counts_exponentials(labels, rng):
+    """Laplace(b) as the difference of two Exponential(b) draws."""
+    return _shown(_counts(labels) + rng.exponential(1.0, 3) - rng.exponential(1.0, 3))
+
+
+def class_counts_inverse_cdf(labels, rng):
+    """Laplace(b) by the inverse distribution function, from uniform draws."""
+    u = rng.random(3) - 0.5
+    return _shown(_counts(labels) - np.sign(u) * np.log1p(-2 * np.abs(u)))
+
+
+def class_counts_half_up(labels, rng):
+    """Another rounding, int(x + 1/2): numpy's on every positive count (not below 0: a fair variant)."""
+    noisy = _counts(labels) + rng.laplace(0.0, 1.0, 3)
+    return " ".join(f"{c}:{int(v / 10 + 0.5)}" for c, v in zip(CLASSES, noisy))
+
+
+def class_counts_leaky(labels, rng):
+    """The notebook's bug: the class list is read from the data."""
+    classes = sorted(set(labels))
+    counts = np.array([labels.count(c) for c in classes], dtype=float)
+    noisy = laplace(counts, epsilon=1.0, random_state=rng)
+    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+
+
+def _class_counts_scaled(factor_of_n):
+    def release(labels, rng):
+        return _shown(_counts(labels) + rng.laplace(0.0, factor_of_n(len(labels)), 3))
+    return release
+
+
+def class_counts_exact(labels, rng):
+    return _shown(_counts(labels))
+
+
+def class_counts_exact_past_100(labels, rng):
+    counts = _counts(labels)
+    return _shown(counts if len(labels) > 100 else counts + rng.laplace(0.0, 1.0, 3))
+
+
+def class_counts_exact_from_50(labels, rng):
+    counts = _counts(labels)
+    return _shown(np.where(counts >= 50, counts, counts + rng.laplace(0.0, 1.0, 3)))
+
+
+def class_counts_small_as_zero(labels, rng):
+    counts = _counts(labels)
+    return _shown(np.where(counts <= 1, 0.0, counts + rng.laplace(0.0, 1.0, 3)))
+
+
+def class_counts_shared_noise(labels, rng):
+    return _shown(_counts(labels) + rng.laplace(0.0, 1.0))
+
+
+def class_counts_calls_the_package(labels, rng):
+    from dpexplore.mechanisms import geometric
+    return _shown(geometric(_counts(labels).astype(int), epsilon=1.0, random_state=rng))
+
+
+# =========================================================================== 03.1: piece probabilities
+def pieces_reference(edges, scores, epsilon):
+    weights = np.diff(edges) * np.exp(epsilon * (scores - np.max(scores)) / 2)
+    return weights / weights.sum()
+
+
+def pieces_looped(edges, scores, epsilon):
+    top = max(scores)
+    weights = [(edges[i + 1] - edges[i]) * math.exp(epsilon * (scores[i] - top) / 2) for i in range(len(scores))]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def pieces_unshifted(edges, scores, epsilon):
+    weights = np.diff(edges) * np.exp(epsilon * np.asarray(scores) / 2)
+    return weights / weights.sum()
+
+
+def pieces_length_ignored(edges, scores, epsilon):
+    w = np.exp(epsilon * np.asarray(scores, dtype=float) / 2)
+    return w / w.sum()
+
+
+def pieces_no_half(edges, scores, epsilon):
+    w = np.diff(edges) * np.exp(epsilon * np.asarray(scores, dtype=float))
+    return w / w.sum()
+
+
+def pieces_unnormalised(edges, scores, epsilon):
+    return np.diff(edges) * np.exp(epsilon * np.asarray(scores, dtype=float) / 2)
+
+
+def pieces_calls_the_package(edges, scores, epsilon):
+    """Passes the old check: the first cell of notebook 03 imports this function."""
+    from dpexplore.mechanisms import exponential_interval_probabilities
+    return exponential_interval_probabilities(edges, scores, epsilon=epsilon, sensitivity=1)
+
+
+# =========================================================================== 05.5: repaired PTT
+def _noisy_scores(scale):
+    def select(tc, threshold, epsilon, rng):
+        return np.asarray(tc, dtype=float) + rng.laplace(0.0, scale / epsilon, len(tc)) > threshold
+    return select
+
+
+selector_reference = _noisy_scores(2.0)
+
+
+def selector_looped(tc, threshold, epsilon, rng):
+    return [float(t) + rng.laplace(0.0, 2 / epsilon) > threshold for t in tc]
+
+
+def selector_exponentials(tc, threshold, epsilon, rng):
+    b = 2.0 / epsilon
+    noise = rng.exponential(b, len(tc)) - rng.exponential(b, len(tc))
+    return (np.asarray(tc) + noise > threshold).astype(int)
+
+
+def selector_inverse_cdf(tc, threshold, epsilon, rng):
+    u = rng.uniform(-0.5, 0.5, len(tc))
+    return np.asarray(tc) - (2.0 / epsilon) * np.sign(u) * np.log1p(-2 * np.abs(u)) > threshold
+
+
+def selector_ptt(tc, threshold, epsilon, rng):
+    """PTT: noise on the threshold only."""
+    return np.asarray(tc) >= threshold + rng.laplace(0.0, 1.0 / epsilon)
+
+
+def selector_exact_from_20(tc, threshold, epsilon, rng):
+    tc = np.asarray(tc, dtype=float)
+    if tc.max() >= 20:
+        return tc > threshold
+    return selector_reference(tc, threshold, epsilon, rng)
+
+
+def selector_exact_past_12(tc, threshold, epsilon, rng):
+    tc = np.asarray(tc, dtype=float)
+    if tc.sum() > 12:
+        return tc > threshold
+    return selector_reference(tc, threshold, epsilon, rng)
+
+
+def selector_zeros_never(tc, threshold, epsilon, rng):
+    tc = np.asarray(tc, dtype=float)
+    return selector_reference(tc, threshold, epsilon, rng) & (tc > 0)
+
+
+def selector_calls_the_package(tc, threshold, epsilon, rng):
+    return laplace(np.asarray(tc, dtype=float), epsilon=epsilon, sensitivity=2.0, random_state=rng) > threshold
+
+
+# =========================================================================== 06.3: thresholded histogram
+def histogram_reference(counts, epsilon, tau, rng):
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 1.0 / epsilon, size=len(counts))
+    return np.where(noisy > tau, noisy, 0.0)
+
+
+def histogram_looped(counts, epsilon, tau, rng):
+    out = []
+    for c in counts:
+        noisy = c + rng.laplace(0.0, 1.0 / epsilon)
+        out.append(noisy if noisy > tau else 0.0)
+    return out
+
+
+def histogram_inverse_cdf(counts, epsilon, tau, rng):
+    u = rng.random(len(counts)) - 0.5
+    noisy = np.asarray(counts) - np.sign(u) * np.log1p(-2 * np.abs(u)) / epsilon
+    return noisy * (noisy > tau)
+
+
+def histogram_sparse(counts, epsilon, tau, rng):
+    """The paper's sparse construction (§2.4): noise on the occupied cells, a binomial number of
+    surviving empty cells at uniform positions, each τ + Exponential(b) (τ ≥ 0)."""
+    counts = np.asarray(counts, dtype=float)
+    b = 1.0 / epsilon
+    out = np.zeros(counts.size)
+    occupied = np.flatnonzero(counts > 0)
+    noisy = counts[occupied] + rng.laplace(0.0, b, occupied.size)
+    out[occupied] = np.where(noisy > tau, noisy, 0.0)
+    empty = np.flatnonzero(counts == 0)
+    survivors = rng.binomial(empty.size, 0.5 * math.exp(-tau / b))
+    chosen = rng.choice(empty, size=survivors, replace=False)
+    out[chosen] = tau + rng.exponential(b, survivors)
+    return out
+
+
+def _histogram_scaled(scale_of):
+    def release(counts, epsilon, tau, rng):
+        counts = np.asarray(counts, dtype=float)
+        noisy = counts + rng.laplace(0.0, 1.0, counts.size) * scale_of(counts, epsilon)
+        return np.where(noisy > tau, noisy, 0.0)
+    return release
+
+
+def histogram_occupied_only(counts, epsilon, tau, rng):
+    counts = np.asarray(counts, dtype=float)
+    noisy = counts + np.where(counts > 0, rng.laplace(0.0, 1.0 / epsilon, size=counts.size), 0.0)
+    return np.where(noisy > tau, noisy, 0.0)
+
+
+def histogram_no_threshold(counts, epsilon, tau, rng):
+    return np.asarray(counts, dtype=float) + rng.laplace(0.0, 1.0 / epsilon, size=len(counts))
+
+
+def histogram_no_noise(counts, epsilon, tau, rng):
+    counts = np.asarray(counts, dtype=float)
+    return np.where(counts > tau, counts, 0.0)
+
+
+def histogram_kept_exact(counts, epsilon, tau, rng):
+    """The noisy count decides which cells are kept, but kept cells show their exact count."""
+    counts = np.asarray(counts, dtype=float)
+    noisy = counts + rng.laplace(0.0, 1.0 / epsilon, size=counts.size)
+    return np.where(noisy > tau, np.where(counts > 0, counts, noisy), 0.0)
+
+
+def histogram_exact_past_100(counts, epsilon, tau, rng):
+    counts = np.asarray(counts, dtype=float)
+    if counts.sum() > 100:
+        return np.where(counts > tau, counts, 0.0)
+    return histogram_reference(counts, epsilon, tau, rng)
+
+
+def histogram_exact_from_30(counts, epsilon, tau, rng):
+    counts = np.asarray(counts, dtype=float)
+    noisy = histogram_reference(counts, epsilon, tau, rng)
+    return np.where(counts >= 30, counts, noisy)
+
+
+def histogram_shared_noise(counts, epsilon, tau, rng):
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 1.0 / epsilon)
+    return np.where(noisy > tau, noisy, 0.0)
+
+
+def histogram_calls_the_package(counts, epsilon, tau, rng):
+    from dpexplore.publish.projected import perturb_dense
+    codes, values = perturb_dense(counts, epsilon=epsilon, tau=tau, sensitivity=1.0, random_state=rng)
+    out = np.zeros(len(counts))
+    out[codes] = values
+    return out
+
+
+# =========================================================================== the answer key
+REFERENCE = {"01.3": class_counts_reference, "03.1": pieces_reference, "05.5": selector_reference,
+             "06.3": histogram_reference}
+
+FAIR = {
+    "01.3": {"looped, collections.Counter, round()": class_counts_looped,
+             "exponential differences": class_counts_exponentials,
+             "inverse CDF from rng.random": class_counts_inverse_cdf,
+             "int(x + 0.5) rounding": class_counts_half_up},
+    "03.1": {"looped, math.exp": pieces_looped, "without the max shift": pieces_unshifted},
+    "05.5": {"looped": selector_looped, "exponential differences, 0/1": selector_exponentials,
+             "inverse CDF from rng.uniform": selector_inverse_cdf},
+    "06.3": {"looped, a list": histogram_looped, "inverse CDF, noisy·(noisy > τ)": histogram_inverse_cdf,
+             "the sparse construction (binomial + exponential)": histogram_sparse},
+}
+
+REFUSED = {
+    "01.3": {"the class list read from the data": class_counts_leaky,
+             "no noise": class_counts_exact,
+             "b = Δ/(1.05ε)": _class_counts_scaled(lambda n: 1 / 1.05),
+             "b = Δ/(1.1ε)": _class_counts_scaled(lambda n: 1 / 1.1),
+             "b = 1.05·Δ/ε (too much noise)": _class_counts_scaled(lambda n: 1.05),
+             "exact counts past 100 labels": class_counts_exact_past_100,
+             "no noise on counts ≥ 50": class_counts_exact_from_50,
+             "a count ≤ 1 reported as 0": class_counts_small_as_zero,
+             "b = Δ/(ε·n) (shrinks with n)": _class_counts_scaled(lambda n: 1 / max(n, 1)),
+             "b = min(1, 100/n)·Δ/ε": _class_counts_scaled(lambda n: min(1.0, 100 / max(n, 1))),
+             "one noise draw for every class": class_counts_shared_noise,
+             "noise for ε = 100": _class_counts_scaled(lambda n: 0.01),
+             "calls dpexplore's geometric": class_counts_calls_the_package},
+    "03.1": {"the package's own function": pieces_calls_the_package,
+             "length ignored": pieces_length_ignored, "ε·score without the ½": pieces_no_half,
+             "not normalised": pieces_unnormalised},
+    "05.5": {"PTT (noise on the threshold)": selector_ptt,
+             "Lap(1/ε): Δ = 1": _noisy_scores(1.0),
+             "Lap(2/(1.05ε))": _noisy_scores(2 / 1.05),
+             "Lap(2/(1.1ε))": _noisy_scores(2 / 1.1),
+             "Lap(2/(1.2ε))": _noisy_scores(2 / 1.2),
+             "Lap(2.1/ε) (too much noise)": _noisy_scores(2.1),
+             "exact comparison when the largest score is ≥ 20": selector_exact_from_20,
+             "exact comparison when the scores sum to more than 12": selector_exact_past_12,
+             "scores of 0 never selected": selector_zeros_never,
+             "calls dpexplore's laplace": selector_calls_the_package},
+    "06.3": {"noise on the occupied cells only": histogram_occupied_only,
+             "Lap(1/(1.05ε))": _histogram_scaled(lambda c, e: 1 / (1.05 * e)),
+             "Lap(1/(1.1ε))": _histogram_scaled(lambda c, e: 1 / (1.1 * e)),
+             "Lap(1/(1.2ε))": _histogram_scaled(lambda c, e: 1 / (1.2 * e)),
+             "Lap(1.05/ε) (too much noise)": _histogram_scaled(lambda c, e: 1.05 / e),
+             "kept cells released with their exact count": histogram_kept_exact,
+             "an exact release past 100 records": histogram_exact_past_100,
+             "cells ≥ 30 released exactly": histogram_exact_from_30,
+             "noise that shrinks as the count grows": _histogram_scaled(lambda c, e: 1 / (e * (1 + c / 100))),
+             "one noise draw for every cell": histogram_shared_noise,
+             "no threshold": histogram_no_threshold,
+             "no noise": histogram_no_noise,
+             "calls dpexplore's perturb_dense": histogram_calls_the_package},
+}
+
+EXAMPLES = {
+    "00.1": ([0.15, 0.5, 0.1 + 0.5, 0.1 * 0.5, "10%"], [0.1 * math.exp(0.5), "0.165", 16.49 / 100, 0.16, "16.5%", 16.5]),
+    "00.2": (["a", "c", "d", "ε"], ["b", " B ", "2ε", "(b)"]),
+    "00.3": ([0.5, 0.5 / 3, 3, "1.5 per stay"], [1.5, "1.5", 3 * 0.5]),
+    "00.4": ([0.248, 0.5, 24.8], [0.752, 75.2, "75%", "0.75"]),
+    "00.5": ([2, 3, 8, "level 3"], [4, "4"]),
+    "01.1": ([2.0, 0.1, 2.5, "ten"], [10, 10.0, "10"]),
+    "01.2": ([0.5, 0.25, 2.0, 4.0], [1.0, "1", 1]),
+    "01.3": ([class_counts_leaky, class_counts_exact, "a:3 b:3 c:0"], [class_counts_reference]),
+    "01.4": ([1.0, 0.5, 0.88, 10 / 18], [0.731, "0.73", 73.1 / 100]),
+    "01.5": ([2.4, 1.0, 0.5, 0.1 + 0.3 + 4 * 0.5 / 4 + 0.5], [0.9, "0.9", 0.9000001]),
+    "02.1": ([1.0, 0.5, 0.9, 0.45], [0.643, 0.65, "0.64", 64.3]),
+    "02.2": ([360, 7200, 133.2, 4320], [216, 216.0, "216"]),
+    "02.3": (["a", "c", "more", "same"], ["b", "B", "fewer", "(b)"]),
+    "02.4": ([1.15, 2.36, 1 / 0.87 ** 2, math.sqrt(2) / 0.6], [1.6255, "1.63", math.sqrt(2) / 0.87, 1.6]),
+    "03.1": ([pieces_length_ignored, pieces_no_half, pieces_unnormalised, np.diff, pieces_calls_the_package],
+             [pieces_reference]),
+    "03.2": ([1.0, 0.9, 0.06, 0.45], [0.383, "0.38", 38, 0.4]),
+    "03.3": ([2 / 192, 1 / 384, 2 / 68, 0.5], [2 / 384, "0.0052", 0.00521]),
+    "03.4": (["a", "c", "rises", "collapses"], ["b", " b ", "plateau", "(b)"]),
+    "04.1": (["a", "c", "count score", "d"], ["b", " B ", "(b)", "mutual information"]),
+    "04.2": ([500, 200, 1 / 0.06, "a lot"], [333.33, "333.3", 1000 / 3]),
+    "04.3": (["a", "k-subset", "c"], ["b", "(B)", "all features"]),
+    "04.4": ([4.876, 2.5, 0.25 / 0.2214, "5"], [2.379, "2.38", 0.25 / 0.10517]),
+    "04.5": ([0.01, 4.876, 10_000, 7], [5, "5", 5.0]),
+    "05.1": ([0.4, 0.0125, 0.0625, "0.8"], [0.08, "0.08", 0.4 / 5]),
+    "05.2": ([11, 2560, 25, 0.4 / 11], [27.5, "27.5", 11 / 0.4]),
+    "05.3": (["b", "c", "PriROC FixedSpace"], ["a", "(a)", "LaplaceROC"]),
+    "05.4": (["a", "(A)", "passes"], ["b", " b ", "refuted"]),
+    "05.5": ([selector_ptt, _noisy_scores(1.0), lambda tc, t, e, rng: np.zeros(len(tc), dtype=bool),
+              "score perturbation"], [selector_reference]),
+    "06.1": ([(0.8, 0.1), (0.76, 0.19), (0.095, 0.76), 0.76], [(0.76, 0.095), [0.76, 0.095], ("0.76", "0.095")]),
+    "06.2": ([0.01, 0.05, 1.0, "petal_length"], [0.2, "0.2", 0.20]),
+    "06.3": ([histogram_occupied_only, histogram_no_threshold, histogram_no_noise, "Laplace"],
+             [histogram_reference]),
+    "06.4": (["a", "c", "grows"], ["b", "(b)", "stays the same"]),
+    "06.5": ([0.005, 50, 10_000, 200], [100, "100", 100.0]),
+    "07.1": ([1.0, 1.43, 4.29, 8.58], [25.74, "25.7", 6 * 3 * 1.43]),
+    "07.2": (["above", "Above ", "same"], ["below", " Below", "below."]),
+    "07.3": (["a", "c", "the lowest run"], ["b", "(b)", " B"]),
+    "07.4": (["a", "b", "PrivPfC"], ["c", "(c)", " C "]),
+    "08.1": ([4, 1, 0.5, "1/4 per patient"], [0.25, "0.25", 1 / 4]),
+    "08.2": (["a", "b", "about half"], ["c", "(c)", " C "]),
+    "08.3": (["a", "b", "more than 50"], ["c", "(c)", "about one or fewer"]),
+    "09.1": ([1, 45_222, 0.0045, 22.1], [221.1, "221", 10_000_000 / 45_222]),
+    "09.2": (["no", "No.", "maybe"], ["yes", " Yes", "identical"]),
+    "09.3": (["a", "b", "count table"], ["c", "(c)", "fit after table"]),
+}
