@@ -304,6 +304,7 @@ class _Group:
     probs: np.ndarray
     counts: np.ndarray
     n: int
+    units: int = 1
     pooled: bool = False
 
 
@@ -311,7 +312,7 @@ def _case_groups(ci: int, case: Case, obs: _Observed) -> list[_Group]:
     keys, first, inverse = np.unique(case.edges, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     return [_Group(ci, int(first[g]), keys[g].tobytes(), obs.probs[first[g]], obs.counts[inverse == g].sum(axis=0),
-                   case.draws * int((inverse == g).sum())) for g in range(keys.shape[0])]
+                   case.draws * int((inverse == g).sum()), int((inverse == g).sum())) for g in range(keys.shape[0])]
 
 
 def _pooled_groups(groups: Sequence[_Group]) -> list[_Group]:
@@ -320,7 +321,8 @@ def _pooled_groups(groups: Sequence[_Group]) -> list[_Group]:
     for g in groups:
         by_key.setdefault(g.key, []).append(g)
     return [_Group(same[0].case, same[0].unit, key, same[0].probs, sum(g.counts for g in same),
-                   sum(g.n for g in same), pooled=True) for key, same in by_key.items() if len(same) > 1]
+                   sum(g.n for g in same), sum(g.units for g in same), pooled=True)
+            for key, same in by_key.items() if len(same) > 1]
 
 
 def _binomial_test_count(cases: Sequence[Case]) -> int:
@@ -358,10 +360,11 @@ def _binomial_check(groups: Sequence[_Group], cases: Sequence[Case], threshold: 
             where = (f"on the {g.n:,} releases of {_plural(unit)} like this one across the inputs (e.g. {case.label})"
                      if g.pooled else f"on {case.label}")
             name = case.unit_names[g.unit] if len(case.unit_names) else f"{unit} {g.unit}"
+            alike = "" if g.units == 1 or g.pooled else f" (and the {g.units - 1} {_plural(unit)} like it)"
             out.append(_Tested(float(log_p[k] - threshold),
-                               f"{where}, {name} {case.describe(g.unit, k)} in {int(g.counts[k]):,} of {g.n:,} "
-                               f"releases ({g.counts[k] / g.n:.1%}), where the reference mechanism does so in "
-                               f"{_percent(g.probs[k])} of them."))
+                               f"{where}, {name}{alike} {case.describe(g.unit, k)} in {int(g.counts[k]):,} of "
+                               f"{g.n:,} releases ({_percent(g.counts[k] / g.n)}), where the reference mechanism "
+                               f"does so in {_percent(g.probs[k])} of them."))
     return sorted(out, key=lambda t: t.excess) or [_Tested(math.inf, "")]
 
 
