@@ -97,7 +97,7 @@ with_you = 0.10 * np.exp(0.5)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.1", with_you)
+lab.check("00.1")
 
 # %% [markdown]
 # > **Definitions: the words of the promise**
@@ -130,7 +130,7 @@ substitution = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.2", substitution)
+lab.check("00.2")
 
 # %% tags=["exercise"]
 # Exercise 00.3 (compute, 2 min): a hospital publishes an ε = 0.5 release of a table with one row
@@ -141,7 +141,7 @@ patient_epsilon = 3 * 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.3", patient_epsilon)
+lab.check("00.3")
 
 # %% [markdown]
 # Two properties make DP practical:
@@ -212,7 +212,7 @@ always_poor = 0.752
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.4", always_poor)
+lab.check("00.4")
 
 # %% [markdown]
 # That share, 75.2 %, is the **majority baseline**: every private classifier in the later
@@ -282,7 +282,7 @@ age_intervals = schema["age"].taxonomy.level_sizes[2]
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.5", age_intervals)
+lab.check("00.5")
 
 # %% [markdown]
 # ### Workclass

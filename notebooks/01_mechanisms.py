@@ -75,7 +75,7 @@ b_visits = 5 / 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.1", b_visits)
+lab.check("01.1")
 
 # %%
 true_count = int((frame["age"] >= 90).sum())
@@ -249,7 +249,7 @@ true_epsilon = 2 / (1 / 0.5)     # Δ / b with b = 1/ε
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.2", true_epsilon)
+lab.check("01.2")
 
 # %%
 loss_explorer = PrivacyLossExplorer(true_count, epsilon=1.0, sensitivity=2)
@@ -348,7 +348,7 @@ def my_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public 
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.3", my_class_counts)
+lab.check("01.3")
 
 # %% [markdown]
 # <details><summary>The bug (open it after you tried)</summary>
@@ -407,7 +407,7 @@ p_better = w_better / (w_better + w_worse)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.4", p_better)
+lab.check("01.4")
 
 # %%
 em_explorer = ExponentialExplorer(town, schema, ["occupation", "education", "marital-status", "workclass"],
@@ -434,7 +434,7 @@ charged = 0.1 + 0.3 + 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.5", charged)
+lab.check("01.5")
 
 # %%
 acc = BudgetAccountant(1.0)

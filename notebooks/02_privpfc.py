@@ -91,7 +91,7 @@ p_majority = 1 - 0.5 * np.exp(-0.06 * 10) * (1 + 0.06 * 10 / 2)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("02.1", p_majority)
+lab.check("02.1")
 
 # %% [markdown]
 # ## 3. The grid quality and its sensitivity
@@ -136,7 +136,7 @@ tau_small = 0.2 * 36_000 * (0.60 * 0.05)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("02.2", tau_small)
+lab.check("02.2")
 
 # %%
 acc = BudgetAccountant(1.0)
@@ -175,7 +175,7 @@ grid_at_small_epsilon = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("02.3", grid_at_small_epsilon)
+lab.check("02.3")
 
 # %%
 def n_cells(grid):
@@ -280,7 +280,7 @@ noise_sd = np.sqrt(2) / (0.87 * 1.0)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("02.4", noise_sd)
+lab.check("02.4")
 
 # %%
 explorer = PrivPfCExplorer(X_train, y_train, X_test, y_test, schema, epsilon=1.0, baselines=baselines)

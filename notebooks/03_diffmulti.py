@@ -99,7 +99,7 @@ def piece_probabilities(edges, scores, epsilon):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.1", piece_probabilities)
+lab.check("03.1")
 
 # %% [markdown]
 # The package's version, `exponential_interval_probabilities`, draws the three densities below:
@@ -120,7 +120,7 @@ p_best_piece = exponential_interval_probabilities(edges, max_score, epsilon=4.0,
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.2", p_best_piece)
+lab.check("03.2")
 
 # %% [markdown]
 # Even at ε_op = 4 the best piece gets only about 38 %: it is two years long, and each piece is
@@ -157,7 +157,7 @@ eps_op = 2 / (2 * (6 + 3 * 62))
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.3", eps_op)
+lab.check("03.3")
 
 # %% [markdown]
 # The release of this section uses ε = 1 (`epsilon_prime_` is the code's name for ε_op):
@@ -267,7 +267,7 @@ more_cuts = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.4", more_cuts)
+lab.check("03.4")
 
 # %%
 runs = pd.read_csv("results/03_diffmulti_accuracy.csv")

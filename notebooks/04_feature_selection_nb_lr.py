@@ -130,7 +130,7 @@ flat_score = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.1", flat_score)
+lab.check("04.1")
 
 # %%
 k, eps_fs = 10, 0.05
@@ -209,7 +209,7 @@ b_nb = 20 / (0.1 * (1 - 0.4))
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.2", b_nb)
+lab.check("04.2")
 
 # %%
 rows = []
@@ -272,7 +272,7 @@ better_at_eps_1 = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.3", better_at_eps_1)
+lab.check("04.3")
 
 # %% [markdown]
 # At small ε, selection is what makes DP-NB useful; at ε ≈ 1 and above the full model wins: the data set is
@@ -338,7 +338,7 @@ lambda_star = 0.25 / (np.exp(0.2 / 2) - 1)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.4", lambda_star)
+lab.check("04.4")
 
 # %%
 eps = 0.1
@@ -379,7 +379,7 @@ worst_lambda = 5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.5", worst_lambda)
+lab.check("04.5")
 
 # %% [markdown]
 # Both need heavy regularisation to beat the noise. Below λ\* objective perturbation quietly replaces

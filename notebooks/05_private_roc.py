@@ -162,7 +162,7 @@ eps_level = 0.2 * 2 / np.log2(32)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.1", eps_level)
+lab.check("05.1")
 
 # %% [markdown]
 # The histogram below shows the scores (not private, for teaching) and where each strategy puts
@@ -229,7 +229,7 @@ privelet_scale = (1 + np.log2(1024)) / 0.4
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.2", privelet_scale)
+lab.check("05.2")
 
 # %% [markdown]
 # ### 4. PriROC step 3: make the counts monotone
@@ -333,7 +333,7 @@ worst_method = "a"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.3", worst_method)
+lab.check("05.3")
 
 # %% [markdown]
 # Read the table against the paper's Table 1 (median AUC errors at ε = 1 of about 0.02–0.07 for
@@ -467,7 +467,7 @@ ptt_verdict = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.4", ptt_verdict)
+lab.check("05.4")
 
 # %% [markdown]
 # The output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D, which never happens, and 5 < τ̃ ≤ 6 on D',
@@ -537,7 +537,7 @@ def my_selector(tc, threshold, epsilon, rng):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.5", my_selector)
+lab.check("05.5")
 
 # %% [markdown]
 # ## Summary

@@ -104,7 +104,7 @@ split_answer = (0.8 * rest, (1 - 0.8) * rest / 2)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.1", split_answer)
+lab.check("06.1")
 
 # %% [markdown]
 # ### The weak case: the paper's heuristics on Iris
@@ -186,7 +186,7 @@ eps_p_reliable = 0.2
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.2", eps_p_reliable)
+lab.check("06.2")
 
 # %% [markdown]
 # ## 4 · Step 3: the thresholded histogram
@@ -238,7 +238,7 @@ def my_histogram(counts, epsilon, tau, rng):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.3", my_histogram)
+lab.check("06.3")
 
 # %% [markdown]
 # ## 5 · Which cells survive?
@@ -257,7 +257,7 @@ empty_cell_change = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.4", empty_cell_change)
+lab.check("06.4")
 
 # %% [markdown]
 # For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
@@ -294,7 +294,7 @@ fake_cells = 20_000 * 0.5 * 10_000 ** (-0.5 / 1)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.5", fake_cells)
+lab.check("06.5")
 
 # %% [markdown]
 # **Try it.** `ε_h` is the histogram's budget, `A` the threshold constant and `n` the table size. Watch

@@ -136,7 +136,7 @@ sweep_epsilon = 6 * 3 * (0.03 + 0.1 + 0.3 + 1.0)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.1", sweep_epsilon)
+lab.check("07.1")
 
 # %%
 results.head()
@@ -182,7 +182,7 @@ projected_vs_diffgen = "below"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.2", projected_vs_diffgen)
+lab.check("07.2")
 
 # %% tags=["exercise"]
 # Exercise 07.3 (interpret the bands, 3 min). Each point of the chart summarises three runs. What is
@@ -194,7 +194,7 @@ band_edge = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.3", band_edge)
+lab.check("07.3")
 
 # %% [markdown]
 # ### At your budget
@@ -370,7 +370,7 @@ table_for_crosstabs = "c"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.4", table_for_crosstabs)
+lab.check("07.4")
 
 # %% [markdown]
 # ## Take-aways

@@ -83,7 +83,7 @@ eps_per_stay = 1.0 / 4
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("08.1", eps_per_stay)
+lab.check("08.1")
 
 # %% [markdown]
 # ## 1. Read the file and keep the columns you need
@@ -142,7 +142,7 @@ first_bin_share = "c"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("08.2", first_bin_share)
+lab.check("08.2")
 
 # %%
 COUNT_BOUNDS = {"n_visits": 60, "n_meds": 60, "n_emergency": 30, "n_inpatient": 30, "n_outpatient": 30}
@@ -242,7 +242,7 @@ records_per_cell = "c"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("08.3", records_per_cell)
+lab.check("08.3")
 
 # %% [markdown]
 # ## 5. The same path as an app

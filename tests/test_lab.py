@@ -244,7 +244,8 @@ def test_an_unknown_exercise_id_is_a_clear_error():
                                               ("Fewer cells", True), ("a", False), ("", False), (2, False)])
 def test_choices_accept_case_and_space_variants(answer, expected):
     assert _core.choice(answer, "b", "fewer cells") is expected
-    assert _core.chosen(answer, "99.9", [_core.fingerprint("99.9", "b"), _core.fingerprint("99.9", "fewer cells")]) is expected
+    fingerprints = [_core.fingerprint("99.9", "b"), _core.fingerprint("99.9", "fewer cells")]
+    assert _core.chosen(answer, "99.9", fingerprints) is expected
 
 
 def test_numbers_accept_strings_percentages_and_numpy_but_not_truth_values():

@@ -300,7 +300,9 @@ def fingerprint(exercise_id: str, option: str) -> str:
 
 def chosen(answer: Any, exercise_id: str, fingerprints: Iterable[str]) -> bool:
     """True when ``answer`` (normalised as by :func:`choice`) has one of the ``fingerprints``."""
-    return isinstance(answer, str) and bool(_normalise(answer)) and fingerprint(exercise_id, answer) in set(fingerprints)
+    if not isinstance(answer, str) or not _normalise(answer):
+        return False
+    return fingerprint(exercise_id, answer) in set(fingerprints)
 
 
 def numbers_close(answer: Any, expected: Iterable[float], *, rel: float = 0.01) -> bool:

@@ -45,6 +45,7 @@ Every random draw comes from a fixed seed: the same answer always gets the same 
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,6 +55,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..audit import privacy_loss
+from ..mechanisms import laplace_cdf, laplace_pdf
 from ._core import Verdict, not_yet, right_if
 
 __all__ = ["Refusal", "Case", "Comparison", "AuditPlan", "FALSE_REFUSAL", "guarded_call",
@@ -78,7 +80,7 @@ class Refusal(Exception):
 
 
 # ============================================================================ 1. the student's own code
-_PACKAGE = str(Path(__file__).resolve().parents[1]) + "/"
+_PACKAGE = os.path.join(str(Path(__file__).resolve().parents[1]), "")
 
 
 def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (), watch: bool = True) -> Any:
@@ -160,20 +162,17 @@ class Case:
     unit_names: Sequence[str] = ()
 
 
-def laplace_cdf(z: np.ndarray) -> np.ndarray:
-    """Distribution function of the standard Laplace variable (scale 1), exact at ±inf."""
-    z = np.asarray(z, dtype=float)
-    with np.errstate(over="ignore"):
-        half = 0.5 * np.exp(-np.abs(z))
-    return np.where(z < 0, half, 1.0 - half)
+def _standard_cdf(z: np.ndarray) -> np.ndarray:
+    """Distribution function of the standard Laplace variable Z (scale 1), 0 and 1 at ∓inf."""
+    return np.asarray(laplace_cdf(np.asarray(z, dtype=float), epsilon=1.0))
 
 
 def _density_times_z(z: np.ndarray) -> np.ndarray:
-    """f(z)·z for the standard Laplace density, 0 at ±inf (the derivative of F(z/s) in log s)."""
+    """f(z)·z for the standard Laplace density, 0 at ±inf (minus the derivative of F(z/s) in log s)."""
     z = np.asarray(z, dtype=float)
     finite = np.isfinite(z)
     safe = np.where(finite, z, 0.0)
-    return np.where(finite, 0.5 * np.exp(-np.abs(safe)) * safe, 0.0)
+    return np.where(finite, laplace_pdf(safe, epsilon=1.0) * safe, 0.0)
 
 
 @dataclass
@@ -273,7 +272,7 @@ def _categorise(case: Case, z: np.ndarray) -> _Observed:
     index = np.clip((edges[None, :, :] < z[:, :, None]).sum(axis=2) - 1, 0, width - 1)
     counts = np.zeros((units, width), dtype=np.int64)
     np.add.at(counts, (np.broadcast_to(np.arange(units), index.shape), index), 1)
-    cdf, slope_at = laplace_cdf(edges), _density_times_z(edges)
+    cdf, slope_at = _standard_cdf(edges), _density_times_z(edges)
     return _Observed(counts, np.clip(np.diff(cdf, axis=1), 0.0, 1.0), slope_at[:, :-1] - slope_at[:, 1:], index)
 
 
@@ -360,7 +359,9 @@ def _binomial_check(groups: Sequence[_Group], cases: Sequence[Case], threshold: 
             where = (f"on the {g.n:,} releases of {_plural(unit)} like this one across the inputs (e.g. {case.label})"
                      if g.pooled else f"on {case.label}")
             name = case.unit_names[g.unit] if len(case.unit_names) else f"{unit} {g.unit}"
-            alike = "" if g.units == 1 or g.pooled else f" (and the {g.units - 1} {_plural(unit)} like it)"
+            others = g.units - 1
+            alike = "" if others == 0 or g.pooled else \
+                f" (and {others} other {unit if others == 1 else _plural(unit)} like it)"
             out.append(_Tested(float(log_p[k] - threshold),
                                f"{where}, {name}{alike} {case.describe(g.unit, k)} in {int(g.counts[k]):,} of "
                                f"{g.n:,} releases ({_percent(g.counts[k] / g.n)}), where the reference mechanism "
@@ -425,7 +426,7 @@ def _independence_tests(cases: Sequence[Case], observed: Sequence[_Observed], un
         if inner.shape[1] == 0:
             continue
         split = np.argmin(np.abs(inner), axis=1) + 1                    # category index of the lower edge m
-        p = 1.0 - laplace_cdf(edges[np.arange(edges.shape[0]), split])
+        p = 1.0 - _standard_cdf(edges[np.arange(edges.shape[0]), split])
         eligible = np.flatnonzero((p >= _SPLIT_RANGE[0]) & (p <= _SPLIT_RANGE[1]))
         if eligible.size < 2:
             continue
@@ -449,8 +450,9 @@ def _independence_tests(cases: Sequence[Case], observed: Sequence[_Observed], un
            for s, n, label in zip(sums, counts, labels)]
     total, n = float(sum(sums)), float(sum(counts))
     out.append(_Tested(_bernstein_excess(total, n, 9.0, alpha),
-                       f"the noise of different {_plural(unit)} of one release moves together ({total / math.sqrt(n):+.1f} "
-                       f"standard deviations): each {unit} needs its own independent draw."))
+                       f"the noise of different {_plural(unit)} of one release moves together "
+                       f"({total / math.sqrt(n):+.1f} standard deviations): each {unit} needs its own independent "
+                       "draw."))
     return out
 
 

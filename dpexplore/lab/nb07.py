@@ -56,7 +56,8 @@ def band_edge(answer):
     if abs(position - 0.5) < 1e-9:
         return right_if(choice(answer, "b"), position=position, where="halfway between the lowest run and the median")
     letter = "c" if q25 == runs[0] else "a"
-    return right_if(choice(answer, letter), position=position, where="not halfway between the lowest run and the median")
+    return right_if(choice(answer, letter), position=position,
+                    where="not halfway between the lowest run and the median")
 
 
 @exercise("07.4", answer="table_for_crosstabs",

@@ -15,8 +15,8 @@ PATIENT_EPSILON, MAX_STAYS = 1.0, 4       # 08.1's givens
           hints=("One row is a stay, but the hospital protects patients: how many rows can one patient own?",
                  "By group privacy a patient with k stays is protected at k times the per-stay ε; choose the "
                  "per-stay ε so that k times it is the patient's ε."),
-          why="with at most {stays} stays per patient, ε = 1/{stays} per stay gives each patient {stays} × {per_stay:g} "
-              "= {patient:g}.")
+          why="with at most {stays} stays per patient, ε = 1/{stays} per stay gives each patient "
+              "{stays} × {per_stay:g} = {patient:g}.")
 def epsilon_per_stay(answer):
     per_stay = PATIENT_EPSILON / MAX_STAYS
     return right_if(close(answer, per_stay), stays=MAX_STAYS, per_stay=per_stay, patient=PATIENT_EPSILON)
