@@ -266,7 +266,11 @@ def as_probability(answer: Any) -> float:
 
 def close(answer: Any, expected: float, *, rel: float = 0.01, abs_tol: float = 1e-9) -> bool:
     """True when ``answer`` is a finite number within ``rel`` (1 %) of ``expected``, or
-    ``expected`` rounded to two significant digits (0.16 for 0.1649): a fair written answer."""
+    ``expected`` rounded to two significant digits (0.16 for 0.1649): a fair written answer.
+
+    >>> close(0.16, 0.1649), close("16.5%", 0.1649), close(0.17, 0.1649)
+    (True, True, False)
+    """
     value = as_number(answer)
     return math.isfinite(value) and (math.isclose(value, float(expected), rel_tol=rel, abs_tol=abs_tol)
                                      or _two_digits(value, float(expected)))
@@ -294,7 +298,11 @@ def choice(answer: Any, *accepted: str) -> bool:
 
 def fingerprint(exercise_id: str, option: str) -> str:
     """A salted fingerprint of an option of exercise ``exercise_id``: how a question with nothing to
-    compute keeps its right options without holding them as text (see :func:`chosen`)."""
+    compute keeps its right options without holding them as text (see :func:`chosen`).
+
+    >>> chosen(" (B) ", "99.1", [fingerprint("99.1", "b")]), chosen("a", "99.1", [fingerprint("99.1", "b")])
+    (True, False)
+    """
     return hashlib.sha256(f"dpexplore lab {exercise_id}: {_normalise(option)}".encode()).hexdigest()[:24]
 
 

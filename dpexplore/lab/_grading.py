@@ -89,6 +89,14 @@ def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (
 
     The calls are watched with :func:`sys.setprofile` while ``func`` runs, so a function imported
     under another name, wrapped in ``functools.partial`` or copied with its code is seen too.
+
+    >>> from dpexplore.mechanisms import laplace_scale
+    >>> guarded_call(lambda eps: 1 / eps, (0.5,))
+    2.0
+    >>> guarded_call(lambda eps: laplace_scale(epsilon=eps), (0.5,))
+    Traceback (most recent call last):
+    ...
+    dpexplore.lab._grading.Refusal: your function calls dpexplore.mechanisms.laplace_scale, the package's own code: ...
     """
     if not watch:
         try:
