@@ -245,7 +245,7 @@ def test_an_unknown_exercise_id_is_a_clear_error():
 def test_choices_accept_case_and_space_variants(answer, expected):
     assert _core.choice(answer, "b", "fewer cells") is expected
     fingerprints = [_core.fingerprint("99.9", "b"), _core.fingerprint("99.9", "fewer cells")]
-    assert _core.chosen(answer, "99.9", fingerprints) is expected
+    assert (_core.right_option(answer, "99.9", fingerprints, {}) is not None) is expected
 
 
 def test_numbers_accept_strings_percentages_and_numpy_but_not_truth_values():

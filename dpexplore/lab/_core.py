@@ -298,19 +298,29 @@ def choice(answer: Any, *accepted: str) -> bool:
 
 def fingerprint(exercise_id: str, option: str) -> str:
     """A salted fingerprint of an option of exercise ``exercise_id``: how a question with nothing to
-    compute keeps its right options without holding them as text (see :func:`chosen`).
+    compute keeps its right options without holding them as text (see :func:`right_option`).
 
-    >>> chosen(" (B) ", "99.1", [fingerprint("99.1", "b")]), chosen("a", "99.1", [fingerprint("99.1", "b")])
-    (True, False)
+    >>> right = [fingerprint("99.1", "b")]
+    >>> right_option(" (B) ", "99.1", right, {"a": "ε", "b": "2ε"}), right_option("a", "99.1", right, {})
+    ('2ε', None)
     """
     return hashlib.sha256(f"dpexplore lab {exercise_id}: {_normalise(option)}".encode()).hexdigest()[:24]
 
 
-def chosen(answer: Any, exercise_id: str, fingerprints: Iterable[str]) -> bool:
-    """True when ``answer`` (normalised as by :func:`choice`) has one of the ``fingerprints``."""
+def right_option(answer: Any, exercise_id: str, fingerprints: Iterable[str],
+                 options: Mapping[str, str]) -> str | None:
+    """The option ``answer`` names (its text in ``options`` for a letter, else the answer itself)
+    when its fingerprint is one of ``fingerprints``; None otherwise."""
     if not isinstance(answer, str) or not _normalise(answer):
-        return False
-    return fingerprint(exercise_id, answer) in set(fingerprints)
+        return None
+    if fingerprint(exercise_id, answer) not in set(fingerprints):
+        return None
+    return options.get(_normalise(answer), answer.strip())
+
+
+def write_function(signature: str) -> str:
+    """The ``todo`` of an "implement" exercise whose cell defines ``signature``."""
+    return f"write {signature} in the cell above (a def replacing the None), run it, then run this cell."
 
 
 def numbers_close(answer: Any, expected: Iterable[float], *, rel: float = 0.01) -> bool:

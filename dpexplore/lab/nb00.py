@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ._core import as_probability, chosen, close, exercise, right_if
+from ._core import as_probability, close, exercise, right_if, right_option
 
 P_WITHOUT, EPSILON_00_1 = 0.10, 0.5       # 00.1's givens
 
@@ -31,9 +31,8 @@ _SUBSTITUTION = ("83bcec5029792c6deec04d51", "d4e570f7b9db2ecc3ad192ba", "0c637f
           why="a substitution is one removal plus one addition, so the add/remove guarantee ε gives {option} "
               "(group privacy, Dwork & Roth 2014 §2.3).")
 def substitution(answer):
-    ok = chosen(answer, "00.2", _SUBSTITUTION)
-    option = SUBSTITUTION_OPTIONS.get(answer.strip().strip("()").lower(), answer.strip()) if ok else ""
-    return right_if(ok, option=option)
+    option = right_option(answer, "00.2", _SUBSTITUTION, SUBSTITUTION_OPTIONS)
+    return right_if(option is not None, option=option)
 
 
 STAYS, EPSILON_00_3 = 3, 0.5               # 00.3's givens

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ._core import close, exercise, right_if
+from ._core import close, exercise, right_if, write_function
 from ._grading import AuditPlan, Case, Refusal, grade_mechanism
 
 # --------------------------------------------------------------------------- 01.3: a graded mechanism
@@ -132,8 +132,7 @@ def _allowed():
                  "format 'a:3 b:3 c:0'."),
           why="{evidence} With the classes declared in advance the release has the same shape on every table; "
               "only the Laplace noise differs, and the same audit flags the class list read from the data.",
-          todo="write my_class_counts(labels, rng) in the cell above (a def replacing the None), run it, "
-               "then run this cell.")
+          todo=write_function("my_class_counts(labels, rng)"))
 def audited_class_counts(answer):
     return grade_mechanism(answer, cases=_class_count_battery, audit=CLASS_COUNT_AUDIT, seed=BATTERY_SEED,
                            mechanism="the Laplace mechanism with b = Δ/ε on each class count", unit="class",

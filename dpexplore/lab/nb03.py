@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._core import as_probability, choice, close, exercise, not_yet, right_if
+from ._core import as_probability, choice, close, exercise, not_yet, right_if, write_function
 from ._grading import Refusal, guarded_call
 
 # The paper's Example 4.5 (Al-Hussaeni et al., §4): six years of birth in [1930, 1999) and their classes.
@@ -92,7 +92,7 @@ def _fine_probabilities(edges, scores, epsilon):
           why="your probabilities match the continuous exponential mechanism on Example 4.5 and on {cases} "
               "generated sets of pieces: weighting by length makes every point of the public range a "
               "candidate.",
-          todo="write piece_probabilities(edges, scores, epsilon) in the cell above, run it, then run this cell.")
+          todo=write_function("piece_probabilities(edges, scores, epsilon)"))
 def piece_probabilities(answer):
     if not callable(answer):
         return not_yet("give a function (a def), not its result.")

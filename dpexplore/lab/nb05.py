@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ._core import choice, chosen, close, exercise, right_if
+from ._core import choice, close, exercise, right_if, right_option, write_function
 from ._grading import AuditPlan, Case, Refusal, event, grade_mechanism
 
 
@@ -61,9 +61,8 @@ _WORST_METHOD = ("2aa1a24a17ab67faf6902a08", "3f583d55957b40743786c72a", "bb8367
 def worst_method(answer):
     from ..mechanisms import laplace_scale
 
-    ok = chosen(answer, "05.3", _WORST_METHOD)
-    method = ROC_METHODS.get(answer.strip().strip("()").lower(), answer.strip()) if ok else ""
-    return right_if(ok, method=method, scale=laplace_scale(epsilon=0.1, sensitivity=2 * 10 + 1))
+    method = right_option(answer, "05.3", _WORST_METHOD, ROC_METHODS)
+    return right_if(method is not None, method=method, scale=laplace_scale(epsilon=0.1, sensitivity=2 * 10 + 1))
 
 
 @exercise("05.4", answer="ptt_verdict",
@@ -97,10 +96,10 @@ def _ptt(tc, threshold, epsilon, rng):
 
 
 def _selections(output, m: int) -> np.ndarray:
-    chosen_ = np.asarray(output)
-    if chosen_.shape != (m,) or not np.all((chosen_ == 0) | (chosen_ == 1)):
+    selected = np.asarray(output)
+    if selected.shape != (m,) or not np.all((selected == 0) | (selected == 1)):
         raise Refusal(f"return one True/False per feature ({m} here), got {str(output)[:60]}.")
-    return chosen_.astype(bool)
+    return selected.astype(bool)
 
 
 def _selector_case(tc, threshold: float, epsilon: float, draws: int) -> Case:
@@ -151,10 +150,10 @@ def _selector_battery() -> list[Case]:
 def _audited_selector(selector):
     def release(data, rng):
         tc, threshold = data
-        chosen_ = selector(np.array(tc, dtype=float), threshold, EPSILON, rng)
-        if np.shape(chosen_) != (len(tc),):
+        selected = selector(np.array(tc, dtype=float), threshold, EPSILON, rng)
+        if np.shape(selected) != (len(tc),):
             raise Refusal("return one True/False per feature")
-        return event(chosen_)
+        return event(selected)
     return release
 
 
@@ -184,8 +183,7 @@ SELECTOR_AUDIT = AuditPlan(
                  "sensitivity over ε. Draw everything from rng."),
           why="{evidence} Each noisy score Q + Lap(s/ε) is compared with τ: score perturbation, ε-DP because the "
               "TC vector has L1 sensitivity s.",
-          todo="write my_selector(tc, threshold, epsilon, rng) in the cell above (a def replacing the None), run "
-               "it, then run this cell.")
+          todo=write_function("my_selector(tc, threshold, epsilon, rng)"))
 def repaired_ptt(answer):
     return grade_mechanism(answer, cases=_selector_battery, audit=SELECTOR_AUDIT, seed=BATTERY_SEED,
                            mechanism="score perturbation with the Laplace mechanism, b = Δ/ε", unit="feature")

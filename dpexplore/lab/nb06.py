@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._core import as_number, choice, close, exercise, numbers_close, right_if
+from ._core import as_number, choice, close, exercise, numbers_close, right_if, write_function
 from ._grading import ZERO_WIDTH, AuditPlan, Case, Refusal, grade_mechanism
 
 
@@ -208,8 +208,7 @@ HISTOGRAM_AUDIT = AuditPlan(
                  "counts above τ and return 0 for the others; draw everything from rng."),
           why="{evidence} Noise on every cell of the public domain makes an empty cell look like one with a record "
               "up to a factor e^ε, and the threshold is post-processing of the noisy counts.",
-          todo="write my_histogram(counts, epsilon, tau, rng) in the cell above (a def replacing the None), run "
-               "it, then run this cell.")
+          todo=write_function("my_histogram(counts, epsilon, tau, rng)"))
 def thresholded_histogram(answer):
     return grade_mechanism(answer, cases=_histogram_battery, audit=HISTOGRAM_AUDIT, seed=BATTERY_SEED,
                            mechanism="the thresholded Laplace mechanism with b = Δ/ε", unit="cell")

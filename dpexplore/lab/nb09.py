@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._core import choice, chosen, close, exercise, right_if
+from ._core import choice, close, exercise, right_if, right_option
 
 BIG_TABLE_ROWS = 10_000_000    # notebook 09's full-size table (1M in quick mode; the exercise asks about 10M)
 
@@ -69,5 +69,5 @@ _FLAT_STAGE = ("1f5c2a0e92ec91cafd4b0fff", "6a7669291bf6ee751f4171e3", "56827a20
           why="{stage}: after the count table exists the fit only sees cells, and there are no more cells in 10M "
               "resampled rows than in 1M: its time does not grow with the rows.")
 def flat_stage(answer):
-    ok = chosen(answer, "09.3", _FLAT_STAGE)
-    return right_if(ok, stage=STAGES.get(answer.strip().strip("()").lower(), answer.strip()) if ok else "")
+    stage = right_option(answer, "09.3", _FLAT_STAGE, STAGES)
+    return right_if(stage is not None, stage=stage)
