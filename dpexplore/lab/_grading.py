@@ -346,7 +346,7 @@ def _binomial_test_count(cases: Sequence[Case]) -> int:
 def _percent(p: float) -> str:
     """A probability as a percentage with enough digits to tell it from 0 (``"0.0012 %"``)."""
     if p == 0:
-        return "none"
+        return "0 %"
     digits = max(1, min(12, 1 - math.floor(math.log10(100 * p)))) if p < 0.1 else 1
     return f"{100 * p:.{digits}f} %"
 
@@ -361,7 +361,8 @@ def _binomial_check(groups: Sequence[_Group], cases: Sequence[Case], threshold: 
     out = []
     for g in groups:
         log_p = _binomial_log_p(g.counts, g.n, g.probs)
-        k = int(np.argmin(log_p))
+        excess = np.where(g.counts > g.n * g.probs, log_p, np.inf)    # say what came out too often, if
+        k = int(np.argmin(excess)) if excess.min() < threshold else int(np.argmin(log_p))   # that fails
         if log_p[k] < threshold:
             case = cases[g.case]
             where = (f"on the {g.n:,} releases of {_plural(unit)} like this one across the inputs (e.g. {case.label})"
