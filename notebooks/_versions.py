@@ -18,6 +18,15 @@ The source ``notebooks/NN_name.py`` holds the solutions between nbgrader's marke
   metadata, and tags every self-check ``nbval-check-output`` so that nbval checks it still says
   "Right". Relative links out of ``notebooks/`` get one more ``../``.
 
+Two more tags shape what a reader sees before running anything:
+
+- ``reveal``: a code cell that shows the answer of a "predict, then run" exercise. The student
+  version stores it **without output** (:func:`hide_reveals`, applied by ``build.py`` after the
+  run), so the prediction is made before the answer is on the page; the instructor version keeps
+  its output.
+- ``lab-only``: a cell that belongs to the lab, not to the Voilà app (an exercise's prose, code the
+  exercise asks to read); the app's template hides it, like the exercise and self-check cells.
+
 Why this convention (nbgrader's markers, a light build instead of nbgrader's database workflow)
 is explained in ``notebooks/README.md``.
 """
@@ -31,6 +40,7 @@ import nbformat
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 EXERCISE, SELF_CHECK, NBVAL_CHECK = "exercise", "self-check", "nbval-check-output"
+REVEAL, LAB_ONLY = "reveal", "lab-only"
 INSTRUCTOR_DIR = "instructor"
 CHECK_CALL = re.compile(r"""lab\.check\(\s*["'](\d{2}\.\d{1,2})["']""")
 _OUT_OF_FOLDER_LINK = re.compile(r"\]\(\.\./")
@@ -93,6 +103,8 @@ def check_structure(nb: nbformat.NotebookNode, name: str = "notebook") -> list[s
                 raise ValueError(f"{where}: an exercise cell must be followed by a self-check cell")
         elif has_solution(cell.source):
             raise ValueError(f"{where}: solution markers outside an exercise cell")
+        if REVEAL in tags(cell) and (cell.cell_type != "code" or {EXERCISE, SELF_CHECK} & set(tags(cell))):
+            raise ValueError(f"{where}: a {REVEAL} cell is a code cell, neither an exercise nor a self-check")
         if SELF_CHECK in tags(cell):
             found = CHECK_CALL.findall(cell.source)
             if len(found) != 1:
@@ -111,6 +123,15 @@ def student_version(nb: nbformat.NotebookNode, name: str = "notebook") -> nbform
         if EXERCISE in tags(cell):
             cell.source = strip_solutions(cell.source, f"{name} cell {index}")
     return out
+
+
+def hide_reveals(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with no stored output in its ``reveal`` cells (the student version, after its run):
+    such a cell shows as never run, and the student's own run shows the answer."""
+    for cell in nb.cells:
+        if REVEAL in tags(cell):
+            cell.outputs, cell.execution_count = [], None
+    return nb
 
 
 def instructor_version(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
