@@ -106,7 +106,11 @@ lab.check("00.1")
 # >   otherwise) D and D′ are neighbours when D′ is D with **one record added or removed**
 # >   (*add/remove*, or *unbounded* DP). Some papers use **substitution** instead (*bounded* DP):
 # >   D and D′ have the same size and differ in one record's values. A substitution is one removal
-# >   plus one addition, so the two definitions differ by up to a factor of 2 in ε.
+# >   plus one addition, so an add/remove guarantee also covers substitutions (at what ε is
+# >   exercise 00.2). The converse does not hold: a substitution guarantee says nothing about adding
+# >   or removing a record. Publishing the exact number of records, for instance, is 0-DP under
+# >   substitution (the size never changes) and not private at all under add/remove (the size tells
+# >   whether your record is in).
 # > - **The unit of privacy** is what one record is: a person, a household, a hospital stay, a
 # >   click. DP protects one *unit*. If one person owns k records (k stays, k copies), the promise
 # >   for that person is **kε** (group privacy, Dwork & Roth 2014 §2.3), so choose the unit before
@@ -114,10 +118,14 @@ lab.check("00.1")
 # > - **ε bounds the loss.** The *privacy loss* of an output x is $\ln \Pr[M(D) = x]/\Pr[M(D') = x]$;
 # >   it is a random quantity, different for every output. ε-DP says it never exceeds ε, for any
 # >   neighbours and any output. ε is the budget; the loss is what a given output actually reveals.
-# > - **(ε, δ)-DP** relaxes the promise: $\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S] + \delta$.
-# >   With probability up to δ the bound may fail, so δ must be much smaller than 1/n (one over
-# >   the number of people). Pure ε-DP is δ = 0; dpexplore's own methods are all pure ε-DP, and
-# >   notebook 07 compares them with a library that uses δ > 0.
+# > - **(ε, δ)-DP** relaxes the promise: $\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S] + \delta$
+# >   for every set S: an additive slack δ on the probability of every set of outcomes. It is not
+# >   "the ε bound holds except with probability δ", a claim about the privacy loss of each output
+# >   that the definition does not make. What the slack allows shows in an example: a mechanism that
+# >   publishes each record in the clear with probability δ is (0, δ)-DP, and it publishes about nδ
+# >   records of a table of n people. That is why δ must be much smaller than 1/n (Dwork & Roth
+# >   2014, §2.3). Pure ε-DP is δ = 0; dpexplore's own methods are all pure ε-DP, and notebook 07
+# >   compares them with a library that uses δ > 0.
 
 # %% tags=["exercise"]
 # Exercise 00.2 (choose, 2 min): a mechanism is ε-DP for add/remove neighbours. Someone changes
@@ -215,8 +223,14 @@ always_poor = 0.752
 lab.check("00.4")
 
 # %% [markdown]
-# That share, 75.2 %, is the **majority baseline**: every private classifier in the later
-# notebooks must beat it to be worth anything.
+# That share is the **majority baseline**: every private classifier in the later notebooks must beat
+# it to be worth anything.
+#
+# <details><summary>The baseline on Adult (open it after the check)</summary>
+#
+# 75.2 % of the people earn at most 50K, so the constant answer "≤50K" is right 75.2 % of the
+# time. An accuracy of 0.75 on Adult is therefore no accuracy at all.
+# </details>
 
 # %% [markdown]
 # The schema lists each predictor's public domain: categories for categorical attributes, a range

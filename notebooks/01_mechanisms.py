@@ -305,7 +305,8 @@ pd.DataFrame(rows)
 # %% [markdown]
 # The textbook sampler fails the audit at any claimed ε (its lower bound is limited only by the
 # number of draws); the hardened one passes: both neighbours produce every grid point.
-#
+
+# %% [markdown] tags=["lab-only"]
 # ### Spot the bug, then fix it: the audit grades your mechanism
 #
 # The function below publishes noisy class counts of a label column "at ε = 1": one Laplace count
@@ -313,7 +314,7 @@ pd.DataFrame(rows)
 # the audit. The neighbours: 60 records of classes "a" and "b", and the same table plus **one**
 # record of a rare class "c". The public schema declares the classes "a", "b" and "c".
 
-# %%
+# %% tags=["lab-only"]
 def noisy_class_counts(labels, rng):
     classes = sorted(set(labels))                               # the classes of the table
     counts = np.array([labels.count(c) for c in classes], dtype=float)
@@ -328,7 +329,7 @@ bug = privacy_loss(noisy_class_counts, table, neighbour, n_samples=2_000, random
 print(f"claimed ε = 1; audit lower bound {bug.epsilon_lower:.2f} → violates: {bug.violates(1.0)}")
 
 
-# %% [markdown]
+# %% [markdown] tags=["lab-only"]
 # **Exercise 01.3 (implement, 10 min).** Write `my_class_counts(labels, rng)`: the same release —
 # Laplace noise at ε = 1 on the count of every class, shown in tens as `"a:3 b:3 c:0"` — without
 # the leak. The self-check is the package's privacy audit: it runs your function on two pairs of
@@ -350,7 +351,7 @@ def my_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public 
 # %% tags=["self-check"]
 lab.check("01.3")
 
-# %% [markdown]
+# %% [markdown] tags=["lab-only"]
 # <details><summary>The bug (open it after you tried)</summary>
 #
 # `sorted(set(labels))` reads the class list from the private data: with the record of class "c"
@@ -427,7 +428,7 @@ em_explorer.widget
 # Exercise 01.5 (predict, then run, 3 min): the cell below splits 0.9 of ε = 1 in the ratio 1 : 3 : 5
 # (0.1, 0.3 and 0.5), spends 0.1 on a noisy record count, 0.3 on the most common education, and 0.5 on
 # *each* of the four bins of an age histogram, inside a `parallel` scope. How much ε does the
-# accountant charge in total? Predict it, then run the cell below and read `print(acc)`.
+# accountant charge in total? Predict it, then run the two cells below and read `print(acc)`.
 charged = None   # your answer
 ### BEGIN SOLUTION
 charged = 0.1 + 0.3 + 0.5
@@ -436,7 +437,7 @@ charged = 0.1 + 0.3 + 0.5
 # %% tags=["self-check"]
 lab.check("01.5")
 
-# %%
+# %% tags=["reveal"]
 acc = BudgetAccountant(1.0)
 e_count, e_select, e_hist = acc.split([1, 3, 5], total=0.9)   # keep 0.1 in reserve
 rng = np.random.default_rng(0)
@@ -454,13 +455,21 @@ print(f"noisy record count {n_noisy:,.1f}; most common education: {top}; "
 acc.ledger
 
 # %% [markdown]
-# The ledger has six spends, but the four histogram bins were charged once (`charged` column). The
-# summary groups the ledger by top-level item, and the bar shows it against the total:
+# The ledger has one row per spend, with the ε asked for and the ε charged. The summary groups it by
+# top-level item, and the bar shows it against the total:
 
-# %%
+# %% tags=["reveal"]
 print(acc)
 display(acc.summary())
 mplots.budget_chart(acc.summary(), acc.total)
+
+# %% [markdown]
+# <details><summary>What the accountant charged, and why (open it after you ran the two cells)</summary>
+#
+# The ledger has six spends, but the four histogram bins were charged once (`charged` column): they
+# hold disjoint people, so the `parallel` scope costs the largest of its spends, 0.5. In all
+# 0.1 + 0.3 + 0.5 = 0.9 is charged, and the 0.1 kept in reserve is still there for a later question.
+# </details>
 
 # %% [markdown]
 # ### Explorer: splitting a budget

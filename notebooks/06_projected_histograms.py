@@ -64,15 +64,18 @@ X_train, X_test, y_train, y_test = train_test_split(iris, iris_schema, test_size
 # table and a **public** schema (the category lists and numeric bounds are not read from the data):
 #
 # 1. numeric columns are cut into *s* equal-width bins over their public range;
-# 2. k predictors are chosen privately with ε_p = (1 − γ)·ε;
+# 2. k predictors are chosen privately with ε_p = (1 − γ)·(ε − ε_size);
 # 3. the histogram of (those k predictors × the label) over its **full** public domain gets Laplace
-#    noise with ε_h = γ·ε, and cells at or below τ are dropped.
+#    noise with ε_h = γ·(ε − ε_size), and cells at or below τ are dropped.
 #
-# With `k=None` and `gamma=None` the paper's heuristics choose them from public numbers only (n, the
-# number of predictors and classes). The package counts neighbouring tables as differing by *adding or
-# removing* one record, so the noise is Laplace(1/ε_h) and the table size n, which the threshold needs,
-# is itself released with a small share of ε; `neighbours="substitution"` reproduces the paper's model
-# (n public, Laplace(2/ε_h)).
+# ε_size comes first: the package counts neighbouring tables as differing by *adding or removing* one
+# record, so the table size n, which the bins, the heuristics and the threshold need, is private too
+# and is itself released, as a noisy count n̂, with a small share ε_size of ε (the ledger below shows
+# how much); γ splits what is left. The histogram's noise is then Laplace(1/ε_h).
+# `neighbours="substitution"` reproduces the paper's model (n public, so ε_size = 0, and
+# Laplace(2/ε_h)), where the paper's ε_p = (1 − γ)·ε and ε_h = γ·ε hold as printed. With `k=None`
+# and `gamma=None` the paper's heuristics choose k and γ from public numbers only (n̂, the number of
+# predictors and classes).
 #
 # On Iris at ε = 1 we start with **one attribute** (k = 1) cut into bins chosen for that one dimension
 # (`n_bins="projected"`, the bw(n, k) rule of §2): a small histogram, little noise per cell.
@@ -260,16 +263,23 @@ empty_cell_change = "b"
 lab.check("06.4")
 
 # %% [markdown]
-# For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
-# here, 2 in the paper): it does **not** depend on ε, because τ grows like 1/ε exactly as fast as the
-# noise does. Smaller ε only moves the curve for the real cells to
-# the right: a cell needs more records to survive. The grey line is the empty-cell floor, the dashed
-# verticals are τ.
+# The chart below draws the survival probability of a cell against its true count z, for
+# ε_h = 0.1, 0.3 and 1 on the Iris training table. The grey line is the empty-cell level at z = 0,
+# the dashed verticals are τ.
 
-# %%
+# %% tags=["reveal"]
 n_iris = len(X_train)
 charts.survival_chart(evaluation.survival_table(n_iris, [0.1, 0.3, 1.0], A=0.5, sensitivity=1.0, z_max=60),
                       floor=0.5 / np.sqrt(n_iris))
+
+# %% [markdown]
+# <details><summary>Why the empty cells behave so (open it after you ran the chart)</summary>
+#
+# For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
+# here, 2 in the paper): it does **not** depend on ε, because τ grows like 1/ε exactly as fast as the
+# noise does. Smaller ε only moves the curve for the real cells to the right: a cell needs more
+# records to survive.
+# </details>
 
 # %% [markdown]
 # A Monte-Carlo check of the formula at ε_h = 0.3: the share of 20,000 noisy draws above τ for a few

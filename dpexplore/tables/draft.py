@@ -3,8 +3,9 @@
 :func:`draft_schema` reads a first schema from the data: one editable row per column, every row
 flagged ``from_data`` (those values leak; a :class:`PrivacyLeakWarning` says so) plus notes that
 say what to do about missing values, text in numeric columns and columns with thousands of
-values. :func:`declare` sets a row's values and marks it declared — typing the value the draft
-already shows counts as declaring it. :func:`build_schema` turns the reviewed
+values. :func:`declare` sets a row's values and marks it declared: it cannot tell where a typed
+value came from, so type values from a public source (a data dictionary, the system's rules), never
+copied from the draft, which read them from the data. :func:`build_schema` turns the reviewed
 rows into a :class:`~dpexplore.domain.Schema` and the table encoded to it: typed cut points per
 numeric column (``"long-tail"`` by default for counts: 0 | 1 | 2–3 | 4–7 | …, read from the
 declared bounds only), a typed taxonomy that groups a categorical column's values, and the
@@ -291,8 +292,8 @@ def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | 
     classes = sorted(map(str, frame[target].astype(str).unique()))
     rows.append([target, "target", np.nan, np.nan, False, ", ".join(classes), "", "", True])
     leak = ("the draft read the domain from the private data (bounds, category lists and the target's "
-            "classes): no ε pays for them. Type the values you would know without the data (typing the "
-            "value shown is fine) to declare each row")
+            "classes): no ε pays for them. Type the values you would know without the data (from a public "
+            "source, not copied from the draft) to declare each row")
     warnings.warn(leak, PrivacyLeakWarning, stacklevel=2)
     return pd.DataFrame(rows, columns=_ALL_COLUMNS), [leak] + notes
 
@@ -311,8 +312,9 @@ def declare(draft: pd.DataFrame, column: str, *, derived_from: str | None = None
 
     ``values``: kind, lower, upper, integer, categories (list or text), cuts (list, "long-tail",
     "equal" or "equal:k"), groups (mapping group → values/patterns, or text "A: a, b; B: c*").
-    With no values, the row as drafted is declared public knowledge. Typing the value the draft
-    shows counts as declaring it.
+    With no values, the row as drafted is declared public knowledge: do that only when a public
+    source gives those same values (the draft read them from the data; a value copied from it stays
+    data-dependent).
 
     A derived column, a public function of another (:meth:`~dpexplore.domain.Attribute.derived`):
     ``derived_from`` names its source column, with ``edges`` e0 < e1 < … < ek covering the
