@@ -39,6 +39,7 @@ from ..budget import BudgetAccountant
 from ..domain import declared_classes
 from ..exceptions import DegenerateCurveWarning
 from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
+from ..sensitivity import sum_sensitivity, utility_sensitivity
 
 __all__ = [
     "private_roc_curve", "private_auc", "laplace_roc_curve", "roc_curve_exact", "curve_auc",
@@ -170,11 +171,13 @@ def haar_weights(m: int) -> np.ndarray:
 
 
 def privelet_sensitivity(m: int) -> float:
-    """Generalised sensitivity Σ W(c)·|Δc| = 1 + log2 m of the Haar coefficients (add/remove)."""
+    """Generalised sensitivity Σ W(c)·|Δc| = 1 + log2 m of the Haar coefficients (add/remove):
+    each record adds the weighted coefficients of one count, whose L1 norm is 1 + log2 m
+    (:func:`~dpexplore.sensitivity.sum_sensitivity`)."""
     m = check_int(m, "m", minimum=1)
     if m & (m - 1):
         raise ValueError(f"m must be a power of two, got {m}")
-    return 1.0 + math.log2(m)
+    return sum_sensitivity(per_record=1.0 + math.log2(m))
 
 
 def privelet(counts: Any, *, epsilon: float, random_state: RandomState = None) -> np.ndarray:
@@ -298,7 +301,7 @@ def _exponential_median(part: np.ndarray, left: float, right: float, epsilon: fl
     edges = np.concatenate([[start], inside, [right]])
     below = np.arange(edges.size - 1) + np.count_nonzero(part <= left)
     utilities = -np.abs(2.0 * below - part.size)   # #{p ≤ x} = below, #{p > x} = n − below
-    return exponential_interval(edges, utilities, epsilon=epsilon, sensitivity=1.0,
+    return exponential_interval(edges, utilities, epsilon=epsilon, sensitivity=utility_sensitivity(1.0),
                                 resolution=THRESHOLD_RESOLUTION, random_state=rng)
 
 
@@ -525,7 +528,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     def release(counts: np.ndarray, eps: float) -> np.ndarray:
         if range_mechanism == "privelet":
             return privelet(counts, epsilon=eps, random_state=rng)
-        return laplace(counts, epsilon=eps, sensitivity=1.0, random_state=rng)
+        return laplace(counts, epsilon=eps, sensitivity=sum_sensitivity(), random_state=rng)   # a histogram
 
     label = "Privelet" if range_mechanism == "privelet" else "Laplace"
     if counts_split == "sequential":
@@ -587,7 +590,7 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     exact = np.concatenate([np.cumsum(tp_bins), np.cumsum(fp_bins)])
     delta = 2 * t + 1 if sensitivity == "paper" else t + 1
     accountant.spend(epsilon, f"TP, FP at {t} thresholds and n1, n0 (Laplace, sensitivity {delta})")
-    noisy = laplace(exact, epsilon=epsilon, sensitivity=float(delta), random_state=rng)
+    noisy = laplace(exact, epsilon=epsilon, sensitivity=sum_sensitivity(per_record=delta), random_state=rng)
     tp_prefix, fp_prefix = noisy[: t + 1], noisy[t + 1:]
     if isotonic:
         tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)

@@ -25,6 +25,7 @@ from .._validation import format_number
 from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning
 from ..histogram import sample_within
 from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS
+from ..sensitivity import ADD_REMOVE, sum_sensitivity, utility_sensitivity
 from .shape import (IntervalCells, NodeCells, apportion, consistent_counts, draw_in_cells, draw_leaves,
                     leaf_probabilities, rake)
 
@@ -140,7 +141,7 @@ PARENT_SELECTION_SHARE = 0.1
 rest measures the two-way table. A public constant."""
 
 PARENT_NOISE_PENALTY = 2.0
-"""How many times the expected L1 noise of a candidate parent's two-way table (cells / ε) its
+"""How many times the expected L1 noise of a candidate parent's two-way table (cells · Δ / ε) its
 score loses (:meth:`MarginalFiller.release`): a public penalty on parents with many leaves, whose
 table the noise blurs. 2 chose well on Adult and the generated messy table (benchmarks/fidelity.py)."""
 
@@ -207,10 +208,12 @@ class MarginalFiller:
             self._weights = np.asarray(table.counts, dtype=float)
 
     def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
-                joint: Sequence[str] = ()) -> dict[str, np.ndarray]:
+                joint: Sequence[str] = (), neighbours: str = ADD_REMOVE) -> dict[str, np.ndarray]:
         """Noisy marginal of each column, one ε/m spend per column (m = len(columns): sequential
-        composition; ledger "marginal: <column>"), Laplace noise on counts whose table has L1
-        sensitivity 1 under add/remove-one (a record is in one of its cells):
+        composition; ledger "marginal: <column>"), Laplace noise on counts over a partition of the
+        records (a record is in one of its cells), calibrated to the release's ``neighbours``
+        (:func:`~dpexplore.sensitivity.sum_sensitivity`: 1 under add/remove, 2 under substitution,
+        where a replaced record leaves one cell and enters another):
 
         * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
           class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
@@ -218,8 +221,10 @@ class MarginalFiller:
           leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
           in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
           of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
-          (sensitivity 1: a record adds 1 to one cell), less :data:`PARENT_NOISE_PENALTY` times
-          the expected L1 noise of its table, |cells|/ε_table (public). ``self.parents`` says which;
+          (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
+          :func:`~dpexplore.sensitivity.utility_sensitivity`), less :data:`PARENT_NOISE_PENALTY`
+          times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
+          says which;
         * another column: one-way over its leaves; the class column over the classes.
         """
         out: dict[str, np.ndarray] = {}
@@ -230,6 +235,7 @@ class MarginalFiller:
             return out
         each = float(epsilon) / len(columns)
         joint = [a for a in joint if a in columns] if self._classes is not None else []
+        delta, score_delta = sum_sensitivity(neighbours), utility_sensitivity(1.0, neighbours, monotone=True)
         for a in columns:
             if a not in self._codes:
                 raise ValueError(f"no data for the marginal of {a!r}")
@@ -240,15 +246,16 @@ class MarginalFiller:
                               + joint[:joint.index(a)])
                 eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
                 tables = [self._table(p, a, size) for p in candidates]
-                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size / eps_table for t in tables]
-                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE, sensitivity=1.0,
-                                              random_state=rng)
+                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
+                          for t in tables]
+                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
+                                              sensitivity=score_delta, random_state=rng)
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
                 counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
                 eps_counts = spent
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=1.0, random_state=rng),
+            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng),
                                 dtype=float)
         self._codes, self._classes = {}, None   # the private codes are not kept
         return out
@@ -316,7 +323,8 @@ class CompleteSynthetic:
         self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
         self._marginal_taxonomies = {}
         if filler is not None and paid:
-            for a, noisy in filler.release(paid, share, accountant, rng, joint=rest).items():
+            noisy_marginals = filler.release(paid, share, accountant, rng, joint=rest, neighbours=self.neighbours)
+            for a, noisy in noisy_marginals.items():
                 if noisy.ndim == 2:                      # a two-way table: the one-way marginal is its sum
                     self.joint_marginals_[a] = noisy
                 self.marginals_[a] = noisy.sum(axis=1) if noisy.ndim == 2 else noisy
@@ -324,8 +332,9 @@ class CompleteSynthetic:
             self._marginal_taxonomies = {a: filler.taxonomies[a] for a in paid}
             self._parent_taxonomies = {p: filler.taxonomies[p] for p in self.marginal_parents_.values()
                                        if p != schema.target}
-            # the Laplace scale of a two-way table's counts
-            self._joint_scale = len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
+            # the Laplace scale Δ/ε of a two-way table's counts
+            self._joint_scale = (len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
+                                 * sum_sensitivity(self.neighbours))
         model_eps = self._model_epsilon()
         each = share / len(paid) if self.marginals_ else 0.0
         sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
@@ -500,6 +509,9 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
     """
 
     synthetic_values: tuple[str, ...] = ("sampled",)
+    # the neighbour relation ε is stated for (dpexplore.sensitivity); a method that offers another
+    # takes a ``neighbours`` parameter
+    neighbours: str = ADD_REMOVE
     _needs_taxonomy = True                        # fit(source): every predictor needs a taxonomy
     _synthetic_positional: tuple[str, ...] = ("random_state", "n")   # the former positional order
     _synthetic_removed: dict[str, str] = {}       # former synthetic() keyword → what to use instead

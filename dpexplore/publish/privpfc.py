@@ -33,6 +33,7 @@ from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..limits import MAX_GRID_CELLS, MAX_SYNTHETIC_ROWS
 from ..models.histogram import HistogramClassifier, generalize
+from ..sensitivity import count_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
@@ -133,13 +134,13 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     eps_size, eps_sel, eps_pert = acc.split(w, total=epsilon)
 
     n_hat = float(mechanisms.laplace(float(scorer.n_rows), epsilon=acc.spend(eps_size, "record count"),
-                                     random_state=rng))
+                                     sensitivity=count_sensitivity(), random_state=rng))
     tau = grid_threshold(n_hat, eps_pert, ratio)
     if min_records_per_cell is not None:   # a dpexplore option, not in the paper
         tau = min(tau, n_hat / min_records_per_cell)
     pool = enumerate_grids(scorer.level_sizes, theta, tau)
     qualities = scorer.score(pool, eps_pert)
-    delta = quality_sensitivity(eps_pert) if mode == "exact" else CONSTANT_SENSITIVITY
+    delta = utility_sensitivity(quality_sensitivity(eps_pert) if mode == "exact" else CONSTANT_SENSITIVITY)
     probabilities = mechanisms.exponential_probabilities(qualities, epsilon=eps_sel, sensitivity=delta)
     if private_selection:
         index = mechanisms.exponential(qualities, epsilon=acc.spend(eps_sel, "grid selection"),

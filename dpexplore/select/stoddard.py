@@ -51,6 +51,7 @@ from ..audit import privacy_loss
 from ..budget import BudgetAccountant
 from ..exceptions import NotDifferentiallyPrivateWarning
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
+from ..sensitivity import utility_sensitivity
 from .base import SelectorBase
 from .scores import (difference_count, information_gain, mutual_information_sensitivity,
                      purity_index, total_count)
@@ -126,7 +127,8 @@ def binarize_leaves(X: pd.DataFrame, schema: Any, attributes: Any = None) -> pd.
 
 def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = None,
                       n_min: int | None = None) -> tuple[float, int]:
-    """(S(Q), Δ(Q)): one score's sensitivity and how many scores one record can move (§2 table).
+    """(S(Q), Δ(Q)): one score's sensitivity and how many scores one record can move (§2 table),
+    under the paper's add/remove neighbours (:func:`~dpexplore.sensitivity.utility_sensitivity`).
 
     TC, DC: (1, s); PI: (1, |F|); IG: (ΔI(n_min) in nats, |F|), with ``n_min`` a *public lower
     bound* on the number of records: the mutual-information sensitivity shrinks with n, so the
@@ -137,12 +139,13 @@ def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = Non
     n_features = check_int(n_features, "n_features", minimum=1)
     s = n_features if max_ones is None else min(check_int(max_ones, "max_ones", minimum=1), n_features)
     if score in ("TC", "DC"):
-        return 1.0, s
+        return utility_sensitivity(1.0), s
     if score == "PI":
-        return 1.0, n_features
+        return utility_sensitivity(1.0), n_features
     if n_min is None:
         raise ValueError("the 'IG' score needs n_min, a public lower bound on the number of records")
-    return mutual_information_sensitivity(check_int(n_min, "n_min", minimum=1), base=math.e), n_features
+    n_min = check_int(n_min, "n_min", minimum=1)
+    return utility_sensitivity(mutual_information_sensitivity(n_min, base=math.e)), n_features
 
 
 def _check_score(score: Any, name: str = "score") -> str:

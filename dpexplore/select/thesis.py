@@ -34,6 +34,7 @@ from .._validation.inputs import check_y
 from ..audit import privacy_loss
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
+from ..sensitivity import utility_sensitivity
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
 from .stoddard import NotDifferentiallyPrivateWarning, check_scores
@@ -100,8 +101,8 @@ def _check_n_min(n_min: Any) -> int:
 
 
 def score_sensitivity(score: str, n_min: int | None = None) -> float:
-    """Δq of one score under add/remove-one: 1 for counts, ΔI(n_min) bits for MI (thesis
-    §3.5.2.2, eq. 3.20, Table 3.2).
+    """Δq of one score under add/remove-one (:func:`~dpexplore.sensitivity.utility_sensitivity`):
+    1 for counts, ΔI(n_min) bits for MI (thesis §3.5.2.2, eq. 3.20, Table 3.2).
 
     ΔI(N) shrinks with N, so ``n_min`` must be a public *lower bound* on the number of records;
     ``n_min=2`` gives ΔI(2) = 1 bit, the whole range of the MI of two binary variables, a bound
@@ -109,8 +110,8 @@ def score_sensitivity(score: str, n_min: int | None = None) -> float:
     """
     score = _check_score(score)
     if score == "count":
-        return 1.0
-    return mutual_information_sensitivity(_check_n_min(n_min), base=2)
+        return utility_sensitivity(1.0)
+    return utility_sensitivity(mutual_information_sensitivity(_check_n_min(n_min), base=2))
 
 
 # =========================================================================== Algorithm 4 (NOT DP)
