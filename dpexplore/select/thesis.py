@@ -29,7 +29,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_int, check_random_state,
-                           check_same_length)
+                           check_same_length, check_scores)
 from .._validation.inputs import check_y
 from ..audit import privacy_loss
 from ..domain import declared_classes
@@ -37,7 +37,7 @@ from ..mechanisms import exponential_subset, exponential_subset_inclusion, lapla
 from ..sensitivity import utility_sensitivity
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
-from .stoddard import NotDifferentiallyPrivateWarning, check_scores
+from .stoddard import NotDifferentiallyPrivateWarning
 
 __all__ = ["THESIS_SCORES", "thesis_scores", "score_sensitivity", "iterative_select",
            "iterative_selection_probabilities", "audit_iterative_vs_subset",
