@@ -275,8 +275,10 @@ def test_fit_and_release_messages_name_column_and_rule_not_values(case):
 
 
 def test_unsampled_bad_csv_value_is_not_quoted(tmp_path):
-    """DuckDB detects the column types on a sample; a bad value past it fails later with an error
-    that quotes the whole line and its number. The source re-raises naming the column only."""
+    """A non-number far past DuckDB's sniffing sample: the file is read with the schema's types,
+    so it meets the rule it meets near the top (non-numeric), not a cast of a guessed type. The
+    error DuckDB raises quotes the whole line and its number; the source re-raises naming the
+    column and the rule only."""
     n = 30_000
     frame = secret_frame(n)
     frame.to_csv(tmp_path / "big.csv", index=False)
@@ -286,8 +288,8 @@ def test_unsampled_bad_csv_value_is_not_quoted(tmp_path):
     (tmp_path / "big.csv").write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError) as err:
         sources.csv(tmp_path / "big.csv", NUM_SCHEMA).count_table()
-    assert_names_rule_not_values(err.value, "age", r"cannot read as the type", private_line, str(n - 3),
-                                 str(n - 2))
+    assert_names_rule_not_values(err.value, "age", r"declared numeric but holds non-numeric values", private_line,
+                                 str(n - 3), str(n - 2))
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 

@@ -14,12 +14,14 @@ import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
-from ..domain import Schema, class_values
+from ..domain import Schema, class_values, typed_labels
 from ..evaluate.fidelity import fidelity_summary
 from ..exceptions import DpexploreDeprecationWarning
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
 from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
+from .draft import built_dropping_rows
+from .read import repeated_names
 
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
            "default_marginal_share", "column_sources", "grid_occupancy", "labels_like"]
@@ -169,15 +171,20 @@ def _error(model: Any, X: pd.DataFrame, y: pd.Series) -> float:
 
 
 def _as_declared(synthetic: pd.DataFrame, schema: Schema, like: Any) -> pd.DataFrame:
-    """Post-processing: integer columns as integers inside their bounds, derived columns computed
-    from their final source values (:meth:`~dpexplore.domain.Attribute.derive`: they agree in
-    every row), the declared columns in schema order, the target in the caller's type (int, bool
-    or text: :func:`class_values`)."""
+    """Post-processing: every column in its declared type (:attr:`~dpexplore.domain.Attribute.dtype`):
+    integer columns as integers inside their bounds, categories as declared (``[0, 1]`` gives
+    0 and 1, not "0" and "1"); derived columns computed from their final source values
+    (:meth:`~dpexplore.domain.Attribute.derive`: they agree in every row), the declared columns in
+    schema order, the target in the caller's type (int, bool or text: :func:`class_values`)."""
     out = synthetic.copy()
     for name in schema.numeric:
         a = schema[name]
         if a.integer and name in out.columns and pd.api.types.is_numeric_dtype(out[name]):
             out[name] = out[name].round().clip(np.ceil(a.lower), np.floor(a.upper)).astype(np.int64)
+    for name in schema.categorical:
+        a = schema[name]
+        if a.dtype != object and name in out.columns and out[name].astype(str).isin(a.categories).all():
+            out[name] = typed_labels(out[name].astype(str), a.categories)
     for name, a in schema.derived.items():
         if a.source in out.columns:
             out[name] = a.derive(out[a.source])
