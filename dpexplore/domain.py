@@ -799,6 +799,10 @@ class Schema:
         """Check columns, missing values, domains and class labels; raise a clear error naming
         the column and the rule, never a private value."""
         check_frame(X, name)
+        twice = list(dict.fromkeys(X.columns[X.columns.duplicated()]))
+        if twice:
+            raise ValueError(f"{name} names the column(s) {twice} more than once: keep one of each "
+                             f"({name}.loc[:, ~{name}.columns.duplicated()]) or rename the repeats")
         extra = [c for c in X.columns if c not in self.attributes and c not in self.derived]
         if extra:
             hint = f" ({self.target!r} is the target: pass it as y)" if self.target in extra else ""
@@ -895,12 +899,42 @@ class Schema:
     def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
         return cls([Attribute.from_dict(a) for a in d["attributes"]], d["target"], d["classes"])
 
-    def to_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+    def to_json(self, path: str | Path | None = None) -> str | None:
+        """The schema as JSON text (:meth:`to_dict`): written to the file ``path``, or returned
+        when no path is given. :meth:`from_json` reads either back."""
+        text = json.dumps(self.to_dict(), indent=1)
+        if path is None:
+            return text
+        Path(path).write_text(text)
+        return None
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "Schema":
-        return cls.from_dict(json.loads(Path(path).read_text()))
+    def from_json(cls, path_or_text: str | Path) -> "Schema":
+        """A schema from JSON (as :meth:`to_json` writes it): a path to a file, or the JSON text
+        itself (text that starts with ``{``).
+
+        >>> schema = Schema([Attribute.categorical("colour", ["blue", "red"])], "outcome", ["no", "yes"])
+        >>> Schema.from_json(schema.to_json()).to_dict() == schema.to_dict()
+        True
+        >>> Schema.from_json('{"target": "y", "classes": [0, 1], '
+        ...                  '"attributes": [{"name": "x", "kind": "categorical", "categories": ["a", "b"]}]}')
+        Schema(1 predictors: 0 numeric, 1 categorical; target 'y' with classes ('0', '1'))
+        """
+        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith("{"):
+            text, where = path_or_text, "the JSON text"
+        else:
+            if not isinstance(path_or_text, (str, Path)):
+                raise TypeError(f"from_json takes a path or JSON text, got {type(path_or_text).__name__}")
+            path = Path(path_or_text)
+            if not path.is_file():
+                raise FileNotFoundError(f"no schema file at {str(path_or_text)!r}: give the path of a JSON file "
+                                        "(Schema.to_json(path) writes one) or the JSON text itself")
+            text, where = path.read_text(), f"the file {str(path_or_text)!r}"
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        return cls.from_dict(spec)
 
 
 # =========================================================================== cut points

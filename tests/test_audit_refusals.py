@@ -145,12 +145,44 @@ def test_every_method_releases_tiny_and_one_class_tables(method, frame):
 
 
 def test_an_empty_training_part_is_refused_before_any_spend():
-    """The one refusal left (see EMPTY_TRAINING_PART): clear, and nothing is spent."""
+    """The one refusal left (see EMPTY_TRAINING_PART): clear, and nothing is spent. An empty
+    table is named as such (not blamed on test_size); a one-row table whose row the Bernoulli
+    split held out (probability test_size) names the split."""
     from dpexplore.budget import BudgetAccountant
     acc = BudgetAccountant(2.0)
-    with pytest.raises(InputError, match="the training part holds no record.*nothing was spent"):
+    with pytest.raises(InputError, match="the table holds no record.*nothing was spent") as err:
         tables.release(rows([], []), SCHEMA, METHOD, EPS, accountant=acc, progress=False)
+    assert "test_size" not in str(err.value) and "drop-rows" not in str(err.value)
+    refused = []
+    for seed in range(20):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tables.release(SMALL.iloc[:1], SCHEMA, METHOD, EPS, test_size=0.5, random_state=seed,
+                               accountant=BudgetAccountant(2.0), progress=False, evaluate=False)
+        except InputError as exc:
+            refused.append(str(exc))
+    assert refused and all(re.match(r"the training part holds no record .*probability 0.5.*nothing was spent", m)
+                           for m in refused)
     assert acc.spent == 0
+
+
+def test_a_table_emptied_by_drop_rows_names_the_rule_not_the_column():
+    """An all-missing declared column and missing='drop-rows' leave no row: build_schema says
+    nothing (the number of rows left is private, README); release refuses the empty table, as
+    every empty table, naming the rule the analyst chose (public), no column and no count."""
+    raw = rows(["blue", "red"] * 3, ["no", "yes"] * 3).assign(n=[None] * 6)
+    draft = pd.concat([DRAFT.iloc[:1], pd.DataFrame([["n", "numeric", 0, 9, True, "", False]],
+                                                     columns=tables.DRAFT_COLUMNS), DRAFT.iloc[1:]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        schema, encoded, _ = tables.build_schema(raw, draft, missing="drop-rows")
+    assert len(encoded) == 0
+    with pytest.raises(InputError) as err:
+        tables.release(encoded, schema, METHOD, EPS, progress=False)
+    text = str(err.value)
+    assert "missing='drop-rows' rule dropped every row" in text and "nothing was spent" in text
+    assert "test_size" not in text and "'n'" not in text and "check_table" in text
 
 
 def test_few_records_warning_reads_the_release_not_the_table(monkeypatch):

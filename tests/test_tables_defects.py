@@ -240,6 +240,7 @@ def test_exported_ledger_groups_a_partitions_spends_and_keeps_the_total(messy, t
     assert exported["scope"].str.len().max() < 120
     assert paths["ledger"].stat().st_size < 50_000
 
+
 # ============================================================================= the 333-row and 7,000-row tables
 # An analyst's edge cases: one test per case, each failing on the code before the fix.
 def _caught(fn):
@@ -324,3 +325,66 @@ def test_the_estimator_at_a_vanishing_epsilon_warns_and_is_capped():
     assert "above the public cap max_synthetic_rows=2000" in str(caught[0].message)
     assert caught[0].filename == __file__        # points at the caller's line
 
+
+def test_a_duplicated_column_that_reaches_release_is_named():
+    from dpexplore.budget import BudgetAccountant
+    from dpexplore.datasets import make_synthetic
+    from dpexplore.publish import PrivPfC
+    frame, schema = make_synthetic(n_samples=200, n_numeric=1, n_categorical=1, random_state=0)
+    for column in ("cat_0", "label"):
+        twice = pd.concat([frame, frame[[column]]], axis=1)
+        acc = BudgetAccountant(2.0)
+        with pytest.raises(InputError, match=rf"names a column twice \('{column}' at columns \d, 4\): keep one") as err:
+            tables.release(twice, schema, "PrivPfC", 1.0, accountant=acc, progress=False)
+        assert "1-dimensional" not in str(err.value) and "build_schema" not in str(err.value) and acc.spent == 0
+    X, y = schema.split(frame)
+    with pytest.raises(ValueError, match=r"X names the column\(s\) \['cat_0'\] more than once"):
+        schema.validate(pd.concat([X, X[["cat_0"]]], axis=1), y)
+    with pytest.raises(ValueError, match="'cat_0'"):           # the estimator names it too
+        PrivPfC(epsilon=1.0, random_state=0, schema=schema).fit(pd.concat([X, X[["cat_0"]]], axis=1), y)
+
+
+def test_the_summary_shows_no_negative_count():
+    tiny = tables.select_columns(make_messy_table(30, random_state=3, n_codes=5), KEEP)
+    schema, encoded, _ = tables.build_schema(tiny, declared(tiny), missing="drop-rows")
+    for seed in range(20):
+        result, _ = _caught(lambda: tables.release(encoded, schema, "PrivPfC", 0.01, random_state=seed,
+                                                   progress=False, evaluate=False))
+        if result.estimator.n_hat_ < 0:
+            break
+    else:
+        pytest.fail("no seed gave a negative noisy count")
+    assert result.occupancy["clamped"] and result.occupancy["n_hat"] == 0 == result.occupancy["records per cell"]
+    line = next(line for line in tables.summary_markdown(result).splitlines() if line.startswith("- Grid:"))
+    assert "about 0 training records (the noisy record count came out below 0 and is shown as 0" in line
+    assert "post-processing" in line and not re.search(r"-\d", line)
+
+
+def test_schema_from_json_takes_a_path_or_the_text(tmp_path):
+    frame, schema = load_adult()
+    text = schema.to_json()
+    assert Schema.from_json(text).to_dict() == schema.to_dict()
+    schema.to_json(tmp_path / "s.json")
+    assert (tmp_path / "s.json").read_text() == text
+    for path in (tmp_path / "s.json", str(tmp_path / "s.json")):
+        assert Schema.from_json(path).to_dict() == schema.to_dict()
+    assert Schema.from_json("  \n" + text).classes == schema.classes
+    with pytest.raises(FileNotFoundError, match="no schema file at .*nope.json.*or the JSON text itself"):
+        Schema.from_json(tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="the JSON text is not valid JSON"):
+        Schema.from_json("{not json")
+    assert Schema.from_json.__doc__ and ">>> Schema.from_json(" in Schema.from_json.__doc__
+
+
+def test_declared_integer_categories_stay_integers():
+    table = tables.select_columns(make_messy_table(600, random_state=2, n_codes=50), KEEP)
+    table = table.assign(emergency=(table["n_emergency"] > 0).astype(np.int64)).drop(columns="n_emergency")
+    draft = tables.declare(declared(table.assign(n_emergency=0)).query("column != 'n_emergency'"),
+                           "emergency", kind="categorical", categories=[0, 1])
+    schema, encoded, _ = tables.build_schema(table, draft, missing="drop-rows")
+    assert encoded["emergency"].dtype == np.int64 and set(encoded["emergency"]) <= {0, 1}
+    for method in ("PrivPfC", "DiffGen"):
+        result, _ = _caught(lambda: tables.release(encoded, schema, method, 1.0, random_state=0, progress=False,
+                                                   evaluate=False))
+        assert result.synthetic["emergency"].dtype == np.int64 and set(result.synthetic["emergency"]) <= {0, 1}
+    assert Schema.from_json(schema.to_json())["emergency"].dtype == np.int64
