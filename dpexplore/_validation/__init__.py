@@ -44,7 +44,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     Rules: ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
-    ``"unreadable"`` (the ``engine`` cannot read a value as the column's type).
+    ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
+    DataFrame's or a file's own types; a CSV that :func:`dpexplore.sources.csv` reads gets the
+    schema's types, and a non-number in a numeric column then meets ``"non_numeric"``).
     """
     if rule == "missing":
         if isinstance(column, (list, tuple)):
@@ -69,10 +71,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
                 "declare every class the target can take")
     if rule == "unreadable":
         where = f"column {column!r}" if column is not None else "a column of the table"
-        return (f"{where} holds a value that {engine} cannot read as the type it detected for the column (the "
-                "detection reads a sample of the rows; the engine's own message is withheld: it quotes private "
-                "rows). Read with sample_size=-1 (the whole file decides the type) or fix the file; "
-                + CHECK_TABLE_HINT)
+        return (f"{where} holds a value that {engine} cannot read as the type the column was given (the "
+                "engine's own message is withheld: it quotes private rows). Give the column a type that holds "
+                "every value it may take (declare it in the schema) or fix the data; " + CHECK_TABLE_HINT)
     raise ValueError(f"unknown rule {rule!r}")
 
 

@@ -22,9 +22,9 @@ from .._validation.inputs import (as_frame, check_release_features, check_releas
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import Schema, Taxonomy
 from .._validation import format_number
-from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning
+from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning, SyntheticSizeWarning
 from ..histogram import sample_within
-from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS
+from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS, SIZE_ERROR_RATIO
 from ..sensitivity import ADD_REMOVE, sum_sensitivity, utility_sensitivity
 from .shape import (IntervalCells, NodeCells, apportion, consistent_counts, draw_in_cells, draw_leaves,
                     leaf_probabilities, rake)
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Publisher", "Release", "check_release_input", "check_release_features", "set_fit_features",
            "as_frame", "prepare_accountant", "source_input", "is_source", "CompleteSynthetic", "MarginalFiller",
-           "synthetic_size", "apportion", "check_marginal_share", "check_row_cap", "marginal_taxonomy",
-           "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
+           "synthetic_size", "count_noise_sd", "apportion", "check_marginal_share", "check_row_cap",
+           "marginal_taxonomy", "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
 
 DEFAULT_MAX_SYNTHETIC_ROWS = MAX_SYNTHETIC_ROWS
 """Default public cap on the rows ``synthetic()`` makes (:data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`)."""
@@ -100,14 +100,27 @@ def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
     return int(value)
 
 
+def count_noise_sd(epsilon: float, n_counts: int = 1, sensitivity: float = 1.0) -> float:
+    """The standard deviation of the noise in a sum of ``n_counts`` Laplace counts, each of
+    ``sensitivity`` at ``epsilon`` (√(2·n_counts)·Δ/ε): a public number, from ε and the released
+    number of counts; 0 when nothing was noised (``epsilon`` = 0, e.g. a public n)."""
+    if not epsilon > 0:
+        return 0.0
+    return float(np.sqrt(n_counts * mechanisms.laplace_variance(epsilon=epsilon, sensitivity=sensitivity)))
+
+
 def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS,
-                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS) -> int:
+                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS, noise_sd: float | None = None) -> int:
     """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
     (a noisy record count or the unclipped sum of noisy counts) raised to the public ``floor``
     (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_rows``, when
     given, replaces it). A total below the floor, or a table below
     :data:`~dpexplore.limits.FEW_RECORDS` rows, gets a :class:`FewRecordsWarning` saying why.
-    A function of DP outputs and public constants only."""
+    On the high side, symmetrically, a :class:`~dpexplore.exceptions.SyntheticSizeWarning`: when
+    the cap bounds the size, or when the total's error bar (two standard deviations of its noise,
+    ``noise_sd``, public: :func:`count_noise_sd`) is wider than
+    :data:`~dpexplore.limits.SIZE_ERROR_RATIO` of it. A function of DP outputs and public
+    constants only."""
     cap_name = "max_rows" if max_rows is not None else "max_synthetic_rows"
     cap = check_row_cap(cap if max_rows is None else max_rows, cap_name)
     if n is not None:
@@ -123,10 +136,26 @@ def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS
                           f"{floor} synthetic rows, so the table has {min(floor, cap)} rows drawn from counts that are "
                           "mostly noise; pass n= to choose the size", FewRecordsWarning, stacklevel=4)
             return size
+        _warn_noisy_size(total, size, cap, cap_name, noise_sd)
     if size < FEW_RECORDS:
         warnings.warn(f"the synthetic table has {size} rows because {reason}: too few to show the data's shape",
                       FewRecordsWarning, stacklevel=4)
     return size
+
+
+def _warn_noisy_size(total: float, size: int, cap: int, cap_name: str, noise_sd: float | None) -> None:
+    """:func:`synthetic_size`'s high side: one warning naming the public rule(s) that apply."""
+    bar = 2.0 * float(noise_sd) if noise_sd is not None else 0.0
+    wide, capped = bar > SIZE_ERROR_RATIO * total, total > cap
+    if not (wide or capped):
+        return
+    count = f"the release's noisy record count ({format_number(round(total))}" + (
+        f" ± {format_number(round(bar))}, two standard deviations of its noise: a public figure from ε)" if wide else ")")
+    text = (f"{count} is above the public cap {cap_name}={cap}, so the table has {size} rows" if capped
+            else f"the synthetic table's {size} rows follow {count}")
+    advice = ("the size says little about the table's. Pass n= to choose it, lower the public cap "
+              f"{cap_name}, or give the release more ε" if wide else f"pass n= to choose the size, or raise {cap_name}")
+    warnings.warn(f"{text}: {advice}", SyntheticSizeWarning, stacklevel=5)
 
 
 def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:

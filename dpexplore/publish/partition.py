@@ -20,7 +20,7 @@ from .._validation import (check_epsilon, check_flag, check_fraction, check_int,
                            rule_message)
 from ..domain import Schema, class_values
 from ..sensitivity import utility_sensitivity
-from .base import Publisher, check_release_features, synthetic_size
+from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
@@ -505,7 +505,8 @@ class RegionRelease(Publisher):
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
         self._check_fitted()
-        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows)
+        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows,
+                              noise_sd=count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_)))
         cells = None
         if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])

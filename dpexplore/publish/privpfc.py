@@ -37,7 +37,7 @@ from ..sensitivity import count_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
-from .base import Publisher, check_release_features, synthetic_size
+from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import grid_cells
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -370,7 +370,8 @@ class PrivPfC(Publisher):
             if values != "generalized":
                 raise ValueError("weighted=True only supports values='generalized'")
             return self.weighted_table()
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows,
+                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         rng = check_random_state(random_state)
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)

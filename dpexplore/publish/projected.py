@@ -48,7 +48,7 @@ from ..sensitivity import (ADD_REMOVE, NEIGHBOURS, check_neighbours, count_sensi
                            utility_sensitivity)
 from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
                             public_bin_count)
-from .base import MarginalFiller, Publisher, check_release_features, synthetic_size
+from .base import MarginalFiller, Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -892,7 +892,8 @@ class ProjectedHistogram(Publisher):
         """
         self._check_fitted()
         generalized = values == "generalized"
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows,
+                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         kept, copies = self.counts_.decode(), self.counts_.rounded()
         cells = None
         if getattr(self, "marginals_", None):
