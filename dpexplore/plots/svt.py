@@ -5,6 +5,8 @@ References: Dwork & Roth (2014) §3.6, Alg. 1 (AboveThreshold); Lyu, Su & Li (20
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -16,17 +18,18 @@ __all__ = ["first_above_chart", "worst_pairs", "audit_verdicts_chart", "audit_dr
 
 
 def first_above_chart(exact: np.ndarray, *, queries: np.ndarray, threshold: float, epsilon: float,
-                      sampled: np.ndarray | None = None, title: str | None = None, width: int = 460,
-                      height: int = 200) -> alt.LayerChart:
-    """Bars: the exact probability that AboveThreshold's first ⊤ is query k (the last bar: no ⊤), from
+                      sampled: np.ndarray | None = None, names: Sequence[str] | None = None,
+                      title: str | None = None, width: int = 460, height: int = 200) -> alt.LayerChart:
+    """Bars: the exact probability that AboveThreshold's first ⊤ is query k (the last bar: none), from
     :func:`dpexplore.svt.above_threshold_probabilities`; ``sampled``, the share of runs that did so, as
-    black ticks. The queries' values are written under their bars."""
+    black ticks. Each bar is labelled with the query's name (``names``, default q1, q2, …) and its value."""
     n = len(queries)
-    names = [f"q{k + 1} = {fmt(q)}" for k, q in enumerate(queries)] + ["no ⊤"]
+    names = [f"{name}: {fmt(q)}" for name, q in zip(names or [f"q{k + 1}" for k in range(n)], queries)] + ["none above"]
     data = pd.DataFrame({"outcome": names, "probability": np.round(exact, 5),
                          "above": ["at or above τ" if q >= threshold else "below τ" for q in queries] + ["none"]})
-    title = title or f"Where AboveThreshold's first ⊤ falls: τ = {fmt(threshold)}, ε = {fmt(epsilon)}"
-    x = alt.X("outcome:N", sort=names, title="first ⊤ at query (its true value)", axis=alt.Axis(labelAngle=-40))
+    title = title or f"Where AboveThreshold's first 'above' answer falls: τ = {fmt(threshold)}, ε = {fmt(epsilon)}"
+    x = alt.X("outcome:N", sort=names, title="first 'above' answer at query (name: true value)",
+              axis=alt.Axis(labelAngle=-40))
     y = alt.Y("probability:Q", title="probability", scale=alt.Scale(domain=[0, min(1.0, float(exact.max()) * 1.15 + 0.02)]))
     bars = alt.Chart(data).mark_bar(opacity=0.85).encode(
         x=x, y=y, color=alt.Color("above:N", scale=alt.Scale(domain=["below τ", "at or above τ", "none"],

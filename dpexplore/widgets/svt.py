@@ -18,16 +18,17 @@ __all__ = ["SparseVectorExplorer"]
 
 
 class SparseVectorExplorer(Explorer):
-    """Slide ε and the threshold τ over a fixed list of count queries (Δ = 1): the exact probability
-    that the first ⊤ is each query (or none), and the share of ``n_runs`` runs of
+    """Slide ε and the threshold τ over a fixed list of count queries (Δ = 1; ``names`` label them): the
+    exact probability that the first ⊤ is each query (or none), and the share of ``n_runs`` runs of
     :func:`~dpexplore.svt.above_threshold` that stopped there. The runs use a seeded generator
     (``random_state``): the same slider position gives the same picture. The queries are a teaching
     view: no budget is spent.
     """
 
-    def __init__(self, queries: Sequence[float], *, threshold: float, epsilon: float = 1.0, n_runs: int = 1_000,
-                 random_state: int = 0):
+    def __init__(self, queries: Sequence[float], *, threshold: float, epsilon: float = 1.0,
+                 names: Sequence[str] | None = None, n_runs: int = 1_000, random_state: int = 0):
         self.queries = np.asarray(queries, dtype=float)
+        self.names = names
         self.n_runs, self.random_state = int(n_runs), random_state
         self.epsilon = log_slider(epsilon, "ε", lo=-1, hi=1)
         top = float(self.queries.max())
@@ -51,4 +52,4 @@ class SparseVectorExplorer(Explorer):
             f"{above} of {n} queries are at or above τ = {tau:.0f} · P(no ⊤) = {self.exact[-1]:.3f} · "
             f"{self.n_runs:,} runs drawn (black ticks)")
         self._draw(first_above_chart(self.exact, queries=self.queries, threshold=tau, epsilon=eps,
-                                     sampled=self.sampled))
+                                     sampled=self.sampled, names=self.names))
