@@ -24,7 +24,7 @@ class CompositionExplorer(Explorer):
 
     def __init__(self, *, epsilon: float = 0.1, delta: float = 1e-6, k: int = 100):
         self.epsilon = log_slider(epsilon, "ε per step", lo=-3, hi=0)
-        self.delta = log_slider(delta, "δ", lo=-10, hi=-2, step=0.5)
+        self.delta = log_slider(delta, "δ", lo=-10, hi=-2, step=0.5, readout_format=".1e")
         self.k = widgets.IntSlider(value=k, min=1, max=int(_KS[-1]), description="k to read off",
                                    continuous_update=False, style=STYLE, layout=LAYOUT)
         self._build([self.epsilon, self.delta, self.k])

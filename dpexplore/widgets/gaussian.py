@@ -30,7 +30,7 @@ class GaussianExplorer(Explorer):
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0):
         self.epsilon = log_slider(epsilon, "ε")
-        self.delta = log_slider(delta, "δ", lo=-10, hi=-1, step=0.5)
+        self.delta = log_slider(delta, "δ", lo=-10, hi=-1, step=0.5, readout_format=".1e")
         self.sensitivity = widgets.FloatSlider(value=sensitivity, min=0.5, max=5.0, step=0.5,
                                                description="L2 sensitivity Δ₂", readout_format=".1f",
                                                continuous_update=False, style=STYLE, layout=LAYOUT)
