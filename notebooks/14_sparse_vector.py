@@ -156,7 +156,7 @@ splots.first_above_chart(exact, queries=queries, threshold=250.0, epsilon=0.2, s
 # - **ε** (log scale, 0.1 to 10): the budget of the run; the noise scales are 2/ε and 4/ε.
 # - **threshold τ**: the threshold the counts are compared with.
 #
-# Each move recomputes the exact distribution and draws 1,000 runs of `above_threshold` (black ticks).
+# Each move recomputes the exact distribution and draws 500 runs of `above_threshold` (black ticks).
 # Move τ below the smallest count: the first query wins whatever ε. Raise ε to 5: the first ⊤ is the first
 # true count above τ, nearly always.
 

@@ -17,7 +17,7 @@ from ._display import LAYOUT, STYLE, Explorer, log_slider
 
 __all__ = ["GaussianExplorer"]
 
-_EPSILONS = np.logspace(-1.3, 0.7, 33)     # the σ curves' grid (0.05 to 5), plus the slider's ε
+_EPSILONS = np.logspace(-1.3, 0.7, 25)     # the σ curves' grid (0.05 to 5), plus the slider's ε
 
 
 class GaussianExplorer(Explorer):
@@ -41,7 +41,7 @@ class GaussianExplorer(Explorer):
         eps, delta, sens = self.epsilon.value, self.delta.value, self.sensitivity.value
         frame = calibration_frame(np.union1d(_EPSILONS, [eps]), delta=delta, sensitivity=sens)
         sigma = gaussian_scale(epsilon=eps, delta=delta, sensitivity=sens)
-        loss, self.areas = loss_distribution_frame(sigma=sigma, epsilon=eps, sensitivity=sens)
+        loss, self.areas = loss_distribution_frame(sigma=sigma, epsilon=eps, sensitivity=sens, n_points=161)
         classical = (f"classical σ = {gaussian_scale(epsilon=eps, delta=delta, sensitivity=sens, calibration='classical'):.4g}"
                      if eps < 1 else "classical σ: not valid for ε ≥ 1")
         self.summary.value = (

@@ -26,7 +26,7 @@ class SparseVectorExplorer(Explorer):
     """
 
     def __init__(self, queries: Sequence[float], *, threshold: float, epsilon: float = 1.0,
-                 names: Sequence[str] | None = None, n_runs: int = 1_000, random_state: int = 0):
+                 names: Sequence[str] | None = None, n_runs: int = 500, random_state: int = 0):
         self.queries = np.asarray(queries, dtype=float)
         self.names = names
         self.n_runs, self.random_state = int(n_runs), random_state
