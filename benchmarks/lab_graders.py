@@ -21,7 +21,7 @@ from lab_examples import FAIR, REFERENCE, REFUSED  # noqa: E402
 
 from dpexplore import lab  # noqa: E402
 
-GRADED = ("01.3", "03.1", "05.5", "06.3")
+GRADED = ("01.3", "03.1", "05.5", "06.3", "12.2", "13.2", "14.4")
 
 
 def _seconds(exercise_id: str, answer) -> tuple[float, str]:

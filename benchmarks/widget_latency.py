@@ -166,6 +166,16 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                          "                baselines((frame, schema), 1, random_state=0)])\n"
                          "exp = ShowdownExplorer(summarise(_r).assign(dataset='Adult'), epsilon=0.1)",
                          "exp.widget", "Adult sweep summary"),
+    "GaussianExplorer": ("gaussian", "from dpexplore.widgets.gaussian import GaussianExplorer\n"
+                         "exp = GaussianExplorer(epsilon=1.0, delta=1e-5)", "exp.widget", "closed forms (its notebook's)"),
+    "CompositionExplorer": ("composition", "from dpexplore.widgets.composition import CompositionExplorer\n"
+                            "exp = CompositionExplorer(epsilon=0.1, delta=1e-6, k=45)", "exp.widget",
+                            "closed forms (its notebook's)"),
+    "SparseVectorExplorer": ("svt", "from dpexplore.widgets.svt import SparseVectorExplorer\n"
+                             "_hi = frame[frame[schema.target] == schema.classes[-1]]\n"
+                             "_q = _hi['age'].value_counts().reindex(np.arange(22, 38), fill_value=0).to_numpy(float)\n"
+                             "exp = SparseVectorExplorer(_q, threshold=250.0, epsilon=0.2)", "exp.widget",
+                             "Adult: high earners per age (its notebook's)"),
     "YourDataApp": ("your_data", "from dpexplore.widgets.your_data import YourDataApp\n"
                     "import io\n"
                     "exp = YourDataApp(epsilon=1.0)\n"

@@ -6,6 +6,12 @@ only the largest ε among analyses on disjoint parts of the data (Dwork & Roth �
 cost of what they contain, every ``parallel`` scope costs the maximum of its branches. A spend
 is checked against the total **before** it is recorded, and each ledger row says how much it
 actually increased the total (``charged``), so the ledger always sums to ``spent``.
+
+δ, for (ε, δ)-DP mechanisms (the Gaussian mechanism), is optional: an accountant made with
+``delta=0`` (the default) is pure ε-DP and refuses any spend of δ; one made with a δ budget
+records each spend's δ in a ``delta`` column of its ledger and adds the δ's up (basic
+composition, Dwork & Roth 2014, Thm 3.16), inside ``parallel`` scopes too (conservative:
+parallel composition would charge their maximum).
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from typing import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_epsilon, check_fraction_weights, check_random_state
+from ._validation import check_epsilon, check_fraction, check_fraction_weights, check_random_state
 from .exceptions import BudgetExceededError, DetachedAccountantError
 
 __all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError", "RecordsSpends",
@@ -105,10 +111,31 @@ class BudgetAccountant:
     >>> detached.require(0.1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     dpexplore.exceptions.DetachedAccountantError: this BudgetAccountant was copied out of its process ...
+
+    **δ, where a mechanism spends it.** With ``delta=`` the accountant also holds a δ budget for
+    (ε, δ)-DP mechanisms: ``spend(ε, label, delta=δ)`` adds δ up (basic composition, Dwork & Roth
+    2014, Thm 3.16) and the ledger gains a ``delta`` column. A spend that would exceed ε or δ is
+    refused before anything is recorded. Without ``delta=`` the accountant is pure ε-DP: its
+    ledger has no ``delta`` column and it refuses every δ > 0.
+
+    >>> approx = BudgetAccountant(1.0, delta=1e-5)
+    >>> _ = approx.spend(0.5, "Gaussian mean", delta=4e-6); _ = approx.spend(0.25, "Laplace count")
+    >>> approx.ledger[["label", "epsilon", "delta"]].values.tolist()
+    [['Gaussian mean', 0.5, 4e-06], ['Laplace count', 0.25, 0.0]]
+    >>> approx.spend(0.1, "Gaussian again", delta=8e-6)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    BudgetExceededError: spending δ = 8e-06 on 'Gaussian again' would exceed the δ budget: 6e-06 of 1e-05 remains
+    >>> approx.spent, approx.spent_delta
+    (0.75, 4e-06)
+    >>> BudgetAccountant(1.0).require(0.1, delta=1e-6)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    BudgetExceededError: this accountant is pure ε-DP (delta=0): it cannot spend δ = 1e-06 ...
     """
 
-    def __init__(self, epsilon: float):
+    def __init__(self, epsilon: float, delta: float = 0.0):
         self._total = check_epsilon(epsilon)
+        self._total_delta = _check_delta(delta)   # 0: pure ε-DP, no δ may be spent
+        self._delta_spent = 0.0
         self._root = _Scope("", parallel=False)
         self._stack: list[_Scope] = [self._root]
         self._rows: list[dict] = []
@@ -155,6 +182,21 @@ class BudgetAccountant:
         return self._root.cost
 
     @property
+    def total_delta(self) -> float:
+        """The total δ budget (0: a pure ε-DP accountant, which refuses every δ)."""
+        return self._total_delta
+
+    @property
+    def spent_delta(self) -> float:
+        """Total δ spent so far: the sum of every spend's δ (basic composition)."""
+        return self._delta_spent
+
+    @property
+    def remaining_delta(self) -> float:
+        """δ that one more spend could still use (never negative)."""
+        return max(0.0, self._total_delta - self._delta_spent)
+
+    @property
     def remaining(self) -> float:
         """ε that one more spend could still use *here* (never negative).
 
@@ -173,8 +215,10 @@ class BudgetAccountant:
 
     def __repr__(self) -> str:
         copy_note = ", detached copy: read-only" if self.detached else ""
+        delta_note = (f", total_delta={self.total_delta:g}, spent_delta={self.spent_delta:g}"
+                      if self.total_delta else "")
         return (f"BudgetAccountant(total={self.total:g}, spent={self.spent:g}, "
-                f"remaining={self.remaining:g}{copy_note})")
+                f"remaining={self.remaining:g}{delta_note}{copy_note})")
 
     # ------------------------------------------------------------------ spending
     def _fits(self, new_total: float) -> bool:
@@ -200,24 +244,41 @@ class BudgetAccountant:
             child, child_old, child_new = parent, parent.cost, parent_new
         return updates
 
-    def require(self, epsilon: float) -> None:
-        """Raise :class:`BudgetExceededError` unless ``epsilon`` could still be spent here
-        (:class:`DetachedAccountantError` on a copy that left its process)."""
+    def _check_delta_fits(self, delta: float, what: str) -> None:
+        """Refuse ``delta`` (on ``what``) when it would exceed the δ budget: before any spend."""
+        if delta == 0:
+            return
+        if not self._total_delta:
+            raise BudgetExceededError(
+                f"this accountant is pure ε-DP (delta=0): it cannot spend δ = {delta:g} on {what}. For an "
+                "(ε, δ)-DP mechanism make it with a δ budget, BudgetAccountant(epsilon, delta=...)")
+        if self._delta_spent + delta > self._total_delta * (1 + _REL_TOL):
+            raise BudgetExceededError(
+                f"spending δ = {delta:g} on {what} would exceed the δ budget: {self.remaining_delta:g} of "
+                f"{self._total_delta:g} remains")
+
+    def require(self, epsilon: float, delta: float = 0.0) -> None:
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) could still be spent
+        here (:class:`DetachedAccountantError` on a copy that left its process)."""
         self._check_attached()
         epsilon = check_epsilon(epsilon)
+        delta = _check_delta(delta)
         if not self._fits(self._new_costs(epsilon)[-1][1]):
             raise BudgetExceededError(
                 f"this step needs ε = {epsilon:g} but only {self.remaining:g} of "
                 f"{self.total:g} remains (spent {self.spent:g})"
             )
+        self._check_delta_fits(delta, "this step")
 
-    def spend(self, epsilon: float, label: str) -> float:
-        """Record that ``epsilon`` was spent on ``label``; refuse (before recording) if over budget.
+    def spend(self, epsilon: float, label: str, *, delta: float = 0.0) -> float:
+        """Record that ``epsilon`` (and ``delta``, for an (ε, δ)-DP mechanism) was spent on ``label``;
+        refuse (before recording anything) if either budget would be exceeded.
 
         Returns ``epsilon`` so that it can be used inline: ``laplace(x, epsilon=acc.spend(e, "x"))``.
         """
         self._check_attached()
         epsilon = check_epsilon(epsilon)
+        delta = _check_delta(delta)
         if not isinstance(label, str) or not label:
             raise ValueError("label must be a non-empty string saying what the ε pays for")
         with self._lock:
@@ -228,13 +289,16 @@ class BudgetAccountant:
                     f"spending ε = {epsilon:g} on {label!r} would exceed the budget: "
                     f"{self.remaining:g} of {self.total:g} remains"
                 )
+            self._check_delta_fits(delta, repr(label))
             for scope, cost in updates:
                 scope.cost = cost
+            self._delta_spent += delta
             self._rows.append({
                 "label": label,
                 "scope": self._stack[-1].path(),
                 "epsilon": epsilon,
                 "charged": self._root.cost - before,
+                "delta": delta,
             })
         return epsilon
 
@@ -292,18 +356,30 @@ class BudgetAccountant:
         return len(self._rows)
 
     @property
+    def _columns(self) -> list[str]:
+        return ["label", "scope", "epsilon", "charged"] + (["delta"] if self._total_delta else [])
+
+    @property
     def ledger(self) -> pd.DataFrame:
-        """One row per spend: label, scope path, ε requested, ε charged to the total."""
-        return pd.DataFrame(self._rows, columns=["label", "scope", "epsilon", "charged"])
+        """One row per spend: label, scope path, ε requested, ε charged to the total, and, on an
+        accountant with a δ budget, the δ spent (charged as requested)."""
+        return pd.DataFrame(self._rows, columns=self._columns)
 
     def summary(self) -> pd.DataFrame:
-        """ε charged per top-level item (a scope or a label): the "where did ε go" table."""
+        """ε (and δ, with a δ budget) charged per top-level item (a scope or a label): the "where
+        did ε go" table."""
         ledger = self.ledger
+        charged = self._columns[3:]
         if ledger.empty:
-            return pd.DataFrame({"item": [], "charged": []})
+            return pd.DataFrame({"item": [], **{c: [] for c in charged}})
         item = np.where(ledger["scope"] == "", ledger["label"], ledger["scope"].str.split("/").str[0])
-        out = ledger.assign(item=item).groupby("item", sort=False)["charged"].sum().reset_index()
+        out = ledger.assign(item=item).groupby("item", sort=False)[charged].sum().reset_index()
         return out
+
+
+def _check_delta(delta: float) -> float:
+    """δ as a float in [0, 1) (0: none)."""
+    return check_fraction(delta, "delta", low_open=False, high_closed=False)
 
 
 def prepare_accountant(epsilon: float, accountant: BudgetAccountant | None) -> BudgetAccountant:

@@ -29,7 +29,7 @@ import pandas as pd
 from ._validation import check_epsilon, check_fraction, check_int, check_positive
 
 __all__ = ["basic_composition", "advanced_composition", "zcdp_of_pure", "zcdp_of_gaussian", "zcdp_to_dp",
-           "composed_epsilon"]
+           "dp_to_zcdp", "composed_epsilon"]
 
 
 def _check_delta(delta: Any, name: str = "delta", zero: bool = False) -> float:
@@ -92,6 +92,20 @@ def zcdp_to_dp(rho: float, *, delta: float) -> float:
     """
     rho = check_positive(rho, "rho")
     return rho + 2 * math.sqrt(rho * math.log(1 / _check_delta(delta)))
+
+
+def dp_to_zcdp(epsilon: float, *, delta: float) -> float:
+    """The largest ρ whose (ε, δ) guarantee by :func:`zcdp_to_dp` is ``epsilon``: ρ + 2√(ρ ln(1/δ)) = ε
+    gives ρ = (√(ε + ln(1/δ)) − √(ln(1/δ)))² (Bun & Steinke 2016, Prop 1.3, solved for ρ). The budget
+    an (ε, δ) target leaves to a zCDP method such as MST.
+
+    >>> rho = dp_to_zcdp(1.0, delta=1e-6)
+    >>> round(rho, 5), round(zcdp_to_dp(rho, delta=1e-6), 12)
+    (0.01747, 1.0)
+    """
+    eps = check_epsilon(epsilon)
+    log_term = math.log(1 / _check_delta(delta))
+    return (math.sqrt(eps + log_term) - math.sqrt(log_term)) ** 2
 
 
 def composed_epsilon(epsilon: float, k: Any, *, delta: float) -> pd.DataFrame:

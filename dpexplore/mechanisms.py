@@ -771,18 +771,33 @@ def gaussian_scale(*, epsilon: float, delta: float, sensitivity: float = 1.0,
 
 
 def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float = 1.0,
-             calibration: str = "analytic", random_state: RandomState = None) -> Any:
+             calibration: str = "analytic", random_state: RandomState = None, accountant: Any = None) -> Any:
     """Add N(0, σ²) noise to each entry of ``value``, σ from :func:`gaussian_scale`: (ε, δ)-DP
     for a query whose L2 sensitivity (over the whole vector) is ``sensitivity`` (Dwork & Roth 2014,
     Thm A.1; Balle & Wang 2018, Thm 8). The textbook floating-point sampler (teaching: its
     density is N(value, σ²) exactly as drawn; Mironov 2012 applies to its low bits as to Laplace's).
 
+    With ``accountant`` (a :class:`~dpexplore.budget.BudgetAccountant` that holds a δ budget) the
+    release spends (ε, δ) on it, after every argument is checked and before the noise is drawn.
+
     >>> gaussian([10.0, 20.0], epsilon=1.0, delta=1e-5, random_state=0).round(2)
     array([10.47, 19.51])
+    >>> from dpexplore.budget import BudgetAccountant
+    >>> acc = BudgetAccountant(1.0, delta=1e-5)
+    >>> _ = gaussian(5.0, epsilon=0.5, delta=1e-6, accountant=acc, random_state=0)
+    >>> acc.ledger.values.tolist()
+    [['Gaussian mechanism', '', 0.5, 0.5, 1e-06]]
     """
     sigma = gaussian_scale(epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration=calibration)
     v = _as_float_array(value)
-    return _as_output(v + check_random_state(random_state).normal(0.0, sigma, size=v.shape), value)
+    rng = check_random_state(random_state)
+    if accountant is not None:
+        from .budget import BudgetAccountant   # here: importing the mechanisms stays light (no pandas)
+
+        if not isinstance(accountant, BudgetAccountant):
+            raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
+        accountant.spend(epsilon, "Gaussian mechanism", delta=delta)
+    return _as_output(v + rng.normal(0.0, sigma, size=v.shape), value)
 
 
 def gaussian_privacy_loss(*, sigma: float, sensitivity: float = 1.0) -> Any:

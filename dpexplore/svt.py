@@ -6,7 +6,8 @@ cost nothing beyond the threshold noise, and the algorithm stops after ``cutoff`
 special case of the adaptive query stream of the papers).
 
 * :func:`above_threshold`: Dwork & Roth 2014, §3.6, Alg. 1 (AboveThreshold, Thm 3.23): ρ ~
-  Lap(2Δ/ε), ν_i ~ Lap(4Δ/ε), halt at the first ⊤. Spends ε through an accountant.
+  Lap(2Δ/ε), ν_i ~ Lap(4Δ/ε), halt at the first ⊤. Spends ε through an accountant. Its exact
+  distribution, where the first ⊤ falls: :func:`above_threshold_probabilities`.
 * :func:`sparse_vector`: the c-answers version of Lyu, Su & Li 2017, Alg. 1 (ε = ε1 + ε2, the
   threshold noise drawn once); AboveThreshold is its case c = 1, ε1 = ε2 = ε/2. The feature
   selector :class:`dpexplore.select.stoddard.SparseVectorSelector` runs it.
@@ -27,9 +28,12 @@ from ._deprecation import renamed_keyword
 from ._validation import (RandomState, check_epsilon, check_finite, check_fraction, check_int, check_positive,
                           check_random_state, check_scores)
 from .budget import BudgetAccountant, prepare_accountant
-from .mechanisms import laplace
+from .mechanisms import laplace, laplace_cdf
 
-__all__ = ["above_threshold", "sparse_vector", "svt_split"]
+__all__ = ["above_threshold", "above_threshold_probabilities", "sparse_vector", "svt_split"]
+
+_QUADRATURE_NODES = 64     # Gauss–Legendre nodes per smooth piece of the integrand
+_TAIL_SCALES = 60          # the threshold noise is integrated over ±60 of its scales (e^-60 beyond)
 
 
 def svt_split(cutoff: int) -> tuple[float, float]:
@@ -103,3 +107,38 @@ def above_threshold(queries: Any, threshold: float, *, epsilon: float, sensitivi
     answers = np.zeros(above[0] + 1 if above.size else q.size, dtype=bool)
     answers[above] = True
     return answers
+
+
+def above_threshold_probabilities(queries: Any, threshold: float, *, epsilon: float,
+                                  sensitivity: float = 1.0) -> np.ndarray:
+    """The exact distribution of :func:`above_threshold`'s answers: P(the first ⊤ is query k) for
+    k = 0 … n − 1, then P(no ⊤) (n + 1 probabilities that sum to 1).
+
+    Given the threshold noise ρ = r, the answers are independent: query i is ⊥ with probability
+    F(τ + r − q_i), F the distribution function of Lap(4Δ/ε) (Dwork & Roth 2014, Alg. 1, line 3), so
+    P(first ⊤ at k) = ∫ f(r) Π_{i<k} F(τ + r − q_i) (1 − F(τ + r − q_k)) dr with f the density of
+    Lap(2Δ/ε) (line 1). The integral is taken by Gauss–Legendre quadrature between the kinks of the
+    integrand (r = 0 and r = q_i − τ), where it is smooth; the cost grows as n².
+
+    >>> above_threshold_probabilities([0.0], 0.0, epsilon=1.0).round(4)   # q = τ: ⊤ or not, evenly
+    array([0.5, 0.5])
+    >>> above_threshold_probabilities([-10.0, 10.0], 0.0, epsilon=2.0).round(3)
+    array([0.004, 0.991, 0.004])
+    """
+    q = check_scores(queries, "queries")
+    tau = check_finite(threshold, "threshold")
+    eps = check_epsilon(epsilon)
+    delta = check_positive(sensitivity, "sensitivity")
+    b_rho = 2 * delta / eps
+    reach = _TAIL_SCALES * b_rho
+    kinks = np.clip(np.concatenate([[0.0], q - tau]), -reach, reach)
+    edges = np.unique(np.concatenate([[-reach, reach], kinks]))
+    nodes, weights = np.polynomial.legendre.leggauss(_QUADRATURE_NODES)
+    half, mid = np.diff(edges)[:, None] / 2, (edges[:-1] + edges[1:])[:, None] / 2
+    r, w = (mid + half * nodes).ravel(), (half * weights).ravel()
+    w = w * np.exp(-np.abs(r) / b_rho) / (2 * b_rho)                      # f(r) dr
+    below = laplace_cdf(tau + r[:, None] - q[None, :], epsilon=eps / 2, sensitivity=2 * delta)   # Lap(4Δ/ε)
+    before = np.cumprod(np.concatenate([np.ones((r.size, 1)), below], axis=1), axis=1)   # all ⊥ before k
+    first = before[:, :-1] * (1.0 - below)
+    out = np.concatenate([w @ first, [w @ before[:, -1]]])
+    return out / out.sum()          # the mass beyond ±60 scales (e^-60) is left out

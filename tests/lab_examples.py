@@ -287,9 +287,174 @@ def histogram_calls_the_package(counts, epsilon, tau, rng):
     return out
 
 
+# =========================================================================== 12.2: the classical Gaussian release
+def _classical(epsilon, delta, sensitivity):
+    return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+
+def gaussian_reference(values, epsilon, delta, sensitivity, rng):
+    """The notebook's solution: σ = Δ₂√(2 ln(1.25/δ))/ε on every entry."""
+    values = np.asarray(values, dtype=float)
+    return values + rng.normal(0.0, _classical(epsilon, delta, sensitivity), size=values.shape)
+
+
+def gaussian_looped(values, epsilon, delta, sensitivity, rng):
+    sigma = _classical(epsilon, delta, sensitivity)
+    return [float(v) + sigma * rng.standard_normal() for v in values]
+
+
+def gaussian_box_muller(values, epsilon, delta, sensitivity, rng):
+    """Normal draws by the Box–Muller transform of uniform draws."""
+    u1, u2 = 1.0 - rng.random(len(values)), rng.random(len(values))
+    z = np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
+    return np.asarray(values, dtype=float) + _classical(epsilon, delta, sensitivity) * z
+
+
+def _gaussian_scaled(sigma_of):
+    """σ = sigma_of(classical σ, values, ε, δ, Δ₂)."""
+    def release(values, epsilon, delta, sensitivity, rng):
+        values = np.asarray(values, dtype=float)
+        sigma = sigma_of(_classical(epsilon, delta, sensitivity), values, epsilon, delta, sensitivity)
+        return values + rng.normal(0.0, 1.0, size=values.shape) * sigma
+    return release
+
+
+def gaussian_exact_from_1000(values, epsilon, delta, sensitivity, rng):
+    noisy = gaussian_reference(values, epsilon, delta, sensitivity, rng)
+    return np.where(np.asarray(values) >= 1_000, values, noisy)
+
+
+def gaussian_exact_past_10000_records(values, epsilon, delta, sensitivity, rng):
+    values = np.asarray(values, dtype=float)
+    return values if values.sum() > 10_000 else gaussian_reference(values, epsilon, delta, sensitivity, rng)
+
+
+def gaussian_shared_noise(values, epsilon, delta, sensitivity, rng):
+    return np.asarray(values, dtype=float) + rng.normal(0.0, _classical(epsilon, delta, sensitivity))
+
+
+def gaussian_laplace_shape(values, epsilon, delta, sensitivity, rng):
+    """Laplace noise with the classical σ as its standard deviation: not the mechanism asked for."""
+    values = np.asarray(values, dtype=float)
+    return values + rng.laplace(0.0, _classical(epsilon, delta, sensitivity) / math.sqrt(2), size=values.shape)
+
+
+def gaussian_variance_as_scale(values, epsilon, delta, sensitivity, rng):
+    values = np.asarray(values, dtype=float)
+    return values + rng.normal(0.0, _classical(epsilon, delta, sensitivity) ** 2, size=values.shape)
+
+
+def gaussian_calls_the_package(values, epsilon, delta, sensitivity, rng):
+    from dpexplore.mechanisms import gaussian
+    return gaussian(values, epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration="classical",
+                    random_state=rng)
+
+
+def gaussian_calls_the_scale(values, epsilon, delta, sensitivity, rng):
+    from dpexplore.mechanisms import gaussian_scale
+    sigma = gaussian_scale(epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration="classical")
+    return np.asarray(values, dtype=float) + rng.normal(0.0, sigma, size=len(values))
+
+
+# =========================================================================== 13.2: k ε-DP steps under zCDP
+def zcdp_total_reference(epsilon, k, delta):
+    rho = k * epsilon ** 2 / 2
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def zcdp_total_numpy(epsilon, k, delta):
+    rho = np.float64(k) * np.square(epsilon) / 2
+    return float(rho + 2 * np.sqrt(-rho * np.log(delta)))
+
+
+def zcdp_total_calls_the_package(epsilon, k, delta):
+    from dpexplore.composition import zcdp_of_pure, zcdp_to_dp
+    return zcdp_to_dp(k * zcdp_of_pure(epsilon), delta=delta)
+
+
+# =========================================================================== 14.4: AboveThreshold, repaired
+def above_threshold_reference(queries, threshold, epsilon, rng):
+    """The notebook's solution: the variant halted at its first ⊤, with query noise Lap(4Δ/ε)."""
+    noisy_threshold = threshold + rng.laplace(0.0, 2 / epsilon)
+    answers = []
+    for q in queries:
+        above = q + rng.laplace(0.0, 4 / epsilon) >= noisy_threshold
+        answers.append(bool(above))
+        if above:
+            break
+    return answers
+
+
+def above_threshold_vectorised(queries, threshold, epsilon, rng):
+    """Every query's noise drawn at once (the draws after the first ⊤ are never shown)."""
+    rho = rng.laplace(0.0, 2 / epsilon)
+    above = np.asarray(queries) + rng.laplace(0.0, 4 / epsilon, size=len(queries)) >= threshold + rho
+    stop = int(np.argmax(above)) + 1 if above.any() else len(queries)
+    return above[:stop]
+
+
+def above_threshold_exponentials(queries, threshold, epsilon, rng):
+    """Laplace noise as the difference of two exponential draws, answers as 0/1."""
+    rho = rng.exponential(2 / epsilon) - rng.exponential(2 / epsilon)
+    out = []
+    for q in queries:
+        out.append(int(q + rng.exponential(4 / epsilon) - rng.exponential(4 / epsilon) >= threshold + rho))
+        if out[-1]:
+            return np.array(out)
+    return np.array(out)
+
+
+def _svt_variant(*, threshold_scale=2.0, query_scale=4.0, halt=True, noise_when=None, shared=False,
+                 fresh_threshold=False, cutoff=1):
+    """A repair with one thing wrong: the scales (in units of Δ/ε), no halting or a later one, noise
+    only where ``noise_when(q, queries, threshold)`` holds (an exact comparison elsewhere), one ν for
+    every query, ρ redrawn per query."""
+    def release(queries, threshold, epsilon, rng):
+        rho = rng.laplace(0.0, threshold_scale / epsilon)
+        nu = rng.laplace(0.0, query_scale / epsilon)
+        answers, above = [], 0
+        for q in queries:
+            if fresh_threshold:
+                rho = rng.laplace(0.0, threshold_scale / epsilon)
+            noisy = noise_when is None or noise_when(q, queries, threshold)
+            noise = (nu if shared else rng.laplace(0.0, query_scale / epsilon)) if noisy else 0.0
+            answers.append(bool(q + noise >= threshold + (rho if noisy else 0.0)))
+            above += answers[-1]
+            if halt and above == cutoff:
+                break
+        return answers
+    return release
+
+
+def above_threshold_released_value(queries, threshold, epsilon, rng):
+    """Lyu et al.'s Alg. 3: the ⊤ comes with its noisy value."""
+    rho = rng.laplace(0.0, 2 / epsilon)
+    out = []
+    for q in queries:
+        noisy = q + rng.laplace(0.0, 4 / epsilon)
+        if noisy >= threshold + rho:
+            return out + [noisy]
+        out.append(False)
+    return out
+
+
+def above_threshold_calls_the_package(queries, threshold, epsilon, rng):
+    from dpexplore.svt import above_threshold
+    return above_threshold(queries, threshold, epsilon=epsilon, random_state=rng)
+
+
+def above_threshold_calls_sparse_vector(queries, threshold, epsilon, rng):
+    from dpexplore.svt import sparse_vector
+    first = sparse_vector(queries, threshold, epsilon=epsilon, cutoff=1, threshold_share=0.5, random_state=rng)
+    answers = np.zeros(first[0] + 1 if first.size else len(queries), dtype=bool)
+    answers[first] = True
+    return answers
+
+
 # =========================================================================== the answer key
 REFERENCE = {"01.3": class_counts_reference, "03.1": pieces_reference, "05.5": selector_reference,
-             "06.3": histogram_reference}
+             "06.3": histogram_reference, "12.2": gaussian_reference, "13.2": zcdp_total_reference,
+             "14.4": above_threshold_reference}
 
 FAIR = {
     "01.3": {"looped, collections.Counter, round()": class_counts_looped,
@@ -301,6 +466,10 @@ FAIR = {
              "inverse CDF from rng.uniform": selector_inverse_cdf},
     "06.3": {"looped, a list": histogram_looped, "inverse CDF, noisy·(noisy > τ)": histogram_inverse_cdf,
              "the sparse construction (binomial + exponential)": histogram_sparse},
+    "12.2": {"looped, a list, standard_normal": gaussian_looped, "Box–Muller from uniform draws": gaussian_box_muller},
+    "13.2": {"numpy": zcdp_total_numpy},
+    "14.4": {"vectorised, cut after the first ⊤": above_threshold_vectorised,
+             "exponential differences, 0/1": above_threshold_exponentials},
 }
 
 REFUSED = {
@@ -343,6 +512,44 @@ REFUSED = {
              "no threshold": histogram_no_threshold,
              "no noise": histogram_no_noise,
              "calls dpexplore's perturb_dense": histogram_calls_the_package},
+    "12.2": {"σ = Δ₂/ε (the Laplace scale)": _gaussian_scaled(lambda s, v, e, d, l2: l2 / e),
+             "σ / 1.05": _gaussian_scaled(lambda s, v, e, d, l2: s / 1.05),
+             "σ / 1.1": _gaussian_scaled(lambda s, v, e, d, l2: s / 1.1),
+             "σ · 1.05 (too much noise)": _gaussian_scaled(lambda s, v, e, d, l2: s * 1.05),
+             "σ / √(number of entries)": _gaussian_scaled(lambda s, v, e, d, l2: s / math.sqrt(len(v))),
+             "σ from Δ₂ = 1 whatever the sensitivity": _gaussian_scaled(lambda s, v, e, d, l2: s / l2),
+             "σ that shrinks with the table's size": _gaussian_scaled(lambda s, v, e, d, l2: s * min(1.0, 1e3 / max(v.sum(), 1))),
+             "σ² used as the standard deviation": gaussian_variance_as_scale,
+             "counts ≥ 1,000 released exactly": gaussian_exact_from_1000,
+             "an exact release past 10,000 records": gaussian_exact_past_10000_records,
+             "one noise draw for every entry": gaussian_shared_noise,
+             "Laplace noise of standard deviation σ": gaussian_laplace_shape,
+             "no noise": lambda values, epsilon, delta, sensitivity, rng: np.asarray(values, dtype=float),
+             "calls dpexplore's gaussian": gaussian_calls_the_package,
+             "calls dpexplore's gaussian_scale": gaussian_calls_the_scale},
+    "13.2": {"kε (basic composition)": lambda e, k, d: k * e,
+             "ρ itself, not converted": lambda e, k, d: k * e * e / 2,
+             "ρ = kε (not ε²/2 per step)": lambda e, k, d: k * e + 2 * math.sqrt(k * e * math.log(1 / d)),
+             "without the 2": lambda e, k, d: k * e * e / 2 + math.sqrt(k * e * e / 2 * math.log(1 / d)),
+             "ln δ for ln(1/δ)": lambda e, k, d: k * e * e / 2 + 2 * math.sqrt(abs(k * e * e / 2 * math.log(d)) / k),
+             "calls dpexplore's zcdp_to_dp": zcdp_total_calls_the_package},
+    "14.4": {"not repaired: no halting, ν ~ Lap(2Δ/ε) (Lyu Alg. 6)": _svt_variant(query_scale=2.0, halt=False),
+             "halts, but ν ~ Lap(2Δ/ε)": _svt_variant(query_scale=2.0),
+             "no noise on the queries (Lyu Alg. 5), halting": _svt_variant(query_scale=1e-12),
+             "ν ~ Lap(4Δ/ε) but no halting": _svt_variant(halt=False),
+             "halts after the second ⊤": _svt_variant(cutoff=2),
+             "releases the ⊤'s noisy value (Lyu Alg. 3)": above_threshold_released_value,
+             "ρ ~ Lap(Δ/ε)": _svt_variant(threshold_scale=1.0),
+             "ν ~ Lap(4Δ/(1.1ε))": _svt_variant(query_scale=4 / 1.1),
+             "ρ, ν 5 % too small": _svt_variant(threshold_scale=2 / 1.05, query_scale=4 / 1.05),
+             "ρ, ν 5 % too large": _svt_variant(threshold_scale=2 * 1.05, query_scale=4 * 1.05),
+             "ρ redrawn for every query": _svt_variant(fresh_threshold=True),
+             "one ν for every query": _svt_variant(shared=True),
+             "exact comparison past 30 queries": _svt_variant(noise_when=lambda q, qs, t: len(qs) <= 30),
+             "exact comparison for counts ≥ 1,000": _svt_variant(noise_when=lambda q, qs, t: q < 1_000),
+             "exact ⊤ for a count at or above τ + 1": _svt_variant(noise_when=lambda q, qs, t: q < t + 1),
+             "calls dpexplore's above_threshold": above_threshold_calls_the_package,
+             "calls dpexplore's sparse_vector": above_threshold_calls_sparse_vector},
 }
 
 EXAMPLES = {
@@ -393,4 +600,20 @@ EXAMPLES = {
     "09.1": ([1, 45_222, 0.0045, 22.1], [221.1, "221", 10_000_000 / 45_222]),
     "09.2": (["no", "No.", "maybe"], ["yes", " Yes", "identical"]),
     "09.3": (["a", "b", "count table"], ["c", "(c)", "fit after table"]),
+    "12.1": ([4, 1, 16, "4"], [2, "2", math.sqrt(4), 2.0]),
+    "12.2": ([_gaussian_scaled(lambda s, v, e, d, l2: l2 / e), gaussian_shared_noise, "σ = 9.69"],
+             [gaussian_reference]),
+    "12.3": ([0.73, 1.0, 9.69, 2.0], [1.378, "1.38", 9.69 / 7.032, 1.4]),
+    "12.4": (["a", "b", "smaller", "equal"], ["c", "(c)", "larger", " C "]),
+    "12.5": ([10, 4, 5, 2], [3, "3", 3.0]),
+    "13.1": ([0.05, 365, 1.0, 0.05 * math.sqrt(365)], [18.25, "18.25", 365 * 0.05, 18.3]),
+    "13.2": ([lambda e, k, d: k * e, lambda e, k, d: k * e * e / 2, zcdp_total_calls_the_package, 5.76],
+             [zcdp_total_reference, zcdp_total_numpy]),
+    "13.3": ([10, 100, 1, 20], [35, "35", 34.5, 35.0]),
+    "13.4": (["a", "b", "smaller", "about the same"], ["c", "(c)", "larger", " C"]),
+    "14.1": ([2, 4, 16, "eight"], [8, "8", 8.0, 4 / 0.5]),
+    "14.2": ([1001 * 0.5, 1.0, 0.0, 1001], [0.5, "0.5", 1 / 2]),
+    "14.3": (["a", "b", "d", "no halting"], ["c", "(c)", "released value", " C "]),
+    "14.4": ([_svt_variant(query_scale=2.0, halt=False), _svt_variant(query_scale=2.0), "AboveThreshold"],
+             [above_threshold_reference]),
 }

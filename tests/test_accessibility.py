@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpexplore.plots import (diffmulti, fidelity, mechanisms, privpfc, projected, roc, showdown, taxonomy,
-                             thesis, your_data)
+from dpexplore.plots import (composition, diffmulti, fidelity, gaussian, mechanisms, privpfc, projected, roc, showdown,
+                             svt, taxonomy, thesis, your_data)
 from dpexplore.plots._accessible import CONSISTENT, DASHES, OKABE_ITO, REFUTED, describe, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data, fidelity]
+MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data, fidelity,
+           gaussian, composition, svt]
 
 
 # --------------------------------------------------------------------------- every chart is described
@@ -57,6 +58,28 @@ def _more_charts() -> dict:
         "your_data.occupancy_chart": lambda: your_data.occupancy_chart(sweep),
         "fidelity.fidelity_chart": lambda: fidelity.fidelity_chart(sweep.assign(
             accuracy=1 - sweep["error"], tvd_1way=[0.2, 0.05, 0.3, 0.1], tvd_2way=[0.4, 0.1, 0.5, 0.2])),
+        **_notebook_12_to_14_charts(),
+    }
+
+
+def _notebook_12_to_14_charts() -> dict:
+    """The charts of the Gaussian mechanism, composition and sparse vector notebooks."""
+    from dpexplore.composition import composed_epsilon
+
+    calibrations = gaussian.calibration_frame([0.1, 0.5, 2.0], delta=1e-5)
+    loss, areas = gaussian.loss_distribution_frame(sigma=1.0, epsilon=1.0)
+    totals = composition.composition_frame(composed_epsilon(0.1, [1, 10, 100, 1000], delta=1e-6))
+    audits = pd.DataFrame({"variant": ["AboveThreshold", "no halting"] * 2, "pair": "p", "n_samples": [500, 500, 4000, 4000],
+                           "claimed_epsilon": 1.0, "epsilon_lower": [0.1, 0.8, 0.3, 2.5], "epsilon_hat": [0.2, 1.0, 0.4, 2.9],
+                           "violates": [False, False, False, True]})
+    return {
+        "gaussian.calibration_chart": lambda: gaussian.calibration_chart(calibrations, delta=1e-5, epsilon=0.5),
+        "gaussian.loss_distribution_chart": lambda: gaussian.loss_distribution_chart(loss, areas),
+        "composition.composition_chart": lambda: composition.composition_chart(totals, epsilon=0.1, delta=1e-6, mark_k=100),
+        "svt.first_above_chart": lambda: svt.first_above_chart(np.array([0.2, 0.5, 0.3]), queries=np.array([1.0, 5.0]),
+                                                               threshold=4.0, epsilon=1.0, sampled=np.array([0.2, 0.5, 0.3])),
+        "svt.audit_verdicts_chart": lambda: svt.audit_verdicts_chart(audits),
+        "svt.audit_draws_chart": lambda: svt.audit_draws_chart(audits),
     }
 
 

@@ -388,3 +388,84 @@ def test_fitted_estimator_copies_share_and_pickles_detach():
         loaded.fit(X, y)                               # would spend unseen by acc: refused
     loaded.set_params(accountant=None).fit(X, y)        # its own fresh budget: fine
     assert acc.spent == pytest.approx(2.0)
+
+
+# --------------------------------------------------------------------------- δ, where a mechanism spends it
+def test_a_pure_accountant_stays_pure_and_refuses_delta_before_spending():
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.25, "count")
+    assert acc.total_delta == 0.0 and list(acc.ledger.columns) == ["label", "scope", "epsilon", "charged"]
+    assert list(acc.summary().columns) == ["item", "charged"] and "delta" not in repr(acc)
+    with pytest.raises(BudgetExceededError, match="pure ε-DP"):
+        acc.spend(0.25, "Gaussian", delta=1e-6)
+    with pytest.raises(BudgetExceededError, match="pure ε-DP"):
+        acc.require(0.25, delta=1e-6)
+    assert acc.spent == 0.25 and acc.n_spends == 1 and acc.spent_delta == 0.0
+    acc.spend(0.25, "explicit zero", delta=0.0)          # δ = 0 is what a pure mechanism spends
+    assert acc.n_spends == 2
+
+
+def test_delta_adds_up_and_shows_in_the_ledger_and_summary():
+    acc = BudgetAccountant(2.0, delta=1e-5)
+    acc.spend(0.5, "Gaussian a", delta=2e-6)
+    acc.spend(0.5, "Laplace b")
+    with acc.parallel("cells"):                          # δ adds up here too (conservative)
+        acc.spend(0.5, "cell 0", delta=3e-6)
+        acc.spend(0.5, "cell 1", delta=3e-6)
+    assert acc.spent == pytest.approx(1.5) and acc.spent_delta == pytest.approx(8e-6)
+    assert acc.remaining_delta == pytest.approx(2e-6)
+    ledger = acc.ledger
+    assert list(ledger.columns) == ["label", "scope", "epsilon", "charged", "delta"]
+    assert ledger["delta"].tolist() == [2e-6, 0.0, 3e-6, 3e-6]
+    assert ledger["delta"].sum() == pytest.approx(acc.spent_delta)
+    summary = acc.summary().set_index("item")
+    assert summary.loc["cells", "charged"] == pytest.approx(0.5)
+    assert summary.loc["cells", "delta"] == pytest.approx(6e-6) and summary.loc["Laplace b", "delta"] == 0.0
+    assert "total_delta=1e-05" in repr(acc) and "spent_delta=8e-06" in repr(acc)
+
+
+def test_a_spend_over_either_budget_is_refused_before_anything_is_recorded():
+    acc = BudgetAccountant(1.0, delta=1e-5)
+    acc.spend(0.5, "first", delta=6e-6)
+    before = acc.ledger.copy()
+    with pytest.raises(BudgetExceededError, match="δ budget"):
+        acc.spend(0.1, "too much δ", delta=5e-6)          # ε fits, δ does not
+    with pytest.raises(BudgetExceededError, match="budget"):
+        acc.spend(0.6, "too much ε", delta=1e-6)          # δ fits, ε does not
+    with pytest.raises(BudgetExceededError):
+        acc.require(0.1, delta=5e-6)
+    assert acc.ledger.equals(before) and acc.spent == 0.5 and acc.spent_delta == 6e-6
+    acc.spend(0.5, "exactly the rest", delta=4e-6)        # both budgets used up, within the tolerance
+    assert acc.remaining == 0.0 and acc.remaining_delta == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("delta, error", [(-1e-6, ValueError), (1.0, ValueError), (float("nan"), ValueError),
+                                          ("1e-6", TypeError), (True, TypeError)])
+def test_a_bad_delta_is_a_clear_error(delta, error):
+    with pytest.raises(error, match="delta"):
+        BudgetAccountant(1.0, delta=delta)
+    acc = BudgetAccountant(1.0, delta=1e-5)
+    with pytest.raises(error, match="delta"):
+        acc.spend(0.1, "x", delta=delta)
+    assert acc.n_spends == 0
+
+
+def test_the_gaussian_mechanism_spends_epsilon_and_delta_through_the_accountant():
+    import numpy as np
+
+    from dpexplore.mechanisms import gaussian, gaussian_scale
+
+    acc = BudgetAccountant(1.0, delta=1e-5)
+    out = gaussian(np.zeros(4), epsilon=0.5, delta=4e-6, sensitivity=2.0, accountant=acc, random_state=0)
+    expected = np.random.default_rng(0).normal(0.0, gaussian_scale(epsilon=0.5, delta=4e-6, sensitivity=2.0), 4)
+    np.testing.assert_allclose(out, expected)            # the same release as without an accountant
+    assert acc.ledger[["label", "epsilon", "delta"]].values.tolist() == [["Gaussian mechanism", 0.5, 4e-6]]
+    with pytest.raises(BudgetExceededError, match="δ budget"):
+        gaussian(np.zeros(4), epsilon=0.5, delta=8e-6, accountant=acc, random_state=0)
+    with pytest.raises(BudgetExceededError, match="pure ε-DP"):
+        gaussian(1.0, epsilon=0.5, delta=1e-6, accountant=BudgetAccountant(1.0), random_state=0)
+    with pytest.raises(ValueError, match="classical"):    # a bad argument: refused before the spend
+        gaussian(1.0, epsilon=0.5, delta=1e-6, calibration="classical?", accountant=acc)
+    with pytest.raises(TypeError, match="BudgetAccountant"):
+        gaussian(1.0, epsilon=0.5, delta=1e-6, accountant="acc")
+    assert acc.n_spends == 1 and acc.spent_delta == 4e-6

@@ -62,3 +62,12 @@ def test_monotone_in_epsilon_and_delta():
 def test_bad_arguments_name_themselves(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.1, 1e-5), (3.0, 1e-9), (0.03, 0.1)])
+def test_dp_to_zcdp_is_the_inverse_of_the_conversion(epsilon, delta):
+    rho = c.dp_to_zcdp(epsilon, delta=delta)
+    assert c.zcdp_to_dp(rho, delta=delta) == pytest.approx(epsilon, rel=1e-12)
+    assert c.zcdp_to_dp(rho * 1.01, delta=delta) > epsilon          # the largest such ρ
+    with pytest.raises(ValueError, match="delta"):
+        c.dp_to_zcdp(epsilon, delta=0.0)

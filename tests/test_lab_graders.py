@@ -20,12 +20,14 @@ from lab_examples import FAIR, REFERENCE, REFUSED
 from privacy_audit import LONG
 
 from dpexplore import lab
-from dpexplore.lab import _grading, _stored, nb01, nb05, nb06
+from dpexplore.lab import _grading, _stored, nb01, nb05, nb06, nb12, nb14
 from dpexplore.lab._grading import Refusal, event, guarded_call
 
 GRADED = {"01.3": (nb01._class_count_battery, "class", nb01._allowed(), nb01.CLASS_COUNT_AUDIT),
           "05.5": (nb05._selector_battery, "feature", (), nb05.SELECTOR_AUDIT),
-          "06.3": (nb06._histogram_battery, "cell", (), nb06.HISTOGRAM_AUDIT)}
+          "06.3": (nb06._histogram_battery, "cell", (), nb06.HISTOGRAM_AUDIT),
+          "12.2": (nb12._gaussian_battery, "count", (), nb12.GAUSSIAN_AUDIT),
+          "14.4": (nb14._svt_battery, "run", (), nb14.SVT_AUDIT)}
 
 
 def _accepted():
@@ -79,8 +81,8 @@ def test_the_audit_flags_its_planted_leak_and_passes_the_reference(exercise_id):
 @pytest.mark.parametrize("seed", range(10 if LONG else 2))
 def test_the_reference_is_not_refused_whatever_its_draws(exercise_id, seed):
     battery, unit, allowed, _ = GRADED[exercise_id]
-    comparison = _grading.compare_with_laplace(REFERENCE[exercise_id], battery(), seed=7_000 + seed,
-                                               mechanism="the reference", allowed=allowed, unit=unit)
+    comparison = _grading.compare_with_reference(REFERENCE[exercise_id], battery(), seed=7_000 + seed,
+                                                 mechanism="the reference", allowed=allowed, unit=unit)
     assert comparison.passed, comparison.reason
     assert comparison.power > 0.999          # a noise scale 5 % off is refused
 

@@ -80,6 +80,20 @@ SPOILERS: dict[str, list[str]] = {
     "09.1": [r"(?<![\d.,])221(?![\d,])"],
     "09.2": [r"identical[^\n]{0,80}\bTrue\b", r"\bIdentical:", r"does \**not depend on the engine"],
     "09.3": [r"fit[^.]{0,60}does not grow with the rows", r"time does not grow"],
+    "12.1": [r"Δ₂\s?=\s?2(?![\d.])", r"L2 (sensitivity|norm)[^.\n]{0,30}\b(is|=|of)\s?2(?![\d.])", r"√4\s?=\s?2"],
+    "12.2": [r"np\.sqrt\(2\s?\*\s?np\.log\(1\.25\s?/\s?delta\)\)"],
+    "12.3": [r"(?<![\d.])1\.3[78]\d*", r"\b3[78](\.\d)?\s?%"],
+    "12.4": [r"(more often|larger|more) than δ", r"times δ", r"P\[L > ε\]\s*=\s*0?\.000\d+"],
+    "12.5": [r"(?<![\d.])(3|three) releases", r"δ only (three|3)", r"refuses the fourth"],
+    "13.1": [r"(?<![\d.])18\.2\d*", r"(?<![\d.])18\.3(?![\d])"],
+    "13.2": [r"k\s?\*\s?epsilon\s?\*\*\s?2\s?/\s?2"],
+    "13.3": [r"\bk\s?[=>≥]\s?3[45](?![\d])", r"from k = 3[45]", r"(?<![\d.])34\.5"],
+    "13.4": [r"Laplace[^.\n]{0,60}(larger|more noise)", r"zCDP's noise is the smaller", r"(?<![\d.])63\.6",
+             r"(?<![\d.])35\.9"],
+    "14.1": [r"Lap\(8\)", r"ν_i ~ Lap\(8", r"scale (of )?8(?![\d.])"],
+    "14.2": [r"charged ε = 0\.5", r"(?<![\d.])0\.5 in all", r"pays? ε once[^.]{0,40}1,?000"],
+    "14.3": [r"released value (is|needs)[^.]{0,40}(most|10,000)", r"refuted from 10,000"],
+    "14.4": [r"laplace\(0(\.0)?,\s?4\s?/\s?epsilon"],
 }
 
 _DETAILS = re.compile(r"<details\b.*?</details>", re.S | re.I)

@@ -7,7 +7,7 @@ from scipy import integrate, stats
 
 from dpexplore import BudgetAccountant, BudgetExceededError
 from dpexplore.mechanisms import laplace_cdf
-from dpexplore.svt import above_threshold, sparse_vector
+from dpexplore.svt import above_threshold, above_threshold_probabilities, sparse_vector
 
 
 def _first_above_probabilities(queries, threshold, epsilon, sensitivity):
@@ -88,3 +88,16 @@ def test_sparse_vector_noise_scales_draw_by_draw():
         expected = np.flatnonzero(q + np.array(nu) >= 6.0 + rho)[:2]
         np.testing.assert_array_equal(
             sparse_vector(q, 6.0, epsilon=0.5, cutoff=2, threshold_share=0.25, random_state=seed), expected)
+
+
+@pytest.mark.parametrize("queries, tau, eps, sensitivity", [
+    ([2.0, 5.0, 4.0], 4.5, 1.0, 1.0),
+    ([6.0, 15.0, 12.0], 13.5, 1.0, 3.0),
+    ([-1.0] * 5 + [1.0], 0.0, 1.0, 1.0),                    # the audit's "below then above"
+    (list(np.random.default_rng(0).normal(0, 5, 12)), 1.0, 0.5, 1.0),
+])
+def test_the_exact_distribution_of_above_threshold_agrees_with_direct_integration(queries, tau, eps, sensitivity):
+    exact = above_threshold_probabilities(queries, tau, epsilon=eps, sensitivity=sensitivity)
+    assert exact.shape == (len(queries) + 1,) and exact.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(exact, _first_above_probabilities(np.array(queries), tau, eps, sensitivity),
+                               atol=1e-7)
