@@ -330,14 +330,14 @@ def test_concurrent_spends_never_overdraw(monkeypatch):
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    new_costs = BudgetAccountant._new_costs
+    plan = BudgetAccountant._plan
 
-    def slow_new_costs(self, epsilon):
-        out = new_costs(self, epsilon)
+    def slow_plan(self, *args, **kwargs):
+        out = plan(self, *args, **kwargs)
         time.sleep(0.002)   # hands the interpreter to the other threads mid-spend
         return out
 
-    monkeypatch.setattr(BudgetAccountant, "_new_costs", slow_new_costs)
+    monkeypatch.setattr(BudgetAccountant, "_plan", slow_plan)
     acc = BudgetAccountant(0.1)
 
     def try_spend(i):
@@ -388,3 +388,45 @@ def test_fitted_estimator_copies_share_and_pickles_detach():
         loaded.fit(X, y)                               # would spend unseen by acc: refused
     loaded.set_params(accountant=None).fit(X, y)        # its own fresh budget: fine
     assert acc.spent == pytest.approx(2.0)
+
+
+def test_warnings_raised_by_a_fit_point_at_the_line_that_called_it():
+    """RecordsSpends wraps every fit (to return its unspent reservation when it ends): a warning
+    aimed at the caller of ``fit`` must still name the caller's line, not the wrapper's (which
+    would also show each warning only once, whatever line called the fit)."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from dpexplore.datasets import make_synthetic
+    from dpexplore.exceptions import DpexploreDeprecationWarning, NotDifferentiallyPrivateWarning, PrivacyLeakWarning
+    from dpexplore.models import PrivateGaussianNB, PrivateLogisticRegression, PrivateLRClassifier
+    from dpexplore.publish import PrivPfC
+    from dpexplore.select.stoddard import ClusterSelection
+    from dpexplore.select.thesis import IterativeSelector
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((80, 3)), rng.integers(0, 2, 80)
+    Xb = (X > 0.5).astype(int)
+    frame, schema = make_synthetic(n_samples=300, random_state=0)
+    Xs, ys = schema.split(frame)
+    fits = {
+        "bounds": (PrivacyLeakWarning, lambda: PrivateGaussianNB(1.0, classes=[0, 1], random_state=0).fit(X, y)),
+        "unit ball": (PrivacyLeakWarning,
+                      lambda: PrivateLogisticRegression(1.0, classes=[0, 1], random_state=0).fit(X, y)),
+        "without a schema": (PrivacyLeakWarning, lambda: PrivateLRClassifier(epsilon=1.0, random_state=0).fit(X, y)),
+        "Algorithm 4": (NotDifferentiallyPrivateWarning,
+                        lambda: IterativeSelector(k=1, epsilon=1.0, classes=[0, 1], random_state=0).fit(Xb, y)),
+        "ClusterSelection": (NotDifferentiallyPrivateWarning,
+                             lambda: ClusterSelection(classes=[0, 1], random_state=0).fit(Xb, y)),
+        "deprecated": (DpexploreDeprecationWarning,
+                       lambda: PrivPfC(epsilon=1.0, random_state=0).fit(Xs, ys, schema)),
+    }
+    for match, (category, fit) in fits.items():
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            fit()
+        hits = [w for w in record if issubclass(w.category, category) and match in str(w.message)]
+        assert hits, (match, [str(w.message) for w in record])
+        assert {w.filename for w in hits} == {__file__}, (match, [(w.filename, w.lineno) for w in hits])
