@@ -23,7 +23,7 @@ from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.datasets import make_synthetic
 from dpexplore.models import PrivateNaiveBayes
-from dpexplore.publish import DiffMulti, PrivPfC
+from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
 
 WAIT = 60.0  # seconds any thread waits for another before the test fails (a deadlock, not a hang)
 TOL = 1e-9
@@ -234,10 +234,15 @@ def test_naive_bayes_fits_beside_diffmulti_in_a_thread_pool(table, binary, frequ
     assert released_dm.partitioning_epsilon_ <= 0.4 / 2 * (1 + TOL)
 
 
+# ProjectedHistogram at ε 0.3 on 1,600 training rows may find one class in its synthetic table
+@pytest.mark.filterwarnings("ignore::dpexplore.exceptions.EmptySyntheticWarning")
 @pytest.mark.parametrize("make", [
     lambda schema, i, acc: PrivPfC(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
     lambda schema, i, acc: DiffMulti(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
-], ids=["PrivPfC", "DiffMulti"])
+    lambda schema, i, acc: DiffGen(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
+    lambda schema, i, acc: ProjectedHistogram(epsilon=0.3, schema=schema, accountant=acc, random_state=i,
+                                              marginal_share=0.25),
+], ids=["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
 def test_fits_racing_for_the_last_of_the_budget_are_refused_before_spending(table, make, frequent_switches):
     """Eight fits of ε 0.3 start together on a budget of 1: three are released, each with its own
     ledger, and the five refused ones spent nothing."""
@@ -256,3 +261,33 @@ def test_fits_racing_for_the_last_of_the_budget_are_refused_before_spending(tabl
     _assert_exact_ledger(acc, fitted)
     rows = pd.concat([est.ledger_ for est in fitted], ignore_index=True)
     assert sorted(map(tuple, rows.to_numpy())) == sorted(map(tuple, acc.ledger.to_numpy()))
+
+
+def test_concurrent_diffmulti_fits_release_what_they_release_alone(table, frequent_switches):
+    """DiffMulti grows its tree in nested parallel()/branch() scopes and reads its partitioning
+    cost from its own spends. Sharing one scope stack, concurrent fits opened branches in each
+    other's scopes ("branch() is only valid directly inside parallel()", "branch 'node 88' was
+    already used") and counted each other's spends ("partitioning spent 0.46 > ε/2"): RuntimeError
+    after spending. Each fit now sees its own scopes: four concurrent fits release exactly what
+    each releases alone, seed for seed, with the same ledger."""
+    X, y, schema = table
+
+    def fit(seed, acc):
+        return DiffMulti(epsilon=0.5, schema=schema, accountant=acc, random_state=seed).fit(X, y)
+
+    alone = [fit(seed, None) for seed in range(4)]
+    shared = BudgetAccountant(2.0)
+    start = threading.Barrier(4, timeout=WAIT)
+
+    def together(seed):
+        start.wait()
+        return fit(seed, shared)
+
+    with ThreadPoolExecutor(4) as pool:
+        fitted, errors = _outcomes([pool.submit(together, seed) for seed in range(4)])
+    assert not errors
+    _assert_exact_ledger(shared, fitted)
+    for one, other in zip(alone, fitted):
+        np.testing.assert_array_equal(one.noisy_counts_, other.noisy_counts_)
+        assert one.partitioning_epsilon_ == other.partitioning_epsilon_ <= 0.25 * (1 + TOL)
+        pd.testing.assert_frame_equal(one.ledger_, other.ledger_)
