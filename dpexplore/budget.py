@@ -62,7 +62,6 @@ class _Scope:
     rows: list | None = None
     cost: float = 0.0
     load: float = 0.0
-    direct: float = 0.0            # parallel scopes: the largest direct spend (a part of its own)
     parts: list = field(default_factory=list)  # parallel scopes: each child's load, by its slot
     slot: int = -1                 # this scope's index in its parallel parent's parts
     branch_names: set = field(default_factory=set)  # parallel scopes: names of their branches
@@ -365,8 +364,6 @@ class BudgetAccountant:
             if over is not None:
                 raise self._refusal(epsilon, f"spending on {label!r}", over, scope)
             self._apply(plan)
-            if scope.parallel:
-                scope.direct = max(scope.direct, epsilon)
             row = len(self._rows)
             self._rows.append({
                 "label": label,
@@ -425,9 +422,9 @@ class BudgetAccountant:
         while node.parent is not None and node.contribution != old:
             parent = node.parent
             parent_old = parent.contribution
-            if parent.parallel:
+            if parent.parallel:  # the largest part; its direct spends are in its cost
                 parent.parts[node.slot] = node.contribution
-                load = max([parent.direct, *parent.parts])
+                load = max(parent.parts)
             else:
                 load = parent.load + (node.contribution - old)
             parent.load = max(load, parent.cost)  # never below what was spent

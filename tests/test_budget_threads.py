@@ -291,3 +291,95 @@ def test_concurrent_diffmulti_fits_release_what_they_release_alone(table, freque
         np.testing.assert_array_equal(one.noisy_counts_, other.noisy_counts_)
         assert one.partitioning_epsilon_ == other.partitioning_epsilon_ <= 0.25 * (1 + TOL)
         pd.testing.assert_frame_equal(one.ledger_, other.ledger_)
+
+
+# --------------------------------------------------------------------------- asyncio tasks
+def test_asyncio_tasks_spend_in_the_scopes_they_were_created_in():
+    """A task starts with a copy of its creator's context: created outside any scope it spends at
+    the top level, created inside a branch it spends in that branch; once the branch is closed
+    by its creator it can spend there no more (RuntimeError before anything is recorded)."""
+    import asyncio
+
+    async def main():
+        acc = BudgetAccountant(3.0)
+        in_branch, spent_outside, branch_closed = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def outsider():
+            await in_branch.wait()
+            acc.spend(0.3, "outsider")
+            spent_outside.set()
+
+        async def inside():
+            acc.spend(0.2, "created inside a")
+
+        async def late():
+            await branch_closed.wait()
+            acc.spend(0.1, "after its branch closed")
+
+        first = asyncio.create_task(outsider())
+        with acc.parallel("halves"):
+            with acc.branch("a"):
+                acc.spend(0.5, "left")
+                in_branch.set()
+                await spent_outside.wait()
+                await asyncio.create_task(inside())
+                straggler = asyncio.create_task(late())
+            branch_closed.set()
+            with acc.branch("b"):
+                acc.spend(0.5, "right")
+        await first
+        with pytest.raises(RuntimeError, match="closed by the thread or task that opened it"):
+            await straggler
+        return acc
+
+    acc = asyncio.run(asyncio.wait_for(main(), WAIT))
+    scopes = acc.ledger.set_index("label")["scope"].to_dict()
+    assert scopes == {"left": "halves/a", "outsider": "", "created inside a": "halves/a", "right": "halves/b"}
+    assert acc.spent == pytest.approx(0.3 + max(0.5 + 0.2, 0.5))
+    assert acc.ledger["charged"].sum() == pytest.approx(acc.spent)
+
+
+# --------------------------------------------------------------------------- failures and nested fits
+def test_a_fit_that_fails_after_reserving_returns_the_rest_and_leaves_no_scope_open(table, monkeypatch):
+    """PrivPfC spends its record count, then its grid selection fails: what it spent stays spent,
+    what it held returns, and this thread is back at the top level."""
+    X, y, schema = table
+    acc = BudgetAccountant(1.0)
+
+    def failing(*args, **kwargs):
+        raise FloatingPointError("the draw failed")
+
+    monkeypatch.setattr(mechanisms, "exponential", failing)
+    fit = PrivPfC(epsilon=0.6, schema=schema, accountant=acc, random_state=0)
+    with pytest.raises(FloatingPointError):
+        fit.fit(X, y)
+    assert acc.n_spends == 2 and acc.reserved == 0            # record count, grid selection
+    assert fit.epsilon_spent_ == pytest.approx(acc.spent) and acc.remaining == pytest.approx(1.0 - acc.spent)
+    acc.spend(0.1, "next")
+    assert acc.ledger["scope"].tolist() == ["", "", ""]
+
+
+def test_select_then_train_fits_in_a_thread_pool_keep_nested_ledgers(binary, frequent_switches):
+    """SelectThenTrain reserves its ε, and its selector and model reserve their shares inside it:
+    with eight of them racing on a budget of 1, five are released, each ledger is its own."""
+    from dpexplore.models import SelectThenTrain
+    from dpexplore.select.thesis import PrivateKSubsetSelector
+
+    Xb, yb = binary
+    acc = BudgetAccountant(1.0)
+    start = threading.Barrier(8, timeout=WAIT)
+
+    def fit(i):
+        start.wait()
+        return SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=0.2, classes=[0, 1],
+                               accountant=acc, random_state=i).fit(Xb, yb)
+
+    with ThreadPoolExecutor(8) as pool:
+        fitted, errors = _outcomes([pool.submit(fit, i) for i in range(8)])
+    assert all(isinstance(err, BudgetExceededError) for err in errors), errors
+    assert len(fitted) == 5
+    _assert_exact_ledger(acc, fitted)
+    for est in fitted:
+        parts = pd.concat([est.selector_.ledger_, est.model_.ledger_], ignore_index=True)
+        pd.testing.assert_frame_equal(parts, est.ledger_)
+        assert est.selector_.epsilon_spent_ + est.model_.epsilon_spent_ == pytest.approx(0.2)
