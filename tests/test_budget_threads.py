@@ -383,3 +383,29 @@ def test_select_then_train_fits_in_a_thread_pool_keep_nested_ledgers(binary, fre
         parts = pd.concat([est.selector_.ledger_, est.model_.ledger_], ignore_index=True)
         pd.testing.assert_frame_equal(parts, est.ledger_)
         assert est.selector_.epsilon_spent_ + est.model_.epsilon_spent_ == pytest.approx(0.2)
+
+
+def test_private_roc_curves_racing_for_a_budget_each_keep_their_own_ledger(frequent_switches):
+    """PriROC spends per median level and per label histogram: eight curves of ε 0.3 on a budget
+    of 1 give three curves, each ledger its own and summing to 0.3, and five refusals that spent
+    nothing (before: attrs["ledger"] was every row since the call began, other threads' too)."""
+    from dpexplore.evaluate.roc import private_roc_curve
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 400)
+    scores = np.clip(0.3 * labels + rng.random(400) * 0.7, 0, 1)
+    acc = BudgetAccountant(1.0)
+    start = threading.Barrier(8, timeout=WAIT)
+
+    def curve(i):
+        start.wait()
+        return private_roc_curve(labels, scores, epsilon=0.3, classes=[0, 1], accountant=acc, random_state=i)
+
+    with ThreadPoolExecutor(8) as pool:
+        curves, errors = _outcomes([pool.submit(curve, i) for i in range(8)])
+    assert all(isinstance(err, BudgetExceededError) for err in errors), errors
+    assert len(curves) == 3
+    assert sum(len(c.attrs["ledger"]) for c in curves) == acc.n_spends
+    for c in curves:
+        assert c.attrs["ledger"]["charged"].sum() == pytest.approx(0.3)
+    assert acc.spent == pytest.approx(0.9)
