@@ -318,11 +318,19 @@ class BudgetAccountant:
                 load = parent.load + (new_part - node.contribution)
             node = parent
 
-    def _apply(self, plan: list) -> None:
+    def _add(self, epsilon: float, spend: bool, what: str) -> _Scope:
+        """Add ``epsilon`` in this context's scope, which it returns (a spend, or with
+        ``spend=False`` a new reservation's hold), or refuse before changing anything. Under the
+        lock."""
+        scope = self._scope()
+        plan, over = self._plan(scope, epsilon, spend)
+        if over is not None:
+            raise self._refusal(epsilon, what, over, scope)
         for node, cost, load in plan:
             node.cost, node.load = cost, load
             if node.parent is not None and node.parent.parallel:
                 node.parent.parts[node.slot] = node.contribution
+        return scope
 
     def _refusal(self, epsilon: float, what: str, limit: _Scope, scope: _Scope) -> BudgetExceededError:
         if limit.held is not None:
@@ -358,12 +366,8 @@ class BudgetAccountant:
         if not isinstance(label, str) or not label:
             raise ValueError("label must be a non-empty string saying what the ε pays for")
         with self._lock:
-            scope = self._scope()
             before = self._root.cost
-            plan, over = self._plan(scope, epsilon, spend=True)
-            if over is not None:
-                raise self._refusal(epsilon, f"spending on {label!r}", over, scope)
-            self._apply(plan)
+            scope = self._add(epsilon, True, f"spending on {label!r}")
             row = len(self._rows)
             self._rows.append({
                 "label": label,
@@ -410,7 +414,7 @@ class BudgetAccountant:
                     f"the scope {scope.name!r} was opened by another thread or task: a scope is "
                     "closed by the thread or task that opened it") from None
             for node in inside + [scope]:
-                node.open = False
+                node.open, node.token = False, None
                 if node.held is not None:
                     self._return_unspent(node)
 
@@ -484,13 +488,8 @@ class BudgetAccountant:
         if not isinstance(label, str) or not label:
             raise ValueError("label must be a non-empty string saying what the ε is held for")
         with self._lock:
-            scope = self._scope()
-            plan, over = self._plan(scope, epsilon, spend=False)
-            if over is not None:
-                raise self._refusal(epsilon, f"reserving for {label!r}", over, scope)
-            self._apply(plan)
-            held = _Scope(label, parallel=False, parent=scope, held=epsilon, rows=[])
-            self._open(held)
+            scope = self._add(epsilon, False, f"reserving for {label!r}")
+            held = self._open(_Scope(label, parallel=False, parent=scope, held=epsilon, rows=[]))
         return Reservation(self, held, epsilon)
 
     # ------------------------------------------------------------------ planning and reports
@@ -634,8 +633,8 @@ class RecordsSpends:
     any ``parallel`` scopes inside the fit charged at their maximum, computed from this fit's
     own spends, never from the accountant's overall total: inside a ``parallel`` scope next to a
     sibling that spent more, the total does not move, yet the fit still cost its ε on its own
-    part of the data. A fit cannot run *directly* inside ``parallel()`` (each fit is a part of
-    its own only by declaration); open a ``branch`` for it.
+    part of the data. A fit does not run *directly* inside ``parallel()``: open a ``branch``
+    naming the part of the data it sees.
 
     Copies of the fitted object (``clone``, ``copy.deepcopy``) keep the same ``accountant`` and
     ``accountant_`` (an accountant is never duplicated, see :class:`BudgetAccountant`); an
@@ -665,9 +664,9 @@ class RecordsSpends:
         scope = accountant._scope()
         if scope.parallel:
             raise RuntimeError(
-                f"{type(self).__name__} was fitted directly inside parallel({scope.name!r}); its spends "
-                "would each count as a disjoint part of the data. Fit it inside "
-                "`with acc.branch(name):` for the part of the data it sees.")
+                f"{type(self).__name__} was fitted directly inside parallel({scope.name!r}): fit it inside "
+                "`with acc.branch(name):`, naming the disjoint part of the data it sees, so that the "
+                "ledger says which part each fit was charged for.")
         self._close_ledger()  # a ledger left open by an earlier call of this fit
         epsilon = check_epsilon(self.epsilon if epsilon is None else epsilon)
         self._reservation = accountant.reserve(epsilon, type(self).__name__)

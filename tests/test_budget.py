@@ -617,3 +617,25 @@ def test_property_random_reservations_match_the_reference_and_never_overspend(pr
     assert acc.remaining == pytest.approx(max(0.0, total - load), rel=1e-9, abs=1e-12)
     assert acc.spent <= total * (1 + 1e-9)
     assert acc.ledger["charged"].sum() == pytest.approx(acc.spent, rel=1e-9, abs=1e-12)
+
+
+def test_fits_in_parallel_branches_are_charged_at_the_largest():
+    import numpy as np
+
+    from dpexplore.models import PrivateNaiveBayes
+
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 2, (200, 3)), rng.integers(0, 2, 200)
+    acc = BudgetAccountant(1.0)
+    with acc.parallel("halves"):
+        with pytest.raises(RuntimeError, match="branch"):
+            PrivateNaiveBayes(0.5, classes=[0, 1], accountant=acc).fit(X, y)
+        assert acc.n_spends == 0 and acc.reserved == 0
+        fits = []
+        for name, rows, eps in [("first", slice(0, 100), 0.6), ("second", slice(100, 200), 0.9)]:
+            with acc.branch(name):
+                fits.append(PrivateNaiveBayes(eps, classes=[0, 1], accountant=acc, random_state=0)
+                            .fit(X[rows], y[rows]))
+    assert [f.epsilon_spent_ for f in fits] == [0.6, 0.9] and acc.spent == pytest.approx(0.9)
+    assert acc.ledger["scope"].tolist() == ["halves/first", "halves/second"]
+    assert [len(f.ledger_) for f in fits] == [1, 1]
