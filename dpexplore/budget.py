@@ -337,9 +337,10 @@ class BudgetAccountant:
             return BudgetExceededError(
                 f"{what} needs ε = {epsilon:g} but only {self._remaining(scope):g} of the ε = "
                 f"{limit.held:g} reserved for {limit.name!r} remains")
+        held = f", {self.reserved:g} reserved by releases in progress" if self.reserved > 0 else ""
         return BudgetExceededError(
             f"{what} needs ε = {epsilon:g} but only {self._remaining(scope):g} of {self.total:g} "
-            f"remains (spent {self.spent:g})")
+            f"remains (spent {self.spent:g}{held})")
 
     def require(self, epsilon: float) -> None:
         """Raise :class:`BudgetExceededError` unless ``epsilon`` could still be spent here

@@ -639,3 +639,27 @@ def test_fits_in_parallel_branches_are_charged_at_the_largest():
     assert [f.epsilon_spent_ for f in fits] == [0.6, 0.9] and acc.spent == pytest.approx(0.9)
     assert acc.ledger["scope"].tolist() == ["halves/first", "halves/second"]
     assert [len(f.ledger_) for f in fits] == [1, 1]
+
+
+def test_a_refusal_says_how_much_open_reservations_hold():
+    import threading
+
+    acc = BudgetAccountant(1.0)
+    acc.spend(0.25, "a")
+    held, done = threading.Event(), threading.Event()
+
+    def fit_elsewhere():
+        with acc.reserve(0.5, "a fit in another thread"):
+            held.set()
+            done.wait(60)
+
+    thread = threading.Thread(target=fit_elsewhere)
+    thread.start()
+    try:
+        assert held.wait(60)
+        with pytest.raises(BudgetExceededError, match=r"only 0.25 of 1 remains \(spent 0.25, 0.5 reserved"):
+            acc.spend(0.5, "b")
+    finally:
+        done.set()
+        thread.join(60)
+    assert acc.remaining == 0.75
