@@ -409,3 +409,20 @@ def test_private_roc_curves_racing_for_a_budget_each_keep_their_own_ledger(frequ
     for c in curves:
         assert c.attrs["ledger"]["charged"].sum() == pytest.approx(0.3)
     assert acc.spent == pytest.approx(0.9)
+
+
+def test_cross_validation_on_joblibs_threading_backend_shares_the_budget(binary):
+    """GridSearchCV/cross_val_score with n_jobs > 1 on joblib's threading backend fit in threads
+    that share the caller's accountant: five folds of ε 0.3 on a budget of 1 give three fits and
+    two refusals (BudgetExceededError before spending; scored NaN by scikit-learn)."""
+    import joblib
+    from sklearn.exceptions import FitFailedWarning
+    from sklearn.model_selection import cross_val_score
+
+    Xb, yb = binary
+    acc = BudgetAccountant(1.0)
+    model = PrivateNaiveBayes(0.3, classes=[0, 1], accountant=acc, random_state=0)
+    with joblib.parallel_backend("threading", n_jobs=2), pytest.warns(FitFailedWarning, match="BudgetExceeded"):
+        scores = cross_val_score(model, Xb, yb, cv=5, n_jobs=2, error_score=np.nan)
+    assert np.isnan(scores).sum() == 2
+    assert acc.n_spends == 3 and acc.spent == pytest.approx(0.9) and (acc.ledger["scope"] == "").all()
