@@ -30,7 +30,7 @@ from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
 from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
-from ..budget import RecordsSpends
+from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import laplace, laplace_scale
@@ -291,7 +291,7 @@ class PrivateGaussianNB(RenamedParams, _NBBase):
         if from_data:
             warnings.warn("PrivateGaussianNB without public bounds: the feature ranges are read "
                           "from the private data, so the release is not differentially private",
-                          PrivacyLeakWarning, stacklevel=2)
+                          PrivacyLeakWarning, stacklevel=FIT_CALLER_STACKLEVEL)
             hi = np.where(hi > lo, hi, lo + 1.0)
         rng = self._start(epsilon)
         C, D = classes.size, Xa.shape[1]

@@ -19,7 +19,7 @@ from .. import mechanisms
 from .._deprecation import RenamedParams
 from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
                                   refuse_sparse, set_fit_features, source_input)
-from ..budget import RecordsSpends, prepare_accountant
+from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends, prepare_accountant
 from ..domain import Schema, Taxonomy
 from .._validation import format_number
 from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning, SyntheticSizeWarning
@@ -575,7 +575,7 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
         name = type(self).__name__
         warnings.warn(f"{name}.fit(X, y, schema) is deprecated and stops working in dpexplore 0.4: pass "
                       f"schema to the constructor, {name}(..., schema=schema).fit(X, y)",
-                      DpexploreDeprecationWarning, stacklevel=3)
+                      DpexploreDeprecationWarning, stacklevel=FIT_CALLER_STACKLEVEL + 1)
         if schema is None or schema is own:
             return own
         if own is not None and (not isinstance(schema, Schema) or schema.to_dict() != own.to_dict()):

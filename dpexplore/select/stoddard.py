@@ -48,7 +48,7 @@ from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction, check_int,
                            check_random_state, check_scores)
 from ..audit import privacy_loss
-from ..budget import BudgetAccountant
+from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant
 from ..exceptions import NotDifferentiallyPrivateWarning
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
 from ..sensitivity import utility_sensitivity
@@ -670,5 +670,5 @@ class ClusterSelection(_BinarySelector):
         self.centres_ = centres
         self.support_ = centre_score[label] >= float(self.threshold)
         warnings.warn(_NOT_DP.format(name="ClusterSelection"), NotDifferentiallyPrivateWarning,
-                      stacklevel=2)
+                      stacklevel=FIT_CALLER_STACKLEVEL)
         return self

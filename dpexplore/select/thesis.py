@@ -32,6 +32,7 @@ from .._validation import (RandomState, check_binary_matrix, check_epsilon, chec
                            check_same_length, check_scores)
 from .._validation.inputs import check_y
 from ..audit import privacy_loss
+from ..budget import FIT_CALLER_STACKLEVEL
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
 from ..sensitivity import utility_sensitivity
@@ -441,7 +442,8 @@ class IterativeSelector(_ThesisSelector):
         dq = self._sensitivity(score)
         warnings.warn("IterativeSelector (thesis Algorithm 4) is NOT differentially private: its "
                       "loop length and examination order depend on the data (thesis §3.5.3). Use "
-                      "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning, stacklevel=2)
+                      "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning,
+                      stacklevel=FIT_CALLER_STACKLEVEL)
         rng = self._start(epsilon)
         q = self._scores(Xb, yb, w, score)
         self._spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")
