@@ -430,7 +430,7 @@ def test_a_spend_over_either_budget_is_refused_before_anything_is_recorded():
     before = acc.ledger.copy()
     with pytest.raises(BudgetExceededError, match="δ budget"):
         acc.spend(0.1, "too much δ", delta=5e-6)          # ε fits, δ does not
-    with pytest.raises(BudgetExceededError, match="budget"):
+    with pytest.raises(BudgetExceededError, match="only 0.5 of 1 remains"):
         acc.spend(0.6, "too much ε", delta=1e-6)          # δ fits, ε does not
     with pytest.raises(BudgetExceededError):
         acc.require(0.1, delta=5e-6)
