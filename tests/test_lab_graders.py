@@ -79,8 +79,8 @@ def test_the_audit_flags_its_planted_leak_and_passes_the_reference(exercise_id):
 @pytest.mark.parametrize("seed", range(10 if LONG else 2))
 def test_the_reference_is_not_refused_whatever_its_draws(exercise_id, seed):
     battery, unit, allowed, _ = GRADED[exercise_id]
-    comparison = _grading.compare_with_laplace(REFERENCE[exercise_id], battery(), seed=7_000 + seed,
-                                               mechanism="the reference", allowed=allowed, unit=unit)
+    comparison = _grading.compare_with_reference(REFERENCE[exercise_id], battery(), seed=7_000 + seed,
+                                                 mechanism="the reference", allowed=allowed, unit=unit)
     assert comparison.passed, comparison.reason
     assert comparison.power > 0.999          # a noise scale 5 % off is refused
 

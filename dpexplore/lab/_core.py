@@ -15,7 +15,7 @@ answer by reading an attribute or a string: checks compute their expected values
 answer is a template filled in only after a right answer, the right option of a question with
 nothing to compute is kept as a salted fingerprint (:func:`fingerprint`), and the example answers the test
 suite feeds through every check live in ``tests/lab_examples.py``. Checks are registered with
-:func:`exercise` in one module per notebook (``nb00`` … ``nb09``). The convention and why it uses
+:func:`exercise` in one module per notebook (``nb00`` … ``nb14``). The convention and why it uses
 nbgrader's solution markers are explained in ``notebooks/README.md``.
 """
 from __future__ import annotations

@@ -2,21 +2,24 @@
 
 An "implement" exercise asks for a specified mechanism: Laplace noise of scale b = Δ/ε on class
 counts (01.3), on TC scores before a threshold (05.5), on every cell of a histogram before a
-threshold (06.3). Its check (:func:`grade_mechanism`) does three things, and refuses the answer
-at the first that fails, saying why:
+threshold (06.3); Gaussian noise of the classical σ on a vector (12.2); AboveThreshold's answers
+(14.4). Its check (:func:`grade_mechanism`) does three things, and refuses the answer at the
+first that fails, saying why:
 
 1. **The student's own code.** The student's function runs under :func:`guarded_call` (the first
    :data:`WATCHED_CALLS` calls on every input, then one call in ten), which refuses a function that
    calls into dpexplore (the package's own implementation of what was asked), apart from the
    building blocks the exercise allows.
-2. **The reference comparison** (:func:`compare_with_laplace`): the function runs many times on
+2. **The reference comparison** (:func:`compare_with_reference`): the function runs many times on
    each input of a battery (:class:`Case`) that the check generates when it runs, with sizes
    from a handful of records to 10^5, counts from 0 to 10^4 and thresholds a full Δ from a
    count. Each released value (a count in tens, a selected feature, a kept cell's noisy count)
-   is turned back into the noise it implies, in units of the reference scale b, and falls into
-   one of a few categories: intervals of the standard Laplace variable Z, whose exact
-   probabilities under the reference mechanism are known. Three families of tests compare the
-   observed counts with them:
+   is turned back into the noise it implies, in units of the reference scale (b, or σ), and falls
+   into one of a few categories: intervals of the standardised noise Z, whose exact probabilities
+   under the reference mechanism are known from its :class:`Reference` (:data:`LAPLACE`,
+   :data:`GAUSSIAN`, or :func:`categorical_reference` for a release that is one of finitely many
+   outcomes, such as the position of AboveThreshold's first ⊤). Three families of tests compare
+   the observed counts with them:
 
    * *per input*: an exact two-sided binomial test for every category of every group of units
      with the same reference distribution, within each input and pooled across inputs. A
@@ -54,12 +57,15 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from scipy.special import ndtr
+
 from ..audit import privacy_loss
 from ..mechanisms import laplace_cdf, laplace_pdf
 from ._core import Verdict, not_yet, right_if
 
-__all__ = ["Refusal", "Case", "Comparison", "AuditPlan", "FALSE_REFUSAL", "guarded_call",
-           "compare_with_laplace", "audit_pairs", "grade_mechanism", "event"]
+__all__ = ["Refusal", "Reference", "LAPLACE", "GAUSSIAN", "categorical_reference", "Case", "Comparison",
+           "AuditPlan", "FALSE_REFUSAL", "guarded_call", "compare_with_reference", "audit_pairs",
+           "grade_mechanism", "event"]
 
 FALSE_REFUSAL = 1e-4
 """Upper bound on the probability that a check refuses a correct answer (union bound below)."""
@@ -81,6 +87,7 @@ class Refusal(Exception):
 
 # ============================================================================ 1. the student's own code
 _PACKAGE = os.path.join(str(Path(__file__).resolve().parents[1]), "")
+_WRAPPERS = os.path.join(_PACKAGE, "_deprecation.py")   # a renamed keyword's wrapper: name what it wraps
 
 
 def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (), watch: bool = True) -> Any:
@@ -114,7 +121,7 @@ def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (
             code = frame.f_code
             if code in allowed_codes or code.co_name in ("<module>", "__getattr__"):   # imports are no calls
                 inside.append(frame)
-            elif code.co_filename.startswith(_PACKAGE):
+            elif code.co_filename.startswith(_PACKAGE) and code.co_filename != _WRAPPERS:
                 offender.append(f"{frame.f_globals.get('__name__', 'dpexplore')}.{code.co_qualname}")
         elif event == "return" and inside and frame is inside[-1]:
             inside.pop()
@@ -146,6 +153,70 @@ def _package_refusal(name: str) -> Refusal:
 
 
 # ============================================================================ 2. the reference comparison
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """The reference distribution of a unit's standardised release Z, as the tests need it.
+
+    ``cdf(z)`` is P(Z ≤ z) (0 and 1 at ∓inf), and ``scale_derivative(z)`` is −∂/∂(log s) of
+    P(Z ≤ z) when every noise scale of the reference is multiplied by s, at s = 1 (for a scale
+    family, f(z)·z): the score of the noise-scale test. Units whose categories have the same edges
+    and the same ``name`` share one distribution (they are pooled), so a reference that depends
+    on the input (:func:`categorical_reference`) has a name of its own.
+    """
+
+    name: str
+    cdf: Callable[[np.ndarray], np.ndarray]
+    scale_derivative: Callable[[np.ndarray], np.ndarray]
+
+
+def _times_z(density: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """z ↦ f(z)·z, 0 at ±inf: the scale derivative of a scale family with density f."""
+    def derivative(z: np.ndarray) -> np.ndarray:
+        z = np.asarray(z, dtype=float)
+        finite = np.isfinite(z)
+        safe = np.where(finite, z, 0.0)
+        return np.where(finite, density(safe) * safe, 0.0)
+    return derivative
+
+
+LAPLACE = Reference("the standard Laplace distribution",
+                    lambda z: np.asarray(laplace_cdf(np.asarray(z, dtype=float), epsilon=1.0)),
+                    _times_z(lambda z: np.asarray(laplace_pdf(z, epsilon=1.0))))
+"""Z = noise / b for Laplace noise of scale b."""
+GAUSSIAN = Reference("the standard normal distribution", lambda z: ndtr(np.asarray(z, dtype=float)),
+                     _times_z(lambda z: np.exp(-z * z / 2) / math.sqrt(2 * math.pi)))
+"""Z = noise / σ for Gaussian noise of standard deviation σ."""
+
+_SCALE_STEP = 1e-4      # log-scale step of the central difference in categorical_reference
+
+
+def categorical_reference(name: str, probabilities: Callable[[float], np.ndarray]) -> Reference:
+    """The reference of a release that is one of finitely many outcomes 0, 1, …, K − 1 (decoded as
+    that number): ``probabilities(s)`` gives their exact probabilities when every noise scale of the
+    reference mechanism is multiplied by s. The categories' edges are then k + ½; the scale
+    derivative is a central difference in log s.
+
+    >>> coin = categorical_reference("a coin", lambda s: np.array([1 - s / 2, s / 2]))   # 1: likelier with noise
+    >>> coin.cdf(np.array([-np.inf, 0.5, np.inf])).tolist(), coin.scale_derivative(np.array([0.5])).round(6).tolist()
+    ([0.0, 0.5, 1.0], [0.5])
+    """
+    at_one = np.asarray(probabilities(1.0), dtype=float)
+    up, down = (np.asarray(probabilities(math.exp(h)), dtype=float) for h in (_SCALE_STEP, -_SCALE_STEP))
+
+    def cumulative(p: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        table = np.concatenate([[0.0], np.cumsum(p)])
+        table[-1] = 1.0
+
+        def cdf(z: np.ndarray) -> np.ndarray:
+            z = np.asarray(z, dtype=float)
+            k = np.floor(np.clip(z, -1.0, p.size - 1.0)).astype(int) + 1      # outcomes ≤ z: 0 … K
+            return table[k]
+        return cdf
+
+    cdf_up, cdf_down = cumulative(up), cumulative(down)
+    return Reference(name, cumulative(at_one), lambda z: -(cdf_up(z) - cdf_down(z)) / (2 * _SCALE_STEP))
+
+
 @dataclass
 class Case:
     """One input of the battery and how to read the student's releases on it.
@@ -157,6 +228,7 @@ class Case:
     unit's categories (rows of increasing edges from -inf to +inf, padded with +inf);
     ``describe(unit, k)`` says in words what category k of a unit is. ``magnitude`` (the true
     value of each unit) and ``size`` (records in the input) place the units in buckets.
+    ``reference`` is the distribution of Z under the reference mechanism.
     """
 
     label: str
@@ -168,19 +240,7 @@ class Case:
     draws: int
     describe: Callable[[int, int], str]
     unit_names: Sequence[str] = ()
-
-
-def _standard_cdf(z: np.ndarray) -> np.ndarray:
-    """Distribution function of the standard Laplace variable Z (scale 1), 0 and 1 at ∓inf."""
-    return np.asarray(laplace_cdf(np.asarray(z, dtype=float), epsilon=1.0))
-
-
-def _density_times_z(z: np.ndarray) -> np.ndarray:
-    """f(z)·z for the standard Laplace density, 0 at ±inf (minus the derivative of F(z/s) in log s)."""
-    z = np.asarray(z, dtype=float)
-    finite = np.isfinite(z)
-    safe = np.where(finite, z, 0.0)
-    return np.where(finite, laplace_pdf(safe, epsilon=1.0) * safe, 0.0)
+    reference: Reference = LAPLACE
 
 
 @dataclass
@@ -193,7 +253,7 @@ class _Tested:
 
 @dataclass
 class Comparison:
-    """The outcome of :func:`compare_with_laplace`."""
+    """The outcome of :func:`compare_with_reference`."""
 
     passed: bool
     reason: str
@@ -236,8 +296,8 @@ def _binomial_log_p(observed: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.nd
     return np.where(np.isneginf(log_p), -n * np.nan_to_num(kl, nan=np.inf, posinf=np.inf), log_p)
 
 
-def compare_with_laplace(func: Callable, cases: Sequence[Case], *, seed: int, mechanism: str,
-                         allowed: Iterable[Callable] = (), unit: str = "unit") -> Comparison:
+def compare_with_reference(func: Callable, cases: Sequence[Case], *, seed: int, mechanism: str,
+                           allowed: Iterable[Callable] = (), unit: str = "unit") -> Comparison:
     """Run ``func`` ``case.draws`` times on every case (arguments ``case.fresh() + (rng,)``) and
     compare its releases with the reference's exact distribution (module docstring, step 2).
 
@@ -280,7 +340,7 @@ def _categorise(case: Case, z: np.ndarray) -> _Observed:
     index = np.clip((edges[None, :, :] < z[:, :, None]).sum(axis=2) - 1, 0, width - 1)
     counts = np.zeros((units, width), dtype=np.int64)
     np.add.at(counts, (np.broadcast_to(np.arange(units), index.shape), index), 1)
-    cdf, slope_at = _standard_cdf(edges), _density_times_z(edges)
+    cdf, slope_at = case.reference.cdf(edges), case.reference.scale_derivative(edges)
     return _Observed(counts, np.clip(np.diff(cdf, axis=1), 0.0, 1.0), slope_at[:, :-1] - slope_at[:, 1:], index)
 
 
@@ -315,10 +375,15 @@ class _Group:
     pooled: bool = False
 
 
+def _key(case: Case, row: np.ndarray) -> bytes:
+    """What units with one reference distribution share: the reference and the category edges."""
+    return case.reference.name.encode() + b"|" + row.tobytes()
+
+
 def _case_groups(ci: int, case: Case, obs: _Observed) -> list[_Group]:
     keys, first, inverse = np.unique(case.edges, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    return [_Group(ci, int(first[g]), keys[g].tobytes(), obs.probs[first[g]], obs.counts[inverse == g].sum(axis=0),
+    return [_Group(ci, int(first[g]), _key(case, keys[g]), obs.probs[first[g]], obs.counts[inverse == g].sum(axis=0),
                    case.draws * int((inverse == g).sum()), int((inverse == g).sum())) for g in range(keys.shape[0])]
 
 
@@ -335,10 +400,10 @@ def _pooled_groups(groups: Sequence[_Group]) -> list[_Group]:
 def _binomial_test_count(cases: Sequence[Case]) -> int:
     """How many binomial tests the battery makes (per case and pooled groups, every category)."""
     keys = [np.unique(case.edges, axis=0) for case in cases]
-    rows = {}
-    for k in keys:
+    rows: dict[bytes, int] = {}
+    for case, k in zip(cases, keys):
         for row in k:
-            rows[row.tobytes()] = rows.get(row.tobytes(), 0) + 1
+            rows[_key(case, row)] = rows.get(_key(case, row), 0) + 1
     width = max(case.edges.shape[1] - 1 for case in cases)
     return width * (sum(k.shape[0] for k in keys) + sum(1 for n in rows.values() if n > 1))
 
@@ -435,7 +500,7 @@ def _independence_tests(cases: Sequence[Case], observed: Sequence[_Observed], un
         if inner.shape[1] == 0:
             continue
         split = np.argmin(np.abs(inner), axis=1) + 1                    # category index of the lower edge m
-        p = 1.0 - _standard_cdf(edges[np.arange(edges.shape[0]), split])
+        p = 1.0 - case.reference.cdf(edges[np.arange(edges.shape[0]), split])
         eligible = np.flatnonzero((p >= _SPLIT_RANGE[0]) & (p <= _SPLIT_RANGE[1]))
         if eligible.size < 2:
             continue
@@ -514,7 +579,7 @@ def _flags_planted_leak(plan: AuditPlan) -> bool:
 def grade_mechanism(answer: Any, *, cases: Callable[[], Sequence[Case]], mechanism: str, unit: str,
                     audit: AuditPlan, seed: int, allowed: Iterable[Callable] = (),
                     not_callable: str = "give a function (a def), not its result.") -> Verdict:
-    """The verdict on a student's mechanism: :func:`compare_with_laplace` on ``cases()`` (built
+    """The verdict on a student's mechanism: :func:`compare_with_reference` on ``cases()`` (built
     when the check runs), then the privacy audit, whose planted leak must be flagged.
 
     A right verdict fills the exercise's ``why`` with ``evidence`` (what the pass means) and the
@@ -525,8 +590,8 @@ def grade_mechanism(answer: Any, *, cases: Callable[[], Sequence[Case]], mechani
     if not _flags_planted_leak(audit):
         raise RuntimeError("the audit missed the planted leak: the check itself is broken")
     try:
-        comparison = compare_with_laplace(answer, cases(), seed=seed, mechanism=mechanism,
-                                          allowed=allowed, unit=unit)
+        comparison = compare_with_reference(answer, cases(), seed=seed, mechanism=mechanism,
+                                            allowed=allowed, unit=unit)
     except Refusal as refusal:
         return not_yet(str(refusal))
     if not comparison.passed:
