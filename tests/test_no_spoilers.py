@@ -80,6 +80,14 @@ SPOILERS: dict[str, list[str]] = {
     "09.1": [r"(?<![\d.,])221(?![\d,])"],
     "09.2": [r"identical[^\n]{0,80}\bTrue\b", r"\bIdentical:", r"does \**not depend on the engine"],
     "09.3": [r"fit[^.]{0,60}does not grow with the rows", r"time does not grow"],
+    "10.1": [r"(standard deviation|\bsd\b)[^.\n]{0,40}(?<![\d.])4(\.0+)?(?![\d.])", r"variance[^.\n]{0,20}\b16\b"],
+    "10.2": [r"np\.block\(\[\[A,\s?-np\.eye", r"b_ub\s?=\s?np\.r_\[a"],
+    "10.3": [r"(?<![\w√])E\s?=\s?10(?![\d.])", r"below 75\s?%[^.\n]{0,40}\b10\b"],
+    "10.4": [r"(?<![\d.])0?\.07[34]\d*", r"\b7\.[34]\d*\s?%"],
+    "11.1": [r"(?<![\d.])1\.3[89]\d*", r"\bln\s?4\b"],
+    "11.2": [r"(?<![\d.])0?\.30?(?![\d])[^\n]{0,20}(estimate|share)", r"estimate[^.\n]{0,20}(?<![\d.])0?\.30?(?![\d])"],
+    "11.3": [r"np\.where\(truthful", r"rng\.random\([^)]*\)\s?<\s?p\b"],
+    "11.4": [r"(?<![\d.,])21[45](\.\d+)?(?![\d,])", r"×\s?21[45]"],
 }
 
 _DETAILS = re.compile(r"<details\b.*?</details>", re.S | re.I)

@@ -35,10 +35,11 @@ def show_chart(output: Any, *charts: Any) -> None:
 
 
 def log_slider(value: float, description: str, lo: float = -1.3, hi: float = 0.7,
-               step: float = 0.05) -> widgets.FloatLogSlider:
-    """A slider over 10^lo … 10^hi (ε by default: 0.05 to 5) that redraws on release."""
+               step: float = 0.05, readout_format: str = ".3g") -> widgets.FloatLogSlider:
+    """A slider over 10^lo … 10^hi (ε by default: 0.05 to 5) that redraws on release; its readout in
+    d3-format (``".1e"`` for a δ: d3's ``"g"`` writes 10⁻⁶ as 0.00000100)."""
     return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step,
-                                  description=description, readout_format=".3g",
+                                  description=description, readout_format=readout_format,
                                   continuous_update=False, style=STYLE, layout=LAYOUT)
 
 
