@@ -34,10 +34,13 @@ def histogram_frame(samples: Mapping[str, np.ndarray], edges: Sequence[float]) -
 def outline_chart(hist: pd.DataFrame, *, rules: Sequence[tuple[float, str]], x_title: str, title: str, what: str,
                   takeaway: str, width: int = 440, height: int = 200, x_format: str = ".3g") -> alt.LayerChart:
     """Step lines of :func:`histogram_frame` (one per case, told apart by colour and dash pattern,
-    named at their peaks, legend below) with dashed labelled rules at ``rules`` [(x, text)]."""
+    named at their peaks, legend below) with dashed rules at ``rules`` [(x, text)], named in the x-axis
+    title."""
     cases = list(dict.fromkeys(hist["case"]))
     colors, dashes = OKABE_ITO[: len(cases)], [DASHES[i % len(DASHES)] for i in range(len(cases))]
     data = hist.assign(mid=(hist["left"] + hist["right"]) / 2)
+    if rules:
+        x_title += " (dashed line: " + "; ".join(r[1] for r in rules) + ")"
     x = alt.X("mid:Q", title=x_title, axis=alt.Axis(format=x_format))
     color = alt.Color("case:N", sort=cases, scale=alt.Scale(domain=cases, range=colors),
                       legend=alt.Legend(orient="bottom", direction="vertical", title=None, symbolType="stroke",
@@ -53,11 +56,10 @@ def outline_chart(hist: pd.DataFrame, *, rules: Sequence[tuple[float, str]], x_t
         x=alt.X("mid:Q"), y=alt.Y("label_y:Q"), text=alt.Text("case:N"),
         color=alt.Color("case:N", sort=cases, scale=alt.Scale(domain=cases, range=colors), legend=None))
     layers = [lines, names]
-    if rules:
+    if rules:      # named in the axis title: a label beside the rule would cross the peaks' names
         marks = pd.DataFrame({"mid": [r[0] for r in rules], "text": [r[1] for r in rules]})
-        layers += [alt.Chart(marks).mark_rule(color="black", strokeDash=[4, 3]).encode(x=alt.X("mid:Q")),
-                   alt.Chart(marks).mark_text(align="left", dx=4, y=-7, fontSize=10).encode(
-                       x=alt.X("mid:Q"), text=alt.Text("text:N"))]
+        layers.append(alt.Chart(marks).mark_rule(color="black", strokeDash=[4, 3]).encode(
+            x=alt.X("mid:Q"), tooltip=[alt.Tooltip("text:N")]))
     what = what.rstrip(".") + (f" The {len(cases)} cases ({'; '.join(cases)}) are outlined histograms told apart by "
                                "colour and dash pattern and named at their peaks.")
     return describe(alt.layer(*layers).properties(title=title, width=width, height=height), what, takeaway)

@@ -97,9 +97,9 @@ def estimates_chart(estimates: Mapping[str, np.ndarray], *, truth: float, title:
     sds = {m: float(np.std(v)) for m, v in estimates.items()}
     title = title or "Repeated releases of the estimated proportion"
     return outline_chart(
-        hist, rules=[(truth, f"true {truth:.3f}")], x_title="estimated proportion", title=title, width=width,
-        height=height, what=f"{title}: histograms of the estimates of each model over "
-                            f"{len(next(iter(estimates.values())))} repeated releases; the dashed rule marks the "
-                            f"true proportion {truth:.3f}.",
+        hist, rules=[(truth, f"the true proportion {truth:.3f}")], x_title="estimated proportion", title=title,
+        width=width, height=height,
+        what=f"{title}: histograms of the estimates of each model over {len(next(iter(estimates.values())))} "
+             f"repeated releases; the dashed rule marks the true proportion {truth:.3f}.",
         takeaway="Take-away: both are centred on the truth (unbiased), but their spreads differ: " +
                  ", ".join(f"{m} sd {fmt(s)}" for m, s in sds.items()) + ".")
