@@ -141,9 +141,9 @@ aplots.difference_chart(differences, edges=np.linspace(-16, 17, 67), threshold=0
 # 3. rounds x at 1/2.
 #
 # Dinur & Nissim (2003, §3) prove that when every answer is within E = o(√n) of the truth, this
-# kind of attack recovers the secret of all but o(n) people from polynomially many queries; with
-# unlimited queries, errors o(n) are not enough (their §2). Minimising the total error, as here,
-# is the linear-programming decoding of Dwork, McSherry & Talwar (2007).
+# kind of attack recovers the secret of all but o(n) people from polynomially many queries; an
+# attacker who may ask about every subset defeats even errors of size o(n). Minimising the total
+# error, as here, is the linear-programming decoding of Dwork, McSherry & Talwar (2007).
 #
 # Our n = 100 people are a sample of Adult; the secret bit is **married** (marital-status
 # Married-civ-spouse). The attacker knows who the 100 people are and can name any subset of them
@@ -160,8 +160,9 @@ for noise in (0, 2, 10):
     print(f"400 answers, each off by up to {noise:>2}: the attack recovers {np.mean(guess == secret):.0%} of the bits")
 
 # %% [markdown]
-# Exact answers give every bit back. Answers off by up to 2, about 1 % of a typical answer of 25,
-# still give every bit back: "rounded" or "perturbed a little" statistics protect no one.
+# Exact answers give every bit back. Answers off by up to 2, less than a tenth of a typical answer
+# (about 27 married people per subset), still give almost every bit back: "rounded" or "perturbed a
+# little" statistics protect no one.
 
 # %% tags=["exercise"]
 # Exercise 10.2 (implement, 12 min): write my_reconstruct(queries, answers): queries is the k × n
@@ -309,8 +310,9 @@ aplots.membership_chart(aplots.roc_frame(curves), epsilon=1.0,
 
 # %% [markdown]
 # The forest's curve rises steeply at the left (its most confident members are flagged almost
-# without false alarms) and, in the upper right, leaves the region an ε = 1 model must stay in: no
-# 1-DP training could have produced it. DP Naive Bayes stays close to the diagonal.
+# without false alarms) and, in the upper right, leaves the region an ε = 1 model must stay in, by
+# more than the sampling noise of 500 people: no 1-DP training would produce it. DP Naive Bayes
+# stays close to the diagonal.
 #
 # How the attack's AUC moves with ε, for DP Naive Bayes and DP logistic regression (objective
 # perturbation, Chaudhuri et al. 2011): the median of ten models per ε, each trained afresh.

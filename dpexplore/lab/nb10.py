@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._core import as_probability, close, exercise, not_yet, right_if, write_function
-from ._grading import Refusal, guarded_call
+from ._grading import Refusal, guarded_call, zero_one_release
 
 DIFFERENCE_EPSILON = 0.5        # 10.1: ε of each of the two counts, Δ = 1
 
@@ -81,15 +81,6 @@ def _hidden_tables() -> list[HiddenTable]:
     return tables
 
 
-def _guessed_bits(output, n: int) -> np.ndarray:
-    x = np.asarray(output)
-    if x.shape != (n,):
-        raise Refusal(f"return one bit per record ({n} here), got {str(output)[:60]}.")
-    if x.dtype != bool and (x.dtype.kind not in "iuf" or not np.all((x == 0) | (x == 1))):
-        raise Refusal("return 0/1 bits: round the linear program's solution (x ≥ 1/2 means 1).")
-    return x.astype(np.int64)
-
-
 @exercise("10.2", answer="my_reconstruct",
           hints=("Look for a 0/1 column whose subset counts come as close as possible to every answer you were "
                  "given: with many more answers than records there is little room for any other column.",
@@ -109,7 +100,8 @@ def reconstruction_attack(answer):
     rates = []
     for t in tables:
         try:
-            guess = _guessed_bits(guarded_call(answer, (t.queries.copy(), t.answers.copy())), t.secret.size)
+            guess = zero_one_release(guarded_call(answer, (t.queries.copy(), t.answers.copy())), t.secret.size,
+                                     unit="record", hint="round the linear program's solution (x ≥ 1/2 means 1)")
         except Refusal as refusal:
             return not_yet(f"on {t.label}: {refusal}")
         rate = float(np.mean(guess == t.secret))

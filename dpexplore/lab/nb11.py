@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._core import close, exercise, right_if, write_function
-from ._grading import AuditPlan, Case, Reference, Refusal, categorical_reference, grade_mechanism
+from ._grading import AuditPlan, Case, Reference, categorical_reference, grade_mechanism, zero_one_release
 
 
 @exercise("11.1", answer="survey_epsilon",
@@ -75,12 +75,7 @@ def _reference(epsilon: float, answers: str) -> Reference:
 
 def _reports(output, n: int) -> np.ndarray:
     """The 0/1 reports of a release, one per person."""
-    r = np.asarray(output)
-    if r.shape != (n,):
-        raise Refusal(f"return one report per person ({n:,} here), got {str(output)[:60]}.")
-    if r.dtype != bool and (r.dtype.kind not in "iuf" or not np.all((r == 0) | (r == 1))):
-        raise Refusal("return 0/1 reports (or True/False), one per person.")
-    return r.astype(np.int64)
+    return zero_one_release(output, n, unit="person", hint="")
 
 
 def _survey_case(answers, epsilon: float, draws: int) -> Case:
