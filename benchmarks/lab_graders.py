@@ -2,6 +2,7 @@
 
     python benchmarks/lab_graders.py              # seconds per check (the target: under 10 s on 2 cores)
     python benchmarks/lab_graders.py --verdicts   # every answer of tests/lab_examples.py × its verdict
+    python benchmarks/lab_graders.py --verdicts --only 10.2 11.3   # some exercises only
 
 The first check of an exercise in a session also runs the audit of its planted leak (cached
 afterwards): the "first" column. Each answer is checked the way ``lab.check`` does it
@@ -21,7 +22,7 @@ from lab_examples import FAIR, REFERENCE, REFUSED  # noqa: E402
 
 from dpexplore import lab  # noqa: E402
 
-GRADED = ("01.3", "03.1", "05.5", "06.3", "12.2", "13.2", "14.4")
+GRADED = ("01.3", "03.1", "05.5", "06.3", "10.2", "11.3", "12.2", "13.2", "14.4")
 
 
 def _seconds(exercise_id: str, answer) -> tuple[float, str]:
@@ -30,9 +31,9 @@ def _seconds(exercise_id: str, answer) -> tuple[float, str]:
     return time.perf_counter() - start, result.status
 
 
-def timings() -> None:
+def timings(exercises=GRADED) -> None:
     print(f"{'exercise':8s} {'answer':48s} {'verdict':8s} {'seconds':>8s}")
-    for exercise_id in GRADED:
+    for exercise_id in exercises:
         answers = [("reference (first check of the session)", REFERENCE[exercise_id]),
                    ("reference", REFERENCE[exercise_id])]
         answers += list(FAIR[exercise_id].items())
@@ -42,17 +43,21 @@ def timings() -> None:
             print(f"{exercise_id:8s} {name[:48]:48s} {status:8s} {seconds:8.2f}")
 
 
-def verdicts() -> None:
-    for exercise_id in GRADED:
+def verdicts(exercises=GRADED) -> None:
+    for exercise_id in exercises:
         rows = [("accept", "reference", REFERENCE[exercise_id])]
         rows += [("accept", name, f) for name, f in FAIR[exercise_id].items()]
         rows += [("refuse", name, f) for name, f in REFUSED[exercise_id].items()]
         for expected, name, answer in rows:
+            start = time.perf_counter()
             result = lab.evaluate(exercise_id, answer)
-            print(f"{exercise_id} | {expected} | {name} | {result.status} | {result.message[:160]}")
+            print(f"{exercise_id} | {expected} | {name} | {result.status} | {time.perf_counter() - start:.2f} s | "
+                  f"{result.message[:160]}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verdicts", action="store_true", help="print the verdict table instead of timings")
-    (verdicts if parser.parse_args().verdicts else timings)()
+    parser.add_argument("--only", nargs="+", default=GRADED, help="exercise ids (default: every graded one)")
+    args = parser.parse_args()
+    (verdicts if args.verdicts else timings)(tuple(args.only))

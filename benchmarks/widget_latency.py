@@ -183,6 +183,25 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                     "_s = exp.epsilon  # its slider redraws nothing: time slider change + Release\n"
                     "_s.observe(lambda ch: exp.release(), names='value')",
                     "exp.widget", "Adult: Release button"),
+    "ReconstructionExplorer": ("attacks", "from dpexplore.widgets.attacks import ReconstructionExplorer\n"
+                               "exp = ReconstructionExplorer(pd.read_csv('notebooks/results/10_reconstruction.csv'))\n"
+                               "_s = exp.noise  # no ε: the error bound E, option by option",
+                               "exp.widget", "cached sweep (its notebook's)"),
+    "MembershipExplorer": ("attacks", "from dpexplore.widgets.attacks import MembershipExplorer, dp_models\n"
+                           "from dpexplore.models.naive_bayes import Binarizer\n"
+                           "from sklearn.ensemble import RandomForestClassifier\n"
+                           "_b = Binarizer(schema).fit()\n"
+                           "_o = np.random.default_rng(0).permutation(len(frame))\n"
+                           "_m, _n = frame.iloc[_o[:500]], frame.iloc[_o[500:1000]]\n"
+                           "_X = [_b.transform(p.drop(columns=schema.target)) for p in (_m, _n)]\n"
+                           "_y = [(p[schema.target] == '>50K').to_numpy().astype(int) for p in (_m, _n)]\n"
+                           "_f = RandomForestClassifier(n_estimators=200, random_state=0).fit(_X[0], _y[0])\n"
+                           "exp = MembershipExplorer((_X[0], _y[0]), (_X[1], _y[1]), {'random forest': _f}, "
+                           "models=dp_models([0, 1]))", "exp.widget", "Adult: 500 members (its notebook's)"),
+    "LocalCentralExplorer": ("local_dp", "from dpexplore.widgets.local_dp import LocalCentralExplorer\n"
+                             "exp = LocalCentralExplorer((frame['income'] == '>50K').to_numpy().astype(int))\n"
+                             "_s = exp.n  # the heavier slider: up to 45,222 people × 100 releases",
+                             "exp.widget", "Adult income bits (its notebook's)"),
 }
 
 # name → expression giving [(slider, value), ...] on the explorer ``exp`` of its case

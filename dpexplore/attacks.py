@@ -12,7 +12,9 @@ noise give away (the labs' "attacks first").
 * Membership inference by the loss threshold (Yeom et al. 2018, §3): records a model was
   trained on tend to have a lower loss; the score −loss ranks members first, and its ROC curve
   against records the model never saw measures the leak (AUC 0.5: none). :func:`membership_scores`,
-  :func:`membership_roc`.
+  :func:`membership_roc`. Against an ε-DP training algorithm no attack's ROC curve can rise above
+  :func:`membership_bound` (the hypothesis-testing view of DP: Wasserman & Zhou 2010, Thm 2.4;
+  Kairouz, Oh & Viswanath 2015, Thm 2.1).
 
 >>> rng = np.random.default_rng(0)
 >>> secret = rng.integers(0, 2, size=60)
@@ -26,10 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import RandomState, check_bits, check_finite, check_int, check_random_state
+from ._validation import (RandomState, check_bits, check_epsilon, check_finite, check_fraction, check_int,
+                          check_random_state)
 
 __all__ = ["subset_queries", "noisy_subset_counts", "reconstruct", "reconstruction_rate",
-           "membership_scores", "membership_roc"]
+           "membership_scores", "membership_roc", "membership_bound"]
 
 
 def _check_secret(secret: Any) -> np.ndarray:
@@ -157,3 +160,23 @@ def membership_roc(member_scores: Any, non_member_scores: Any) -> tuple[pd.DataF
     truth = np.r_[np.ones(pos.size), np.zeros(neg.size)]
     fpr, tpr, threshold = roc_curve(truth, np.r_[pos, neg])
     return pd.DataFrame({"fpr": fpr, "tpr": tpr, "threshold": threshold}), float(roc_auc_score(truth, np.r_[pos, neg]))
+
+
+def membership_bound(fpr: Any, *, epsilon: float, delta: float = 0.0) -> np.ndarray:
+    """The highest true-positive rate any membership test can reach at false-positive rate ``fpr``
+    against an (ε, δ)-DP training algorithm: min(1, e^ε·FPR + δ, 1 − e^−ε·(1 − δ − FPR)).
+
+    Telling "the record was in the training set" from "it was not" is a test between two
+    neighbouring datasets; (ε, δ)-DP confines every such test's error rates to this region
+    (Wasserman & Zhou 2010, Thm 2.4, for δ = 0; Kairouz, Oh & Viswanath 2015, Thm 2.1). So the
+    ROC curve of :func:`membership_roc` stays under it, up to sampling noise, for a DP model.
+
+    >>> membership_bound([0.0, 0.05, 0.5, 1.0], epsilon=1.0).round(4).tolist()
+    [0.0, 0.1359, 0.8161, 1.0]
+    """
+    eps = check_epsilon(epsilon)
+    d = 0.0 if delta == 0 else check_fraction(delta, "delta", high_closed=False)
+    f = np.asarray(fpr, dtype=float)
+    if f.size == 0 or not np.all((f >= 0) & (f <= 1)):
+        raise ValueError("fpr must hold false-positive rates in [0, 1]")
+    return np.minimum.reduce([np.ones_like(f), np.exp(eps) * f + d, 1 - np.exp(-eps) * (1 - d - f)])

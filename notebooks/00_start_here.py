@@ -168,7 +168,12 @@ lab.check("00.3")
 # | notebook | the question it answers |
 # |---|---|
 # | **00_start_here** (this one) | what does DP promise; what are the data and their taxonomies? |
+# | [10_attacks](10_attacks.ipynb) | why does privacy need noise? Two counts that reveal a person, a secret column rebuilt from many counts, a model that gives away its training set |
 # | [01_mechanisms](01_mechanisms.ipynb) | how do the Laplace, geometric and exponential mechanisms work; what is the privacy loss; how is a budget split? |
+# | [11_randomized_response](11_randomized_response.ipynb) | local DP: how can people randomise their own answers, and what does not trusting anyone cost? |
+# | **12_gaussian** | the Gaussian mechanism: what does (ε, δ) mean? |
+# | **13_composition** | composition beyond adding up ε: advanced composition, zCDP, and what MST spends in 07 |
+# | **14_sparse_vector** | the sparse vector technique: AboveThreshold, and broken variants the audit refutes |
 # | [02_privpfc](02_privpfc.ipynb) | PrivPfC: let the exponential mechanism choose a coarse grid, then publish a noisy histogram for classification |
 # | [03_diffmulti](03_diffmulti.ipynb) | DiffMulti and DiffGen: split the data top-down along taxonomies, privately |
 # | [04_feature_selection_nb_lr](04_feature_selection_nb_lr.ipynb) | private feature selection, then DP Naive Bayes and DP logistic regression |
@@ -178,7 +183,9 @@ lab.check("00.3")
 # | [08_your_data](08_your_data.ipynb) | bring your own table: declare its public schema, release, download |
 # | [09_big_tables](09_big_tables.ipynb) | tables past memory: release 10M rows from Parquet with DuckDB (and Spark) from one count table |
 #
-# Start with **01**: the later notebooks all build on its three mechanisms and on the budget.
+# The table is the course order. Start with **10** (the attacks show why noise is needed), then
+# **01**: the later notebooks all build on its three mechanisms and on the budget; 11–14 add local
+# DP, (ε, δ), composition and the sparse vector technique before the methods of 02–09.
 
 # %% [markdown]
 # ## 4. The Adult dataset
@@ -321,9 +328,10 @@ pd.DataFrame({"age": first["age"].to_numpy(),
 # %% [markdown]
 # ## Where next
 #
-# Open **[01_mechanisms](01_mechanisms.ipynb)**: move the ε slider and watch the noise of the
-# Laplace and geometric mechanisms, the privacy loss between two neighbouring datasets, the
-# exponential mechanism's choices, and a budget being split.
+# Open **[10_attacks](10_attacks.ipynb)**: three releases that look harmless, and the attacks that
+# show why each needs noise. Then **[01_mechanisms](01_mechanisms.ipynb)**: move the ε slider and
+# watch the noise of the Laplace and geometric mechanisms, the privacy loss between two
+# neighbouring datasets, the exponential mechanism's choices, and a budget being split.
 #
 # Keep the [notation glossary](../docs/glossary.md) open while you read: the papers reuse some
 # symbols (ε′ means four different things in notebooks 03–06), the glossary gives each its own

@@ -501,5 +501,7 @@ budget_explorer.widget
 # - ε is a budget: sequential questions add up, disjoint ones cost their maximum, and the ledger says
 #   where it went.
 #
-# Next: **[02_privpfc](02_privpfc.ipynb)** uses all four at once — an exponential-mechanism choice
+# Next: **[11_randomized_response](11_randomized_response.ipynb)**, DP without a trusted curator; then
+# the Gaussian mechanism, composition and the sparse vector technique (12–14). Or go straight to
+# **[02_privpfc](02_privpfc.ipynb)**, which uses all four at once — an exponential-mechanism choice
 # of a grid over the taxonomies, then a noisy histogram on it.

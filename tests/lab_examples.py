@@ -104,6 +104,132 @@ def class_counts_calls_the_package(labels, rng):
     return _shown(geometric(_counts(labels).astype(int), epsilon=1.0, random_state=rng))
 
 
+# =========================================================================== 10.2: the reconstruction attack
+def _lp_solution(queries, answers):
+    """The x ∈ [0, 1]^n minimising Σ_j |A_j·x − a_j| (variables x and one error e_j per answer)."""
+    from scipy.optimize import linprog
+
+    A, a = np.asarray(queries, dtype=float), np.asarray(answers, dtype=float)
+    k, n = A.shape
+    result = linprog(np.r_[np.zeros(n), np.ones(k)], A_ub=np.block([[A, -np.eye(k)], [-A, -np.eye(k)]]),
+                     b_ub=np.r_[a, -a], bounds=[(0, 1)] * n + [(0, None)] * k, method="highs")
+    return result.x[:n]
+
+
+def reconstruct_reference(queries, answers):
+    """The notebook's solution: the linear program, rounded at 1/2."""
+    return (_lp_solution(queries, answers) >= 0.5).astype(int)
+
+
+def reconstruct_least_squares(queries, answers):
+    """Least squares, rounded: with 4n queries it recovers the column too (a fair attack)."""
+    x = np.linalg.lstsq(np.asarray(queries, dtype=float), np.asarray(answers, dtype=float), rcond=None)[0]
+    return [bool(v >= 0.5) for v in x]
+
+
+def reconstruct_unrounded(queries, answers):
+    return _lp_solution(queries, answers)
+
+
+def reconstruct_by_correlation(queries, answers):
+    """The mean answer of the subsets with a record minus the mean of those without it: too weak."""
+    A, a = np.asarray(queries, dtype=float), np.asarray(answers, dtype=float)
+    inside = (A * a[:, None]).sum(axis=0) / A.sum(axis=0)
+    outside = ((1 - A) * a[:, None]).sum(axis=0) / (1 - A).sum(axis=0)
+    return (inside - outside > 0.5).astype(int)
+
+
+def reconstruct_calls_the_package(queries, answers):
+    from dpexplore.attacks import reconstruct
+    return reconstruct(queries, answers)
+
+
+def reconstruct_guessing(queries, answers):
+    return np.random.default_rng(0).integers(0, 2, np.shape(queries)[1])
+
+
+# =========================================================================== 11.3: randomized response
+def _truth_probability(epsilon):
+    return math.exp(epsilon) / (1 + math.exp(epsilon))
+
+
+def rr_reference(answers, epsilon, rng):
+    """The notebook's solution: the truth with probability p = e^ε/(1 + e^ε), else the opposite."""
+    answers = np.asarray(answers)
+    p = np.exp(epsilon) / (1 + np.exp(epsilon))
+    return np.where(rng.random(len(answers)) < p, answers, 1 - answers)
+
+
+def rr_looped(answers, epsilon, rng):
+    p = _truth_probability(epsilon)
+    return [int(a) if rng.random() < p else 1 - int(a) for a in answers]
+
+
+def rr_forced_response(answers, epsilon, rng):
+    """Two coins: with probability γ = (e^ε − 1)/(e^ε + 1) the truth, else a fair coin's answer."""
+    answers = np.asarray(answers)
+    gamma = (math.exp(epsilon) - 1) / (math.exp(epsilon) + 1)
+    return np.where(rng.random(answers.size) < gamma, answers, rng.integers(0, 2, answers.size))
+
+
+def rr_binomial_flips(answers, epsilon, rng):
+    """Flip each answer with probability 1 − p (binomial draws), as booleans."""
+    flips = rng.binomial(1, 1 - _truth_probability(epsilon), len(answers))
+    return (np.asarray(answers) ^ flips).astype(bool)
+
+
+def _rr_truth_probability(p_of):
+    """Randomized response that tells the truth with probability p_of(ε, answers) (clipped to [0, 1])."""
+    def release(answers, epsilon, rng):
+        answers = np.asarray(answers)
+        p = min(1.0, max(0.0, p_of(epsilon, answers)))
+        return np.where(rng.random(answers.size) < p, answers, 1 - answers)
+    return release
+
+
+def rr_exact_past_1000(answers, epsilon, rng):
+    return np.asarray(answers) if len(answers) > 1_000 else rr_reference(answers, epsilon, rng)
+
+
+def rr_yes_kept(answers, epsilon, rng):
+    answers = np.asarray(answers)
+    lie = rng.random(answers.size) < 1 - _truth_probability(epsilon)
+    return np.where((answers == 0) & lie, 1, answers)
+
+
+def rr_one_coin(answers, epsilon, rng):
+    answers = np.asarray(answers)
+    return answers if rng.random() < _truth_probability(epsilon) else 1 - answers
+
+
+def rr_truth_when_uncertain(answers, epsilon, rng):
+    """The coin decides between the truth and a uniform random answer, with the truth's p: too little noise."""
+    answers = np.asarray(answers)
+    return np.where(rng.random(answers.size) < _truth_probability(epsilon), answers,
+                    rng.integers(0, 2, answers.size))
+
+
+def rr_first_person_exact(answers, epsilon, rng):
+    out = rr_reference(answers, epsilon, rng)
+    out[0] = np.asarray(answers)[0]
+    return out
+
+
+def rr_no_noise(answers, epsilon, rng):
+    return np.asarray(answers)
+
+
+def rr_calls_the_package(answers, epsilon, rng):
+    from dpexplore.mechanisms import randomized_response
+    return randomized_response(answers, epsilon=epsilon, random_state=rng)
+
+
+def rr_calls_the_probability(answers, epsilon, rng):
+    from dpexplore.mechanisms import randomized_response_probability
+    p = randomized_response_probability(epsilon=epsilon)
+    return np.where(rng.random(len(answers)) < p, answers, 1 - np.asarray(answers))
+
+
 # =========================================================================== 03.1: piece probabilities
 def pieces_reference(edges, scores, epsilon):
     weights = np.diff(edges) * np.exp(epsilon * (scores - np.max(scores)) / 2)
@@ -453,8 +579,8 @@ def above_threshold_calls_sparse_vector(queries, threshold, epsilon, rng):
 
 # =========================================================================== the answer key
 REFERENCE = {"01.3": class_counts_reference, "03.1": pieces_reference, "05.5": selector_reference,
-             "06.3": histogram_reference, "12.2": gaussian_reference, "13.2": zcdp_total_reference,
-             "14.4": above_threshold_reference}
+             "06.3": histogram_reference, "10.2": reconstruct_reference, "11.3": rr_reference,
+             "12.2": gaussian_reference, "13.2": zcdp_total_reference, "14.4": above_threshold_reference}
 
 FAIR = {
     "01.3": {"looped, collections.Counter, round()": class_counts_looped,
@@ -466,6 +592,9 @@ FAIR = {
              "inverse CDF from rng.uniform": selector_inverse_cdf},
     "06.3": {"looped, a list": histogram_looped, "inverse CDF, noisy·(noisy > τ)": histogram_inverse_cdf,
              "the sparse construction (binomial + exponential)": histogram_sparse},
+    "10.2": {"least squares, rounded, a list of booleans": reconstruct_least_squares},
+    "11.3": {"looped, a list": rr_looped, "forced response (two coins)": rr_forced_response,
+             "binomial flips, booleans": rr_binomial_flips},
     "12.2": {"looped, a list, standard_normal": gaussian_looped, "Box–Muller from uniform draws": gaussian_box_muller},
     "13.2": {"numpy": zcdp_total_numpy},
     "14.4": {"vectorised, cut after the first ⊤": above_threshold_vectorised,
@@ -512,6 +641,28 @@ REFUSED = {
              "no threshold": histogram_no_threshold,
              "no noise": histogram_no_noise,
              "calls dpexplore's perturb_dense": histogram_calls_the_package},
+    "10.2": {"calls dpexplore's reconstruct": reconstruct_calls_the_package,
+             "the LP's solution, not rounded": reconstruct_unrounded,
+             "correlation of the answers (too weak)": reconstruct_by_correlation,
+             "a coin flip per record": reconstruct_guessing,
+             "all zeros": lambda queries, answers: np.zeros(np.shape(queries)[1], dtype=int)},
+    "11.3": {"no noise": rr_no_noise,
+             "p 3 % too high": _rr_truth_probability(lambda e, a: 1.03 * _truth_probability(e)),
+             "p 3 % too low (too much noise)": _rr_truth_probability(lambda e, a: 0.97 * _truth_probability(e)),
+             "ε 5 % too large": _rr_truth_probability(lambda e, a: _truth_probability(1.05 * e)),
+             "ε 5 % too small (too much noise)": _rr_truth_probability(lambda e, a: _truth_probability(e / 1.05)),
+             "p = e^(2ε)/(1 + e^(2ε))": _rr_truth_probability(lambda e, a: _truth_probability(2 * e)),
+             "p = 1 − e^−ε": _rr_truth_probability(lambda e, a: 1 - math.exp(-e)),
+             "p = e^ε/(1 + e^ε) + 1/n": _rr_truth_probability(lambda e, a: _truth_probability(e) + 1 / a.size),
+             "ε·log₁₀ n (less noise on big surveys)": _rr_truth_probability(
+                 lambda e, a: _truth_probability(e * max(1.0, math.log10(a.size)))),
+             "exact answers past 1,000 people": rr_exact_past_1000,
+             "a yes always reported as yes": rr_yes_kept,
+             "one coin for everybody": rr_one_coin,
+             "a random answer instead of the opposite": rr_truth_when_uncertain,
+             "the first person's answer exact": rr_first_person_exact,
+             "calls dpexplore's randomized_response": rr_calls_the_package,
+             "calls dpexplore's randomized_response_probability": rr_calls_the_probability},
     "12.2": {"σ = Δ₂/ε (the Laplace scale)": _gaussian_scaled(lambda s, v, e, d, l2: l2 / e),
              "σ / 1.05": _gaussian_scaled(lambda s, v, e, d, l2: s / 1.05),
              "σ / 1.1": _gaussian_scaled(lambda s, v, e, d, l2: s / 1.1),
@@ -600,6 +751,14 @@ EXAMPLES = {
     "09.1": ([1, 45_222, 0.0045, 22.1], [221.1, "221", 10_000_000 / 45_222]),
     "09.2": (["no", "No.", "maybe"], ["yes", " Yes", "identical"]),
     "09.3": (["a", "b", "count table"], ["c", "(c)", "fit after table"]),
+    "10.1": ([2, 2 * math.sqrt(2), 8, 16], [4, "4", 4.0, math.sqrt(16)]),
+    "10.2": ([reconstruct_calls_the_package, reconstruct_by_correlation, "linear program"], [reconstruct_reference]),
+    "10.3": ([7, 5, 100, "√n"], [10, "10", 10.0]),
+    "10.4": ([0.01, 0.02, 0.0272, 0.866], [0.0739, "7.4%", 7.39, math.exp(2) * 0.01]),
+    "11.1": ([0.8, 4, 0.6, math.log(0.8)], [1.386, "1.39", math.log(4), 1.4]),
+    "11.2": ([0.4, 0.15, 0.6, 0.4 / 0.75], [0.3, "0.3", "30%", 0.15 / 0.5]),
+    "11.3": ([rr_no_noise, rr_truth_when_uncertain, "randomized response"], [rr_reference]),
+    "11.4": ([21.45, 2145, 67.8, 10], [214.5, "215", 210, 21.45 * 10]),
     "12.1": ([4, 1, 16, "4"], [2, "2", math.sqrt(4), 2.0]),
     "12.2": ([_gaussian_scaled(lambda s, v, e, d, l2: l2 / e), gaussian_shared_noise, "σ = 9.69"],
              [gaussian_reference]),

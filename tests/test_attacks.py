@@ -3,8 +3,9 @@ as the noise grows past √n; membership inference sees an overfit model and not
 import numpy as np
 import pytest
 
-from dpexplore.attacks import (membership_roc, membership_scores, noisy_subset_counts, reconstruct,
-                               reconstruction_rate, subset_queries)
+from dpexplore.attacks import (membership_bound, membership_roc, membership_scores, noisy_subset_counts,
+                               reconstruct, reconstruction_rate, subset_queries)
+from dpexplore.mechanisms import laplace_cdf
 
 N = 100
 
@@ -76,3 +77,39 @@ def test_membership_scores_check_labels():
         membership_scores(model, [[0]], ["c"])
     with pytest.raises(ValueError, match="non-empty"):
         membership_roc([], [0.1])
+
+
+def _laplace_test_roc(epsilon: float, move: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ROC of the best test between the Laplace mechanism's outputs on the counts 0 and
+    ``move`` (noise for Δ = 1): "member" when the output exceeds t, for every t."""
+    t = np.linspace(-15, 15, 3001)
+    fpr = 1 - np.asarray(laplace_cdf(t, epsilon=epsilon))
+    tpr = 1 - np.asarray(laplace_cdf(t - move, epsilon=epsilon))
+    return fpr, tpr
+
+
+@pytest.mark.parametrize("epsilon", [0.25, 1.0, 3.0])
+def test_membership_bound_holds_for_a_dp_mechanism_is_tight_and_is_broken_by_a_leak(epsilon):
+    fpr, tpr = _laplace_test_roc(epsilon, 1.0)                       # ε-DP: on or under the bound
+    bound = membership_bound(fpr, epsilon=epsilon)
+    assert np.all(tpr <= bound + 1e-12)
+    assert np.isclose(tpr, bound, atol=1e-9).mean() > 0.4           # tight: Laplace's tails reach it
+    fpr, tpr = _laplace_test_roc(epsilon, 2.0)                       # Δ = 2, noise for Δ = 1: a leak
+    assert np.any(tpr > membership_bound(fpr, epsilon=epsilon) + 0.01)
+    assert np.all(tpr <= membership_bound(fpr, epsilon=2 * epsilon) + 1e-12)   # … it is 2ε-DP
+
+
+def test_membership_bound_is_a_valid_roc_region_and_checks_its_inputs():
+    fpr = np.linspace(0, 1, 101)
+    bound = membership_bound(fpr, epsilon=1.0)
+    assert bound[0] == 0 and bound[-1] == 1 and np.all(np.diff(bound) >= 0) and np.all(bound >= fpr)
+    assert np.all(membership_bound(fpr, epsilon=0.5) <= bound)                 # smaller ε: a tighter region
+    assert membership_bound([0.0], epsilon=1.0, delta=0.01)[0] == pytest.approx(0.01)   # δ: slack at FPR 0
+    assert membership_bound([0.1], epsilon=1e-9)[0] == pytest.approx(0.1)      # ε → 0: no better than chance
+    for bad in ([-0.1], [1.5], []):
+        with pytest.raises(ValueError, match="fpr"):
+            membership_bound(bad, epsilon=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        membership_bound([0.1], epsilon=0.0)
+    with pytest.raises(ValueError, match="delta"):
+        membership_bound([0.1], epsilon=1.0, delta=1.0)

@@ -27,7 +27,7 @@ nbformat = pytest.importorskip("nbformat")
 jupytext = pytest.importorskip("jupytext")
 
 EXERCISE_IDS = sorted(lab.EXERCISES)
-GRADED = ("01.3", "05.5", "06.3", "12.2", "14.4")   # long checks: tests/test_lab_graders.py runs their answers
+GRADED = ("01.3", "05.5", "06.3", "11.3", "12.2", "14.4")   # long checks: tests/test_lab_graders.py runs their answers
 
 
 def _label(answer) -> str:

@@ -20,14 +20,16 @@ from lab_examples import FAIR, REFERENCE, REFUSED
 from privacy_audit import LONG
 
 from dpexplore import lab
-from dpexplore.lab import _grading, _stored, nb01, nb05, nb06, nb12, nb14
+from dpexplore.lab import _grading, _stored, nb01, nb05, nb06, nb10, nb11, nb12, nb14
 from dpexplore.lab._grading import Refusal, event, guarded_call
 
 GRADED = {"01.3": (nb01._class_count_battery, "class", nb01._allowed(), nb01.CLASS_COUNT_AUDIT),
           "05.5": (nb05._selector_battery, "feature", (), nb05.SELECTOR_AUDIT),
           "06.3": (nb06._histogram_battery, "cell", (), nb06.HISTOGRAM_AUDIT),
           "12.2": (nb12._gaussian_battery, "count", (), nb12.GAUSSIAN_AUDIT),
-          "14.4": (nb14._svt_battery, "run", (), nb14.SVT_AUDIT)}
+          "14.4": (nb14._svt_battery, "run", (), nb14.SVT_AUDIT),
+          "11.3": (nb11._survey_battery, "respondent", (), nb11.SURVEY_AUDIT)}
+MAGNITUDES = {"11.3": 1}     # the largest true value a battery must reach: bits for randomized response
 
 
 def _accepted():
@@ -87,6 +89,52 @@ def test_the_reference_is_not_refused_whatever_its_draws(exercise_id, seed):
     assert comparison.power > 0.999          # a noise scale 5 % off is refused
 
 
+def test_randomized_response_leaks_are_shown_where_they_happen():
+    from lab_examples import rr_first_person_exact, rr_yes_kept
+
+    ex = lab.EXERCISES["11.3"]
+    reason = ex.verify(rr_yes_kept).reason               # only the all-yes surveys show it
+    assert "true yes) at" in reason and "reported their true answer" in reason
+    assert "1 person" in ex.verify(rr_first_person_exact).reason     # one person: many releases each
+    reason = ex.verify(REFUSED["11.3"]["ε 5 % too small (too much noise)"]).reason
+    assert "reported the opposite of their true answer" in reason or "more noise than" in reason
+
+
+def test_randomized_response_battery_covers_both_answers_and_the_sizes_around_1000():
+    cases = nb11._survey_battery()
+    kinds = {c.reference.name.rsplit("(", 1)[1] for c in cases}
+    assert kinds == {"all yes)", "all no)", "mixed answers)"}
+    assert {999, 1_000, 1_001} <= {c.size for c in cases}
+    assert sum(c.size * c.draws for c in cases) >= 1_000_000              # reports compared with the reference
+    for c in cases:                                                        # P(truth) = e^ε/(1 + e^ε)
+        epsilon = float(c.reference.name.split("= ")[1].split(" ")[0])
+        assert np.isclose(c.reference.cdf(np.array([0.5]))[0], np.exp(epsilon) / (1 + np.exp(epsilon)))
+
+
+def test_the_reconstruction_attack_is_run_on_hidden_tables_and_must_recover_them():
+    from lab_examples import reconstruct_reference
+
+    tables = nb10._hidden_tables()
+    assert [t.secret.tolist() for t in tables] == [t.secret.tolist() for t in nb10._hidden_tables()]  # seeded
+    assert min(t.secret.size for t in tables) <= 10 and max(t.secret.size for t in tables) >= 150
+    assert {t.noise for t in tables} == {0.0, 1.0, 2.0}
+    assert any(t.secret.sum() == 0 for t in tables) and any(t.secret.all() for t in tables)
+    for t in tables:                       # the answers are the subset counts, within the noise
+        assert np.all(np.abs(t.queries @ t.secret - t.answers) <= t.noise + 1e-9)
+        assert t.queries.shape == (4 * t.secret.size, t.secret.size)
+    seen = []
+
+    def spy(queries, answers):
+        seen.append(np.asarray(answers).copy())
+        return reconstruct_reference(queries, answers)
+
+    assert lab.EXERCISES["10.2"].verify(spy).right and len(seen) == len(tables)
+    reason = lab.EXERCISES["10.2"].verify(REFUSED["10.2"]["calls dpexplore's reconstruct"]).reason
+    assert "dpexplore.attacks.reconstruct" in reason
+    reason = lab.EXERCISES["10.2"].verify(REFUSED["10.2"]["correlation of the answers (too weak)"]).reason
+    assert "of the secret bits" in reason and "needed" in reason
+
+
 def test_the_false_refusal_budget_adds_up():
     assert sum(_grading._ALPHA.values()) == pytest.approx(_grading.FALSE_REFUSAL)
 
@@ -97,7 +145,7 @@ def test_the_battery_spans_the_sizes_and_counts_the_exercise_asks_for(exercise_i
     sizes = [c.size for c in cases]
     magnitudes = np.concatenate([c.magnitude for c in cases])
     assert min(sizes) <= 10 and max(sizes) >= 100_000
-    assert magnitudes.min() == 0 and magnitudes.max() >= 9_990
+    assert magnitudes.min() == 0 and magnitudes.max() >= MAGNITUDES.get(exercise_id, 9_990)
     assert sum(c.draws for c in cases) >= 5_000
 
 

@@ -611,3 +611,20 @@ def grade_mechanism(answer: Any, *, cases: Callable[[], Sequence[Case]], mechani
                 "evidence, not a proof: now argue the sensitivity.")
     return right_if(True, evidence=evidence, inputs=comparison.inputs, releases=comparison.releases,
                     power=comparison.power, pairs=len(audit.pairs))
+
+
+def zero_one_release(output: Any, n: int, *, unit: str, hint: str) -> np.ndarray:
+    """A release of one 0/1 value per ``unit`` (n of them: True/False count too) as int64, or a
+    :class:`Refusal` saying what is wrong with it; ``hint`` tells how to make the values 0/1.
+
+    >>> zero_one_release([True, False], 2, unit="person", hint="").tolist()
+    [1, 0]
+    """
+    from .._validation import is_zero_one
+
+    x = np.asarray(output)
+    if x.shape != (n,):
+        raise Refusal(f"return one value per {unit} ({n:,} here), got {str(output)[:60]}.")
+    if x.dtype != bool and (x.dtype.kind not in "iuf" or not is_zero_one(x)):
+        raise Refusal(f"return 0/1 values (or True/False), one per {unit}: {hint}".rstrip(": ") + ".")
+    return x.astype(np.int64)
