@@ -171,9 +171,9 @@ lab.check("00.3")
 # | [10_attacks](10_attacks.ipynb) | why does privacy need noise? Two counts that reveal a person, a secret column rebuilt from many counts, a model that gives away its training set |
 # | [01_mechanisms](01_mechanisms.ipynb) | how do the Laplace, geometric and exponential mechanisms work; what is the privacy loss; how is a budget split? |
 # | [11_randomized_response](11_randomized_response.ipynb) | local DP: how can people randomise their own answers, and what does not trusting anyone cost? |
-# | **12_gaussian** | the Gaussian mechanism: what does (ε, δ) mean? |
-# | **13_composition** | composition beyond adding up ε: advanced composition, zCDP, and what MST spends in 07 |
-# | **14_sparse_vector** | the sparse vector technique: AboveThreshold, and broken variants the audit refutes |
+# | [12_gaussian](12_gaussian.ipynb) | the Gaussian mechanism: what does (ε, δ) mean? |
+# | [13_composition](13_composition.ipynb) | composition beyond adding up ε: advanced composition, zCDP, and what MST spends in 07 |
+# | [14_sparse_vector](14_sparse_vector.ipynb) | the sparse vector technique: AboveThreshold, and broken variants the audit refutes |
 # | [02_privpfc](02_privpfc.ipynb) | PrivPfC: let the exponential mechanism choose a coarse grid, then publish a noisy histogram for classification |
 # | [03_diffmulti](03_diffmulti.ipynb) | DiffMulti and DiffGen: split the data top-down along taxonomies, privately |
 # | [04_feature_selection_nb_lr](04_feature_selection_nb_lr.ipynb) | private feature selection, then DP Naive Bayes and DP logistic regression |

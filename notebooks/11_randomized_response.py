@@ -262,5 +262,5 @@ lab.check("11.4")
 # - At the same ε, the local estimate's error is about √n times the central Laplace count's: local
 #   DP needs many people.
 #
-# Next: **12_gaussian**, the Gaussian mechanism and what (ε, δ) means; or the methods, starting
+# Next: **[12_gaussian](12_gaussian.ipynb)**, the Gaussian mechanism and what (ε, δ) means; or the methods, starting
 # with **[02_privpfc](02_privpfc.ipynb)**.
