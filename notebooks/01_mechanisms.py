@@ -332,11 +332,12 @@ print(f"claimed ε = 1; audit lower bound {bug.epsilon_lower:.2f} → violates: 
 # %% [markdown] tags=["lab-only"]
 # **Exercise 01.3 (implement, 10 min).** Write `my_class_counts(labels, rng)`: the same release —
 # Laplace noise at ε = 1 on the count of every class, shown in tens as `"a:3 b:3 c:0"` — without
-# the leak. The self-check is the package's privacy audit: it runs your function on two pairs of
-# neighbouring tables (the one above, and one where a single record of "c" moves its count across
-# a rounding edge) and passes it only if no loss above ε = 1 is found and the counts are still
-# useful; it also checks that the same audit flags the function above (so passing means
-# something). Try the audit yourself first:
+# the leak. The self-check grades it in two ways, on inputs you never see: it compares what your
+# function releases, over many runs on tables from a handful to 100,000 labels, with what the
+# Laplace mechanism releases; and the package's privacy audit runs it on ten pairs of neighbouring
+# tables (the pair above among them) and passes it only if no loss above ε = 1 is found. It also
+# checks that the same audit flags the function above (so passing means something). Try the audit
+# yourself first:
 # `privacy_loss(my_class_counts, table, neighbour, n_samples=2_000, random_state=1)`.
 
 # %% tags=["exercise"]

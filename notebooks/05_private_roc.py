@@ -542,11 +542,11 @@ roc_plots.audit_chart(live, title="The same audit, live: 500 runs per side")
 # removed and every record has at most **s = 2** ones, as in D and D' (one record moves each score by
 # at most 1, and at most two scores). Draw all randomness from `rng`, a NumPy `Generator`.
 #
-# `lab.check` audits your function at ε = 1 with τ = 5.5 on two neighbouring pairs — D and D' above,
-# and D with an added record that has both features on, TC = (6, 6) — and passes it when the audit's
-# lower bound stays at or below 1 on both. It also makes sure the same audit catches PTT (so a pass
-# means something), and that your selector is useful: it keeps a feature with TC = 30 and drops one
-# with TC = 0 at τ = 15.
+# `lab.check` grades your function in two ways, on inputs you never see: it compares the features
+# your selector keeps, over many runs on scores from 0 to 10,000, with what score perturbation keeps;
+# and the package's privacy audit runs it at ε = 1 on ten neighbouring pairs (D and D' above among
+# them) and passes it when the audit's lower bound stays at or below 1 on every pair. It also makes
+# sure the same audit catches PTT (so a pass means something).
 
 # %% tags=["exercise"]
 my_selector = None   # your answer: a function (tc, threshold, epsilon, rng) -> array of True/False

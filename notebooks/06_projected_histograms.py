@@ -226,11 +226,12 @@ demo.synthetic(n=int(demo.counts_.rounded().sum())).value_counts().rename("rows"
 # (one record changes one cell by 1), and returns an array of the same length: the noisy count where
 # it is above τ, 0 where the cell is dropped. Draw all randomness from `rng`, a NumPy `Generator`.
 #
-# `lab.check` audits which cells your release keeps, at ε = 1 and τ = 0.5, on two neighbouring
-# tables with counts (0, 40) and (1, 40): the audit's lower bound must stay at or below 1. The same
-# audit must catch a planted leak — this release with noise on the occupied cells only — so a pass
-# means something. It also checks that a cell of 500 records is kept close to 500 and that most
-# empty cells are dropped.
+# `lab.check` grades your function in two ways, on inputs you never see: it compares what your
+# release returns, over many runs on domains from a few cells to 100,000 records, with the
+# thresholded Laplace mechanism's; and the package's privacy audit runs it at ε = 1 on ten pairs of
+# neighbouring tables (counts (0, 40) and (1, 40) at τ = 0.5 among them) and passes it when the
+# audit's lower bound stays at or below 1 on every pair. The same audit must catch a planted leak —
+# this release with noise on the occupied cells only — so a pass means something.
 
 # %% tags=["exercise"]
 my_histogram = None   # your answer: a function (counts, epsilon, tau, rng) -> array of released counts
