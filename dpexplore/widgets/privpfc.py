@@ -51,7 +51,8 @@ class PrivPfCExplorer:
     noise and redraws. ``update()`` redraws; ``.widget`` is the container to display.
     ``baselines``: name -> error lines for the status text (e.g. majority, non-private tree).
     ``shares``: three weights of ε (record count, selection, histogram), normalised as
-    :func:`~dpexplore.publish.privpfc.run_privpfc` does. :meth:`from_source` builds it on a :class:`dpexplore.sources.Source` instead of records.
+    :func:`~dpexplore.publish.privpfc.run_privpfc` does. :meth:`from_source` builds it on a
+    :class:`dpexplore.sources.Source` instead of records.
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any,
