@@ -108,7 +108,9 @@ class FeatureSelectionNBExplorer:
             draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=sensitivity, random_state=self.rng)
                      for _ in range(self.repeats)]
             self._frequency_cache[key] = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
-        return {"q": q, "probability": probability, "chosen": chosen, "accuracy": float(pipe.score(self.Xte, self.yte)),
+        # the fitted model on the test set's chosen columns (pipe.score without re-validating the test set)
+        accuracy = float(pipe.model_.score(self.Xte[:, chosen], self.yte))
+        return {"q": q, "probability": probability, "chosen": chosen, "accuracy": accuracy,
                 "frequency": self._frequency_cache[key], "ledger": pipe.ledger_, "nb": pipe.model_}
 
     def update(self, change: Any = None) -> None:
