@@ -47,6 +47,7 @@ def _check_categorical(frame: pd.DataFrame, schema: Schema, attributes: Sequence
         raise ValueError("frame is empty: at least one row is needed")
     return attributes
 
+
 class NoiseExplorer(Explorer):
     """Laplace vs geometric noise on one count: slide ε and the sensitivity Δ.
 

@@ -160,13 +160,12 @@ class FeatureSelectionExplorer:
     over draws with its range, and it moves with ε (one draw at a large ε is almost always the
     exact selection); the exact selection is the selector's own rule without noise
     (``exact_support``). When no training row holds more than ``max_ones`` ones (the selectors' row
-    cap, :func:`~dpexplore.select.stoddard.cap_row_ones`, is then a no-op), a draw applies the selector's own mechanism (:mod:`dpexplore.select.stoddard`)
-    to the exact TC scores computed once, the same distribution as fitting the selector, without
-    re-reading the table; otherwise each draw fits the selector. Fits are cached per selected set,
-    and a fit uses each distinct row of the
-    selected columns once, weighted by its count (the same optimum as the full fit, when the
-    classifier takes ``sample_weight``). The references (all features, majority class) are fitted
-    once. ``classes``: the public labels ``[negative, positive]``, passed to the selectors (TC
+    cap, :func:`~dpexplore.select.stoddard.cap_row_ones`, is then a no-op), a draw applies the
+    selector's own mechanism to the exact TC scores computed once, the same distribution as
+    fitting the selector, without re-reading the table; otherwise each draw fits the selector.
+    Fits are cached per selected set, and a fit uses each distinct row of the selected columns
+    once, weighted by its count (the same optimum as the full fit, when the classifier takes
+    ``sample_weight``). The references (all features, majority class) are fitted once. ``classes``: the public labels ``[negative, positive]``, passed to the selectors (TC
     reads no labels; declared classes also make them check y).
     """
 
