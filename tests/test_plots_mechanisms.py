@@ -249,6 +249,9 @@ def test_budget_explorer_bar_sums_to_spent_and_parallel_bins_charged_once(adult)
         BudgetExplorer(frame, schema, category="age")
     with pytest.raises(ValueError, match="nope"):
         BudgetExplorer(frame, schema, numeric="nope")
+    for build in (BudgetExplorer, lambda f, s: ExponentialExplorer(f, s, ["workclass"])):   # one wording
+        with pytest.raises(ValueError, match="frame is empty: at least one row is needed"):
+            build(frame.head(0), schema)
 
 
 # --------------------------------------------------------------------------- rendering

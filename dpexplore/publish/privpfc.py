@@ -87,7 +87,8 @@ class PrivPfCRun:
 SENSITIVITY_MODES = ("exact", "constant")
 
 
-def _check_shares(shares: Any) -> np.ndarray:
+def check_shares(shares: Any) -> np.ndarray:
+    """PrivPfC's ``shares`` of ε (Alg. 2 line 2): three positive weights, returned normalised."""
     w = check_fraction_weights(shares, "shares")
     if w.size != 3:
         raise ValueError("shares must hold three weights (record count, grid selection, histogram noise), "
@@ -124,7 +125,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     """
     epsilon = check_epsilon(epsilon)
     theta = check_int(theta, "theta", minimum=1)
-    w = _check_shares(shares)
+    w = check_shares(shares)
     ratio = check_positive(noise_to_signal, "noise_to_signal")
     if min_records_per_cell is not None:
         min_records_per_cell = check_positive(min_records_per_cell, "min_records_per_cell")
@@ -266,7 +267,7 @@ class PrivPfC(Publisher):
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
         check_int(self.theta, "theta", minimum=1)
-        _check_shares(self.shares)
+        check_shares(self.shares)
         check_positive(self.noise_to_signal, "noise_to_signal")
         _check_sensitivity(self.sensitivity)
         if self.min_records_per_cell is not None:
