@@ -860,11 +860,6 @@ class Schema:
         """The same predictors with another target column and class list."""
         return Schema([self[n] for n in self.columns if n != target and self[n].source != target], target, classes)
 
-    def __setstate__(self, state: dict) -> None:     # schemas pickled before derived columns existed
-        state.setdefault("derived", {})
-        state.setdefault("columns", list(state["attributes"]))
-        self.__dict__.update(state)
-
     # ------------------------------------------------------------------ from data (leaks)
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, target: str, *, categorical: Sequence[str] | None = None,

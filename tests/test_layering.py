@@ -29,7 +29,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dpexplore"
 ROOT = PKG.parent
-CORE = {"exceptions", "limits", "_version", "_lazy", "config", "_config", "_deprecation", "_validation",
+CORE = {"exceptions", "limits", "_version", "_lazy", "config", "_deprecation", "_validation",
         "mechanisms", "sensitivity", "accuracy", "domain", "budget", "histogram", "counts", "encode", "sources", "datasets",
         "audit", "svt", "composition", "attacks", "svt_audit"}
 #: teaching modules that hold algorithms which are NOT private: only the labs and explorers use them
@@ -37,9 +37,7 @@ TEACHING_ONLY = {"dpexplore.svt_audit"}
 RANK = {"core": 0, "select": 1, "models": 2, "publish": 3, "registry": 4, "conformance": 4, "evaluate": 5,
         "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "__init__": 10}
 #: (shim module, module it forwards to): upward forwards allowed until dpexplore 0.4
-SHIMS: set[tuple[str, str]] = {
-    ("dpexplore.publish.privpfc", "dpexplore.evaluate.privpfc"),   # the plot data frames
-}
+SHIMS: set[tuple[str, str]] = set()
 
 
 class Edge(NamedTuple):

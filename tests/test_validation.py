@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpexplore import _config, config
+from dpexplore import config
 from dpexplore._validation import check_frame, check_random_state, check_target
 
 
@@ -33,7 +33,6 @@ def test_quick_switch(monkeypatch):
     assert config.quick() and config.repetitions(10) == 2
     monkeypatch.setenv("DPEXPLORE_QUICK", "0")
     assert not config.quick() and config.repetitions(10) == 10
-    assert _config.quick is config.quick and _config.repetitions is config.repetitions   # the former home
 
 
 # --------------------------------------------------------------------------- added

@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._deprecation import renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction, check_int, check_random_state,
                            check_same_length, rule_message)
 from ..budget import BudgetAccountant, Reservation
@@ -444,7 +443,6 @@ def _finish(frame: pd.DataFrame, degenerate: bool, held: Reservation, epsilon: f
 
 
 # =========================================================================== PriROC (Alg. 3)
-@renamed_keyword(threshold_fraction="threshold_share")
 def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
                       thresholds: str = "recursive_medians", n_thresholds: int = 16,
                       score_range: tuple[float, float] = (0.0, 1.0),
@@ -478,8 +476,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     range_mechanism : ``"privelet"`` (paper) or ``"laplace_bins"`` (Laplace on each bin, then
         prefix sums: a teaching baseline with error linear in the prefix length).
     isotonic : enforce monotone prefix sums by isotonic regression (§4.2.3; post-processing).
-    threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only); its
-        old name ``threshold_fraction`` warns and stops working in dpexplore 0.4.
+    threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only).
 
     Returns the curve DataFrame (threshold, fpr, tpr) in descending threshold order, from (0, 0)
     to (1, 1); ``.attrs`` holds ``auc``, ``ledger``, ``epsilon``, ``method``, ``n_bins``,

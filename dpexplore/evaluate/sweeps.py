@@ -473,6 +473,3 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     out["seconds"] = g["seconds"].median()
     return out.reset_index()
 
-
-# the former private spellings (benchmarks and tests recompute the sweep's splits)
-_Splits, _root_entropy = Splits, root_entropy

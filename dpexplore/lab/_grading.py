@@ -87,7 +87,6 @@ class Refusal(Exception):
 
 # ============================================================================ 1. the student's own code
 _PACKAGE = os.path.join(str(Path(__file__).resolve().parents[1]), "")
-_WRAPPERS = os.path.join(_PACKAGE, "_deprecation.py")   # a renamed keyword's wrapper: name what it wraps
 
 
 def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (), watch: bool = True) -> Any:
@@ -121,7 +120,7 @@ def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (
             code = frame.f_code
             if code in allowed_codes or code.co_name in ("<module>", "__getattr__"):   # imports are no calls
                 inside.append(frame)
-            elif code.co_filename.startswith(_PACKAGE) and code.co_filename != _WRAPPERS:
+            elif code.co_filename.startswith(_PACKAGE):
                 offender.append(f"{frame.f_globals.get('__name__', 'dpexplore')}.{code.co_qualname}")
         elif event == "return" and inside and frame is inside[-1]:
             inside.pop()

@@ -26,7 +26,6 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
 from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
@@ -229,7 +228,7 @@ class PrivateNaiveBayes(_NBBase):
 
 
 # =========================================================================== Gaussian NB
-class PrivateGaussianNB(RenamedParams, _NBBase):
+class PrivateGaussianNB(_NBBase):
     """ε-DP Gaussian Naive Bayes for numeric features with public bounds (an extension beyond the thesis).
 
     Features are clipped to the public ``bounds`` and rescaled to [−1, 1] (a per-record map).
@@ -239,11 +238,8 @@ class PrivateGaussianNB(RenamedParams, _NBBase):
     at ``var_floor`` (in the rescaled units). ``bounds=None`` reads them from the data with a
     :class:`~dpexplore.domain.PrivacyLeakWarning` (not DP). ``classes``: the public class labels
     (a declared class absent from y is still a class of the model, from its noisy statistics);
-    None reads them from y with a PrivacyLeakWarning. ``budget_split`` is the old name of
-    ``shares`` (it warns and stops working in dpexplore 0.4).
+    None reads them from y with a PrivacyLeakWarning.
     """
-
-    _renamed_params = {"budget_split": "shares"}
 
     def __init__(self, epsilon: float = 1.0, *, classes: Any = None, bounds: Any = None, var_floor: float = 0.01,
                  shares: Sequence[float] = (1.0, 1.0, 1.0), accountant: Any = None,

@@ -16,7 +16,6 @@ from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
 from ..domain import Schema, class_values, typed_labels
 from ..evaluate.fidelity import fidelity_summary
-from ..exceptions import DpexploreDeprecationWarning
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
 from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
@@ -42,17 +41,9 @@ METHODS: dict[str, MethodSpec | Callable] = {spec.name: spec for spec in all_met
 
 
 def method_name(method: str) -> str:
-    """The key of :data:`METHODS` for ``method``. A display name ("Projected histogram") is
-    accepted with a :class:`~dpexplore.exceptions.DpexploreDeprecationWarning`; anything else
-    is an :class:`InputError`."""
+    """``method`` if it is a key of :data:`METHODS` (the class name), else an :class:`InputError`."""
     if isinstance(method, str) and method in METHODS:
         return method
-    by_display = {spec.display: name for name, spec in METHODS.items()
-                  if isinstance(spec, MethodSpec) and spec.display != name}
-    if isinstance(method, str) and method in by_display:
-        warnings.warn(f"method {method!r} is a display name: pass {by_display[method]!r} (the class name); "
-                      "display names stop working in dpexplore 0.4", DpexploreDeprecationWarning, stacklevel=3)
-        return by_display[method]
     raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
 
 
