@@ -29,7 +29,7 @@ from .domain import Schema
 from .histogram import cell_codes, resolve_grid
 from .limits import MAX_DENSE_ENTRIES
 
-__all__ = ["CountTable", "Marginal", "group_counts"]
+__all__ = ["CountTable", "group_counts"]
 
 
 def group_counts(columns: Sequence[np.ndarray], sizes: Sequence[int],

@@ -24,7 +24,7 @@ from . import check_same_length, check_target, rule_message
 from .schema import check_schema
 
 __all__ = ["as_frame", "refuse_sparse", "check_y", "set_fit_features", "check_release_features",
-           "check_predict_values", "check_release_input", "is_source", "source_input", "source_classes"]
+           "check_release_input", "is_source", "source_input", "source_classes"]
 
 
 def refuse_sparse(X: Any) -> None:

@@ -34,8 +34,8 @@ import pandas as pd
 from .._validation import check_epsilon, check_frame, check_int
 from ..domain import Schema
 
-__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory", "fit_with_schema",
-           "Splits", "root_entropy", "resolve_metrics", "COLUMNS", "EVALUATION_NOTE"]
+__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory", "Splits",
+           "root_entropy", "COLUMNS", "EVALUATION_NOTE"]
 
 COLUMNS = ["method", "epsilon", "run", "metric", "value", "seconds"]
 

@@ -63,8 +63,7 @@ from ..audit import privacy_loss
 from ..mechanisms import laplace_cdf, laplace_pdf
 from ._core import Verdict, not_yet, right_if
 
-__all__ = ["Refusal", "Reference", "LAPLACE", "GAUSSIAN", "categorical_reference", "Case", "Comparison",
-           "AuditPlan", "FALSE_REFUSAL", "guarded_call", "compare_with_reference", "audit_pairs",
+__all__ = ["Refusal", "Reference", "GAUSSIAN", "categorical_reference", "Case", "AuditPlan", "guarded_call",
            "grade_mechanism", "event"]
 
 FALSE_REFUSAL = 1e-4

@@ -29,7 +29,7 @@ from ..domain import Schema, class_values
 from ..histogram import cell_codes, class_counts, resolve_grid
 from ..limits import DEFAULT_GRID_CELLS
 
-__all__ = ["HistogramClassifier", "check_grid", "default_grid", "grid_node_codes", "generalize"]
+__all__ = ["HistogramClassifier", "check_grid", "default_grid", "generalize"]
 
 
 def default_grid(schema: Schema, max_cells: int = DEFAULT_GRID_CELLS) -> dict[str, int]:

@@ -48,9 +48,8 @@ from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LATTICE_BITS, snap_to_lattice
 from ._base import DPTags, check_bounds_pair, class_list, fit_input, resolve_bounds
 
-__all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
-           "output_perturbation_lattice",
-           "objective_perturbation_parameters", "objective_branch_boundary",
+__all__ = ["make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
+           "output_perturbation_lattice", "objective_perturbation_parameters", "objective_branch_boundary",
            "PrivateLogisticRegression", "PrivateLRClassifier"]
 
 LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (thesis §4.2)

@@ -39,10 +39,9 @@ from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, de
 from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import grid_cells
 
-__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
-           "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
-           "enumerate_grids", "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY",
-           "MAX_GRID_CELLS", "candidates_table", "cell_labels"]
+__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc", "win_probability",
+           "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity", "enumerate_grids",
+           "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY", "MAX_GRID_CELLS", "cell_labels"]
 
 
 # =========================================================================== candidates (Sec. 5)

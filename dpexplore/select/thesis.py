@@ -40,9 +40,9 @@ from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
 from .stoddard import NotDifferentiallyPrivateWarning
 
-__all__ = ["THESIS_SCORES", "thesis_scores", "score_sensitivity", "iterative_select",
-           "iterative_selection_probabilities", "audit_iterative_vs_subset",
-           "PrivateKSubsetSelector", "IterativeSelector", "NotDifferentiallyPrivateWarning"]
+__all__ = ["thesis_scores", "score_sensitivity", "iterative_select", "iterative_selection_probabilities",
+           "audit_iterative_vs_subset", "PrivateKSubsetSelector", "IterativeSelector",
+           "NotDifferentiallyPrivateWarning"]
 
 THESIS_SCORES = ("count", "mi")
 

@@ -22,8 +22,8 @@ from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_r
 from .draft import built_dropping_rows
 from .read import repeated_names
 
-__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
-           "default_marginal_share", "column_sources", "grid_occupancy", "labels_like"]
+__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
+           "method_name", "default_marginal_share", "column_sources", "grid_occupancy"]
 
 #: share of ε the workflow gives the marginals that shape a synthetic table (a documented
 #: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
