@@ -770,6 +770,15 @@ class Schema:
         except KeyError:
             raise KeyError(f"unknown column {name!r}; the schema knows {self.predictors}") from None
 
+    def taxonomy_of(self, name: str) -> Taxonomy:
+        """The taxonomy of attribute ``name``; the one error for an attribute declared without one
+        (the grid methods generalise every attribute through its taxonomy)."""
+        taxonomy = self[name].taxonomy
+        if taxonomy is None:
+            raise ValueError(f"attribute {name!r} has no taxonomy; declare one (Attribute(..., taxonomy=...) "
+                             "or a Schema built with taxonomies) to generalise it")
+        return taxonomy
+
     @property
     def predictors(self) -> list[str]:
         return list(self.attributes)
@@ -831,10 +840,7 @@ class Schema:
         names = self.predictors if attributes is None else self.check_columns(attributes)
         out = {}
         for n in names:
-            tax = self.attributes[n].taxonomy
-            if tax is None:
-                raise ValueError(f"attribute {n!r} has no taxonomy; declare one to generalise it")
-            out[n] = tax.leaf_codes(X[n])
+            out[n] = self.taxonomy_of(n).leaf_codes(X[n])
         return out
 
     def split(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:

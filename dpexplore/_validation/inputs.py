@@ -198,10 +198,8 @@ def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
         raise ValueError(f"y must be None when X is a Source: the target is the source's column "
                          f"{X.schema.target!r} (schema.target); got y of type {type(y).__name__}")
     source_schema = X.schema
-    for name in source_schema.predictors:
-        if needs_taxonomy and source_schema[name].taxonomy is None:
-            raise ValueError(f"the source's schema has no taxonomy for {name!r}; declare one "
-                             "(e.g. Schema.from_frame or Attribute(..., taxonomy=...)) before fitting")
+    for name in source_schema.predictors if needs_taxonomy else ():
+        source_schema.taxonomy_of(name)
     names = source_schema.predictors
     if schema is not None:
         check_schema(schema, taxonomies=False)

@@ -15,7 +15,6 @@ def check_schema(schema: Any, *, taxonomies: bool = True, name: str = "schema") 
     if not isinstance(schema, Schema):
         raise TypeError(f"{name} must be a dpexplore Schema, got {type(schema).__name__}")
     if taxonomies:
-        for attribute, attr in schema.attributes.items():
-            if attr.taxonomy is None:
-                raise ValueError(f"attribute {attribute!r} has no taxonomy; declare one to generalise it")
+        for attribute in schema.attributes:
+            schema.taxonomy_of(attribute)
     return schema
