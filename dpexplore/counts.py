@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_target, rule_message
-from ._validation.schema import check_schema
-from .domain import Schema
+from .domain import Schema, check_schema
 from .histogram import cell_codes, resolve_grid
 from .limits import MAX_DENSE_ENTRIES
 

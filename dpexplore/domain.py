@@ -25,8 +25,8 @@ from ._validation import check_frame, check_same_length, check_target, format_nu
 from .exceptions import PrivacyLeakWarning
 from .mechanisms import check_lattice, lattice_resolution
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
-           "declared_dtype", "typed_labels", "match_labels", "observed_attribute", "long_tail_cuts", "equal_cuts",
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "class_values",
+           "declared_classes", "declared_dtype", "typed_labels", "match_labels", "observed_attribute", "long_tail_cuts", "equal_cuts",
            "cut_taxonomy"]
 
 
@@ -936,6 +936,18 @@ class Schema:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
         return cls.from_dict(spec)
+
+
+def check_schema(schema: Any, *, taxonomies: bool = True, name: str = "schema") -> Schema:
+    """Return ``schema`` after checking that it is a dpexplore :class:`~dpexplore.domain.Schema`
+    and, with ``taxonomies=True``, that every attribute declares a taxonomy (the methods that
+    count on a grid generalise each attribute through its taxonomy)."""
+    if not isinstance(schema, Schema):
+        raise TypeError(f"{name} must be a dpexplore Schema, got {type(schema).__name__}")
+    if taxonomies:
+        for attribute in schema.attributes:
+            schema.taxonomy_of(attribute)
+    return schema
 
 
 # =========================================================================== cut points

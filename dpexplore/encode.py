@@ -24,9 +24,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_int, format_number
-from ._validation.schema import check_schema
 from .counts import CountTable
-from .domain import Schema, observed_attribute
+from .domain import Schema, check_schema, observed_attribute
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["Binarizer", "binarize_table", "design_matrix"]

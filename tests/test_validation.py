@@ -1,4 +1,4 @@
-"""The shared input checks (dpexplore._validation and its schema and inputs modules) and the
+"""The shared input checks (dpexplore._validation, domain.check_schema, dpexplore.inputs) and the
 environment switch."""
 import numpy as np
 import pandas as pd
@@ -188,10 +188,8 @@ def test_the_package_imports_no_scikit_learn_and_no_other_dpexplore_module():
 # --------------------------------------------------------------------------- schema and inputs
 import re  # noqa: E402
 
-from dpexplore._validation.inputs import (as_frame, check_release_input, check_y, is_source,  # noqa: E402
-                                          refuse_sparse, source_input)
-from dpexplore._validation.schema import check_schema  # noqa: E402
-from dpexplore.domain import Attribute, Schema, Taxonomy  # noqa: E402
+from dpexplore.domain import Attribute, Schema, Taxonomy, check_schema  # noqa: E402
+from dpexplore.inputs import as_frame, check_release_input, check_y, is_source, refuse_sparse, source_input  # noqa: E402
 
 
 @pytest.fixture
@@ -248,7 +246,7 @@ def test_inputs_recognise_a_source(schema):
 
 
 def test_publish_base_gives_the_same_functions():
-    from dpexplore._validation import inputs
+    from dpexplore import inputs
     from dpexplore.publish import base
     for name in ("as_frame", "set_fit_features", "check_release_features", "check_release_input", "source_input"):
         assert getattr(base, name) is getattr(inputs, name), name

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from .. import sources
-from .._validation.inputs import is_source, source_input
+from ..inputs import is_source, source_input
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes
 from ..models.histogram import HistogramClassifier

@@ -40,9 +40,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state
-from .._validation.schema import check_schema
 from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant, RecordsSpends, prepare_accountant
-from ..domain import Schema, class_values, observed_attribute
+from ..domain import Schema, check_schema, class_values, observed_attribute
 from ..encode import design_matrix
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LATTICE_BITS, snap_to_lattice

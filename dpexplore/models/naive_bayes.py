@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning

@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table

@@ -25,7 +25,7 @@ from sklearn.exceptions import NotFittedError
 from .. import mechanisms
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_int, check_positive,
                            check_random_state)
-from .._validation.inputs import source_classes
+from ..inputs import source_classes
 from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
 from ..domain import PrivacyLeakWarning, Schema, class_values

@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import check_binary_matrix, check_same_length, rule_message
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table

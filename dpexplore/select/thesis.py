@@ -30,7 +30,7 @@ from sklearn.base import clone
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_int, check_random_state,
                            check_same_length, check_scores)
-from .._validation.inputs import check_y
+from ..inputs import check_y
 from ..audit import privacy_loss
 from ..budget import FIT_CALLER_STACKLEVEL
 from ..domain import declared_classes

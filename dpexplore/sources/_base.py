@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT, rule_message
-from .._validation.schema import check_schema
 from ..counts import CountTable
-from ..domain import Schema
+from ..domain import Schema, check_schema
 from ..limits import DEFAULT_BATCH_ROWS
 from ._tables import CountCache
 from .bins import default_bins

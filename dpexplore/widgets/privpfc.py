@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import moved, renamed_keyword
-from .._validation.inputs import source_input
+from ..inputs import source_input
 from ..domain import Schema
 from ..evaluate import privpfc as evaluation
 from ..histogram import LevelCodes

@@ -17,11 +17,10 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
-from ..counts import CountTable
-from ..domain import Schema, class_values
-from ..sources._base import Source
-from . import check_same_length, check_target, rule_message
-from .schema import check_schema
+from ._validation import check_same_length, check_target, rule_message
+from .counts import CountTable
+from .domain import Schema, check_schema, class_values
+from .sources._base import Source
 
 __all__ = ["as_frame", "refuse_sparse", "check_y", "set_fit_features", "check_release_features",
            "check_release_input", "is_source", "source_input", "source_classes"]

@@ -10,9 +10,9 @@ engine of :mod:`dpexplore.sources`; the offending values themselves are shown on
 non-private diagnosis :func:`dpexplore.tables.check_table`, on the data owner's machine.
 
 Parameter checks raise ``TypeError`` for a value of the wrong type and ``ValueError`` for one
-out of its range (as :func:`sklearn.utils.check_scalar`). This module imports no other part of
-dpexplore and no scikit-learn; :mod:`dpexplore._validation.schema` checks schemas and
-:mod:`dpexplore._validation.inputs` the ``fit``/``predict`` inputs.
+out of its range (as :func:`sklearn.utils.check_scalar`). This module, the bottom of the core,
+imports no other part of dpexplore and no scikit-learn; :func:`dpexplore.domain.check_schema`
+checks schemas and :mod:`dpexplore.inputs` the ``fit``/``predict`` inputs.
 """
 from __future__ import annotations
 
