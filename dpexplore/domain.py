@@ -25,9 +25,9 @@ from ._validation import check_frame, check_same_length, check_target, format_nu
 from .exceptions import PrivacyLeakWarning
 from .mechanisms import check_lattice, lattice_resolution
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "class_values",
-           "declared_classes", "declared_dtype", "typed_labels", "match_labels", "observed_attribute", "long_tail_cuts", "equal_cuts",
-           "cut_taxonomy"]
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "check_class_list",
+           "class_values", "declared_classes", "declared_dtype", "typed_labels", "match_labels", "observed_attribute",
+           "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
 
 
 def class_values(classes: Sequence, like: Any) -> np.ndarray:
@@ -167,6 +167,18 @@ def match_labels(values: Any, declared: Sequence) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
+def check_class_list(classes: Any) -> list:
+    """``classes`` as a list, after the one check of a declared class list: a list of at least
+    two labels, distinct as text (TypeError for a string or a non-iterable, else ValueError)."""
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+        raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
+    declared = list(classes)
+    text = [str(c) for c in declared]
+    if len(text) < 2 or len(set(text)) != len(text):
+        raise ValueError(f"classes must hold at least two distinct labels, got {declared!r}")
+    return declared
+
+
 def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.ndarray, np.ndarray]:
     """The public class list and each label's index in it, for estimators without a schema.
 
@@ -189,12 +201,8 @@ def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.n
         values = order if order.dtype != object else np.asarray(labels, dtype=object)
         text = np.asarray(labels, dtype=object)
     else:
-        if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
-            raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
-        declared = list(classes)
+        declared = check_class_list(classes)
         text = np.asarray([str(c) for c in declared], dtype=object)
-        if len(declared) < 2 or len(set(text)) != len(text):
-            raise ValueError(f"classes must hold at least two distinct labels, got {declared!r}")
         values = class_values(text, arr)
     codes = pd.Index(list(text), dtype=object).get_indexer(arr.astype(str).astype(object))
     if np.any(codes < 0):
@@ -755,10 +763,7 @@ class Schema:
                                  "the schema (a derived column is computed from a declared, non-derived column)")
             a.check_source(self.attributes[a.source])
         self.target = str(target)
-        classes = tuple(str(c) for c in classes)
-        if len(classes) < 2 or len(set(classes)) != len(classes):
-            raise ValueError(f"classes must hold at least two distinct labels, got {classes}")
-        self.classes = classes
+        self.classes = tuple(str(c) for c in check_class_list(classes))
 
     def __repr__(self) -> str:
         return (f"Schema({len(self.attributes)} predictors: {len(self.numeric)} numeric, "

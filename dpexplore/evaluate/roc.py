@@ -34,7 +34,7 @@ import pandas as pd
 
 from .._validation import (RandomState, check_epsilon, check_fraction, check_int, check_random_state,
                            check_same_length, rule_message)
-from ..budget import BudgetAccountant, Reservation
+from ..budget import BudgetAccountant, Reservation, prepare_accountant
 from ..domain import declared_classes
 from ..exceptions import DegenerateCurveWarning
 from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
@@ -107,16 +107,6 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = Non
         positive = (y == observed[1]).astype(np.int64)
     lo, hi = _check_range(score_range)
     return positive, s, (lo, hi)
-
-
-def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> BudgetAccountant:
-    epsilon = check_epsilon(epsilon)
-    if accountant is None:
-        accountant = BudgetAccountant(epsilon)
-    elif not isinstance(accountant, BudgetAccountant):
-        raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-    accountant.require(epsilon)   # BudgetExceededError before anything is computed
-    return accountant
 
 
 # =========================================================================== Privelet (§4.2.1)
@@ -501,7 +491,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
         if median not in ("smooth", "exponential"):
             raise ValueError(f"median must be 'smooth' or 'exponential', got {median!r}")
         fraction = check_fraction(threshold_share, "threshold_share", high_closed=False)
-    accountant = _prepare(epsilon, accountant)
+    accountant = prepare_accountant(epsilon, accountant)
     epsilon = float(epsilon)
     with accountant.reserve(epsilon, "PriROC") as held:  # refused now, or never half-way
         rng = check_random_state(random_state)
@@ -578,7 +568,7 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     t = check_int(n_thresholds, "n_thresholds", minimum=1)
     if sensitivity not in ("paper", "tight"):
         raise ValueError(f"sensitivity must be 'paper' or 'tight', got {sensitivity!r}")
-    accountant = _prepare(epsilon, accountant)
+    accountant = prepare_accountant(epsilon, accountant)
     epsilon = float(epsilon)
     with accountant.reserve(epsilon, "LaplaceROC") as held:
         rng = check_random_state(random_state)

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ..domain import Schema, declared_classes
+from ..domain import Schema, check_class_list, declared_classes
 
 __all__ = ["fit_input", "class_list", "DPTags", "check_bounds_pair", "resolve_bounds", "on_counts"]
 
@@ -41,13 +41,8 @@ def fit_input(est: BaseEstimator, X: Any, y: Any, classes: Any) -> tuple[np.ndar
 def class_list(est: Any) -> Any:
     """``classes`` checked early (before any spend): None or at least two distinct labels."""
     classes = getattr(est, "classes", None)
-    if classes is None:
-        return None
-    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
-        raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
-    text = [str(c) for c in classes]
-    if len(text) < 2 or len(set(text)) != len(text):
-        raise ValueError(f"classes must hold at least two distinct labels, got {list(classes)!r}")
+    if classes is not None:
+        check_class_list(classes)
     return classes
 
 

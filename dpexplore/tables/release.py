@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT
-from ..budget import BudgetAccountant
+from ..budget import BudgetAccountant, check_accountant
 from ..domain import Schema, class_values, typed_labels
 from ..evaluate.fidelity import fidelity_summary
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
@@ -313,9 +313,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         raise InputError(f"{exc}. Encode the table with build_schema (it clips numbers to the declared "
                          f"bounds) or widen the schema's domain; {CHECK_TABLE_HINT}") from None
     if accountant is not None:
-        if not isinstance(accountant, BudgetAccountant):
-            raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-        accountant.require(epsilon)  # BudgetExceededError now, before anything is spent
+        check_accountant(accountant, InputError).require(epsilon)  # BudgetExceededError now, before anything is spent
     try:
         rng = check_random_state(random_state)
     except TypeError as exc:
