@@ -23,7 +23,7 @@ from .domain import Schema, check_schema, class_values
 from .sources._base import Source
 
 __all__ = ["as_frame", "refuse_sparse", "check_y", "set_fit_features", "check_release_features",
-           "check_release_input", "is_source", "source_input", "source_classes"]
+           "check_release_input", "is_source", "source_input", "source_classes", "check_source_classes"]
 
 
 def refuse_sparse(X: Any) -> None:
@@ -224,3 +224,11 @@ def source_classes(source: Source, schema: Schema) -> np.ndarray:
     the source's target column (:attr:`~dpexplore.sources.Source.target_like`, the engine's column
     type, never its values), as ``fit(X, y)`` gives them in the type of ``y``."""
     return class_values(schema.classes, source.target_like)
+
+
+def check_source_classes(declared: Any, schema: Schema) -> None:
+    """The one rule for ``classes`` given next to ``fit(source)``: None, or the source's schema
+    classes (compared as text, in order)."""
+    if declared is not None and [str(c) for c in declared] != list(schema.classes):
+        raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
+                         f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
-from ..inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning
@@ -173,10 +173,7 @@ class PrivateNaiveBayes(_NBBase):
             binarizer = Binarizer(schema)
         if isinstance(binarizer, Binarizer) and binarizer.schema is None:
             binarizer = clone(binarizer).set_params(schema=schema)
-        declared = class_list(self)
-        if declared is not None and [str(c) for c in declared] != list(schema.classes):
-            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
-                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        check_source_classes(class_list(self), schema)
         matrix, class_codes, weights = binarize_table(table, binarizer)   # checks the binarizer
         fitted = binarizer if "columns_" in binarizer.__dict__ else clone(binarizer).fit()
         set_fit_features(self, pd.DataFrame(columns=list(fitted.get_feature_names_out())))

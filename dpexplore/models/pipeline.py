@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
-from ..inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table
@@ -170,9 +170,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         for step in (self.model, self.selector):
             if declared is None and step is not None:
                 declared = step.get_params().get("classes")
-        if declared is not None and [str(c) for c in declared] != list(schema.classes):
-            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
-                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        check_source_classes(declared, schema)
         binarizer = Binarizer(schema).fit()
         names = list(binarizer.get_feature_names_out())
         matrix, class_codes, weights = binarize_table(table, binarizer)
