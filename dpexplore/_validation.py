@@ -41,13 +41,15 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     """The one wording of each rule a private value can break: the column and the rule, never
     the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
 
-    Rules: ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
+    Rules: ``"empty"`` (``table`` has no row), ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
     ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
     DataFrame's or a file's own types; a CSV that :func:`dpexplore.sources.csv` reads gets the
     schema's types, and a non-number in a numeric column then meets ``"non_numeric"``).
     """
+    if rule == "empty":
+        return f"{table} is empty: at least one row is needed"
     if rule == "missing":
         if isinstance(column, (list, tuple)):
             return (f"{table} has missing values (NaN) in column(s) {list(column)}: drop or impute them before "
@@ -193,7 +195,7 @@ def check_frame(X: Any, name: str = "X") -> pd.DataFrame:
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(X).__name__}")
     if len(X) == 0:
-        raise ValueError(f"{name} is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table=name))
     if X.shape[1] == 0:
         raise ValueError(f"{name} has no columns")
     missing = X.columns[X.isna().any(axis=0).to_numpy()]
@@ -212,7 +214,7 @@ def check_target(y: Any, name: str = "y", min_classes: int = 2) -> pd.Series:
     if s.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
     if len(s) == 0:
-        raise ValueError(f"{name} is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table=name))
     if s.isna().any():
         raise ValueError(rule_message("missing_label", name))
     if s.nunique() < min_classes:

@@ -66,7 +66,7 @@ def check_y(y: Any) -> pd.Series:
     if not isinstance(y, pd.Series):
         y = pd.Series(column_or_1d(y, warn=True))
     if len(y) == 0:
-        raise ValueError("y is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table="y"))
     if y.isna().any():
         raise ValueError(rule_message("missing_label", "y"))
     check_classification_targets(y)  # "Unknown label type: continuous ..." for a regression target

@@ -51,7 +51,7 @@ def raise_first_problem(problems: Problems, schema: Schema) -> None:
     """Raise what ``Schema.validate(X, y)`` raises first, word for word: the column and the
     rule (:func:`~dpexplore._validation.rule_message`), never a value."""
     if problems.n_rows == 0:
-        raise ValueError("X is empty: at least one row is needed")
+        raise ValueError(rule_message("empty"))
     nan_cols = [n for n in schema.predictors if problems.missing.get(n, 0)]
     if nan_cols:
         raise ValueError(rule_message("missing", nan_cols))
