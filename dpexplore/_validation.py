@@ -41,7 +41,8 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     """The one wording of each rule a private value can break: the column and the rule, never
     the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
 
-    Rules: ``"empty"`` (``table`` has no row), ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
+    Rules: ``"empty"`` (``table`` has no row), ``"one_class"`` (labels ``column`` hold ``classes``
+    (a number, below 2) classes and none are declared), ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
     ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
@@ -50,6 +51,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     """
     if rule == "empty":
         return f"{table} is empty: at least one row is needed"
+    if rule == "one_class":
+        return (f"{column} holds only {classes} class: a classifier needs at least 2; declare the classes "
+                "(classes=[...] or a Schema) to fit labels that hold fewer")
     if rule == "missing":
         if isinstance(column, (list, tuple)):
             return (f"{table} has missing values (NaN) in column(s) {list(column)}: drop or impute them before "
@@ -218,8 +222,7 @@ def check_target(y: Any, name: str = "y", min_classes: int = 2) -> pd.Series:
     if s.isna().any():
         raise ValueError(rule_message("missing_label", name))
     if s.nunique() < min_classes:
-        raise ValueError(f"{name} holds only one class (fewer than {min_classes} distinct classes); a classifier "
-                         f"needs at least {min_classes} (declare the classes to fit a table that holds fewer)")
+        raise ValueError(rule_message("one_class", name, classes=s.nunique()))
     return s
 
 

@@ -21,7 +21,7 @@ def test_frame_and_target_checks():
         check_frame([[1]])
     with pytest.raises(ValueError, match=r"\['b'\]"):
         check_frame(pd.DataFrame({"a": [1, 2], "b": [1, None]}))
-    with pytest.raises(ValueError, match="fewer than 2 distinct classes") as err:
+    with pytest.raises(ValueError, match="y holds only 1 class: a classifier needs at least 2") as err:
         check_target(["x", "x"])
     assert "'x'" not in str(err.value)
     with pytest.raises(ValueError, match="missing"):

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from .._validation import rule_message
 from ..domain import Schema, check_class_list, declared_classes
 
 __all__ = ["fit_input", "class_list", "DPTags", "check_bounds_pair", "resolve_bounds", "on_counts"]
@@ -34,7 +35,7 @@ def fit_input(est: BaseEstimator, X: Any, y: Any, classes: Any) -> tuple[np.ndar
     check_classification_targets(ya)
     values, codes = declared_classes(ya, est.classes, type(est).__name__)
     if values.size < 2:
-        raise ValueError(f"y has {values.size} class: a classifier needs at least 2 (declare them with classes=[...])")
+        raise ValueError(rule_message("one_class", "y", classes=values.size))
     return Xa, values, codes
 
 

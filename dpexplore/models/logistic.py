@@ -39,7 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state
+from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state, rule_message
 from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant, RecordsSpends, prepare_accountant
 from ..domain import Schema, check_schema, class_values, observed_attribute
 from ..encode import design_matrix
@@ -372,7 +372,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
         """The domain read from the data (NOT private): observed bounds, categories and classes."""
         labels = np.unique(y)
         if labels.size < 2:
-            raise ValueError(f"y has {labels.size} class: a classifier needs at least 2 (declare them in a Schema)")
+            raise ValueError(rule_message("one_class", "y", classes=labels.size))
         attrs = [observed_attribute(col, X[col]) for col in X.columns]
         warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
                       "labels are read from the private data, which no ε covers. Pass a Schema with the "

@@ -16,7 +16,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
+from .._validation import RandomState, check_epsilon, check_fraction, check_random_state, rule_message
 from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
@@ -79,8 +79,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         if classes is not None:
             declared_classes(y, classes, "SelectThenTrain")     # unknown labels: refused here
         elif np.unique(y).size < 2:
-            raise ValueError(f"y has {np.unique(y).size} class: a classifier needs at least 2 (declare "
-                             "them with classes=[...])")
+            raise ValueError(rule_message("one_class", "y", classes=np.unique(y).size))
         return classes
 
     def fit(self, X: Any, y: Any = None) -> "SelectThenTrain":
