@@ -42,7 +42,8 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
 
     Rules: ``"empty"`` (``table`` has no row), ``"one_class"`` (labels ``column`` hold ``classes``
-    (a number, below 2) classes and none are declared), ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
+    (a number, below 2) classes and none are declared), ``"missing"`` (NaN in a predictor),
+    ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
     ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a

@@ -77,16 +77,19 @@ from ._validation import (RandomState, check_bits, check_epsilon, check_flag, ch
                           check_positive, check_random_state)
 from .limits import MAX_LATTICE_STEPS
 
-__all__ = ["laplace", "laplace_scale", "hardened_noise", "is_hardened", "hardened_laplace_parameters",
-           "discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_tail",
-           "discrete_laplace_tail_probability", "laplace_variance", "laplace_pdf", "laplace_cdf",
-           "laplace_tail", "geometric", "geometric_pmf", "geometric_variance", "exponential",
-           "exponential_probabilities", "exponential_interval", "exponential_interval_probabilities",
-           "lattice_resolution", "check_lattice", "lattice_value", "lattice_index", "snap_to_lattice",
-           "exponential_subset", "exponential_subset_inclusion", "randomized_response",
-           "randomized_response_probability", "randomized_response_epsilon", "randomized_response_estimate",
-           "randomized_response_variance", "gaussian", "gaussian_scale", "gaussian_delta",
-           "gaussian_privacy_loss"]
+__all__ = [
+    "laplace", "laplace_scale", "hardened_noise", "is_hardened", "hardened_laplace_parameters",
+    "discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_tail", "discrete_laplace_tail_probability",
+    "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
+    "geometric", "geometric_pmf", "geometric_variance",
+    "exponential", "exponential_probabilities",
+    "exponential_interval", "exponential_interval_probabilities",
+    "lattice_resolution", "check_lattice", "lattice_value", "lattice_index", "snap_to_lattice",
+    "exponential_subset", "exponential_subset_inclusion",
+    "randomized_response", "randomized_response_probability", "randomized_response_epsilon",
+    "randomized_response_estimate", "randomized_response_variance",
+    "gaussian", "gaussian_scale", "gaussian_delta", "gaussian_privacy_loss",
+]
 
 
 def _as_output(x: np.ndarray, like: Any) -> Any:
