@@ -141,7 +141,7 @@ def test_privpfc_source_bad_input_before_any_spend(frame, schema):
     broken = sources.pandas(frame, schema)
     broken.schema = copy.deepcopy(schema)
     broken.schema["color"].taxonomy = None
-    with pytest.raises(ValueError, match="no taxonomy for 'color'"):
+    with pytest.raises(ValueError, match="attribute 'color' has no taxonomy"):
         PrivPfC(epsilon=1.0, accountant=acc).fit(broken)
     assert acc.spent == 0
 
@@ -457,7 +457,7 @@ def test_region_source_bad_input_before_any_spend(frame, schema, name):
         broken = sources.pandas(frame, schema)
         broken.schema = copy.deepcopy(schema)
         broken.schema[attribute].taxonomy = None
-        with pytest.raises(ValueError, match=f"no taxonomy for '{attribute}'"):
+        with pytest.raises(ValueError, match=f"attribute '{attribute}' has no taxonomy"):
             make(accountant=acc).fit(broken)
     assert acc.spent == 0 and acc.ledger.empty
 

@@ -5,7 +5,9 @@ Imports point one way:
     core ← select ← models ← publish ← registry, conformance ← evaluate ← tables ← plots
          ← widgets ← lab, apps
 
-(``select`` never imports ``models``; ``models`` may import ``select``.) Every import counts,
+(``select`` never imports ``models``; ``models`` may import ``select``; ``plots`` imports the
+core only.) The core has an order of its own, ``CORE_RANK``: a core module imports only core
+modules of a lower rank (``_validation`` at the bottom imports none). Every import counts,
 function-level and ``TYPE_CHECKING`` ones included, so no import hides an upward edge or a
 cycle. A private name (``_name``) is imported only inside its own package, from a private module
 of it (``models/_base.py``, ``tables/_common.py``): a helper shared across modules gets a public
@@ -29,17 +31,25 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dpexplore"
 ROOT = PKG.parent
-CORE = {"exceptions", "limits", "_version", "_lazy", "config", "_config", "_deprecation", "_validation",
-        "mechanisms", "sensitivity", "accuracy", "domain", "budget", "histogram", "counts", "encode", "sources", "datasets",
-        "audit", "svt", "composition", "attacks", "svt_audit"}
+#: the core, bottom first: a core module imports only core modules of a lower rank
+CORE_RANK = {
+    "exceptions": 0, "limits": 0, "_version": 0, "_lazy": 0, "config": 0, "_deprecation": 1,
+    "_validation": 1,                                              # the parameter checks and messages
+    "sensitivity": 2, "composition": 2, "audit": 2, "attacks": 2, "budget": 2,
+    "mechanisms": 3, "svt_audit": 3,                               # mechanisms spend through budget
+    "accuracy": 4, "svt": 4, "domain": 4,                          # the schema checks lattices
+    "histogram": 5, "datasets": 5,                                 # grids over the schema
+    "counts": 6,
+    "encode": 7, "sources": 7,                                     # count tables, from data or engines
+    "inputs": 8,                                                   # fit/predict inputs, records or sources
+}
+CORE = set(CORE_RANK)
 #: teaching modules that hold algorithms which are NOT private: only the labs and explorers use them
 TEACHING_ONLY = {"dpexplore.svt_audit"}
 RANK = {"core": 0, "select": 1, "models": 2, "publish": 3, "registry": 4, "conformance": 4, "evaluate": 5,
         "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "__init__": 10}
 #: (shim module, module it forwards to): upward forwards allowed until dpexplore 0.4
-SHIMS: set[tuple[str, str]] = {
-    ("dpexplore.publish.privpfc", "dpexplore.evaluate.privpfc"),   # the plot data frames
-}
+SHIMS: set[tuple[str, str]] = set()
 
 
 class Edge(NamedTuple):
@@ -134,6 +144,18 @@ def test_flawed_algorithms_stay_out_of_the_release_paths():
     bad = [_describe(e) for e in EDGES if e.target in TEACHING_ONLY and e.source != e.target
            and _layer(e.source) not in ("widgets", "lab", "apps")]
     assert not bad, "only lab/, widgets/ and apps import the NOT-private teaching modules:\n" + "\n".join(bad)
+
+
+def test_the_core_imports_point_down_its_order():
+    bad = [_describe(e) for e in EDGES if _layer(e.source) == _layer(e.target) == "core"
+           and e.source.split(".")[1] != e.target.split(".")[1]
+           and CORE_RANK[e.target.split(".")[1]] >= CORE_RANK[e.source.split(".")[1]]]
+    assert not bad, f"{len(bad)} core import(s) do not point down CORE_RANK:\n" + "\n".join(bad)
+
+
+def test_plots_import_the_core_only():
+    bad = [_describe(e) for e in EDGES if _layer(e.source) == "plots" and _layer(e.target) not in ("core", "plots")]
+    assert not bad, "plots/ draws what it is given and imports the core only:\n" + "\n".join(bad)
 
 
 def test_select_does_not_import_models():

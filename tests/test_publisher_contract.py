@@ -183,43 +183,6 @@ def test_privpfc_former_synthetic_keywords(table):
         est.synthetic(values="sampled", weighted=True)
 
 
-RENAMED = {   # old spelling → new spelling of the same parameter
-    "PrivPfC": ({"split": (0.1, 0.3, 0.6)}, {"shares": (0.1, 0.3, 0.6)}),
-    "PrivPfCSelNF": ({"split": (0.1, 0.3, 0.6)}, {"shares": (0.1, 0.3, 0.6)}),
-    "DiffMulti": ({"score": "ncp"}, {"utility": "ncp"}),
-    "DiffGen": ({"score": "ncp"}, {"utility": "ncp"}),
-}
-
-
-@pytest.mark.parametrize("name", RENAMED)
-def test_every_old_parameter_spelling_warns_and_gives_the_same_release(name, table):
-    X, y, schema = table
-    cls, params = METHODS[name]
-    (old_name, value), = RENAMED[name][0].items()
-    (new_name, _), = RENAMED[name][1].items()
-    new = cls(epsilon=1.0, random_state=6, schema=schema, **params, **RENAMED[name][1]).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match=f"'{old_name}' was renamed '{new_name}'"):
-        old = cls(epsilon=1.0, random_state=6, schema=schema, **params, **RENAMED[name][0])
-    assert old_name not in old.get_params() and old.get_params()[new_name] == value
-    assert_same_release(release(old.fit(X, y), X), release(new, X))
-    with pytest.warns(DpexploreDeprecationWarning):
-        via_set_params = cls(epsilon=1.0, random_state=6, schema=schema, **params).set_params(**RENAMED[name][0])
-    assert via_set_params.get_params()[new_name] == value
-    if old_name != "score":        # est.score is scikit-learn's accuracy method, never the parameter
-        with pytest.warns(DpexploreDeprecationWarning):
-            assert getattr(new, old_name) == value
-
-
-def test_run_privpfc_split_keyword(table):
-    X, y, schema = table
-    scorer = GridScorer.from_table(CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y)))
-    new = run_privpfc(scorer, epsilon=1.0, theta=30, shares=(0.2, 0.3, 0.5), random_state=1)
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        old = run_privpfc(scorer, epsilon=1.0, theta=30, split=(0.2, 0.3, 0.5), random_state=1)
-    assert old.epsilons == new.epsilons and old.index == new.index
-    np.testing.assert_array_equal(old.noisy_counts, new.noisy_counts)
-
-
 @pytest.mark.parametrize("name", METHODS)
 def test_fit_source_equals_fit_records(name):
     # categorical predictors only: DiffMulti and DiffGen see a source's numeric values at
@@ -233,34 +196,3 @@ def test_fit_source_equals_fit_records(name):
         a, b = release(from_source, X), release(records, X)
         # from a source the labels follow its target column's type: the same as y's here
         assert_same_release(a, b)
-
-
-def test_old_pickles_load(table):
-    """A pickle made before the redesign: PrivPfC with ``split`` and no ``schema``; DiffMulti
-    whose taxonomy navigators were ``dpexplore.publish.diffmulti._CatNav``."""
-    X, y, schema = table
-    pfc = PrivPfC(epsilon=1.0, theta=40, random_state=0, schema=schema).fit(X, y)
-    state = dict(pfc.__dict__)
-    state["split"] = state.pop("shares")
-    del state["schema"]
-    old = PrivPfC.__new__(PrivPfC)
-    old.__dict__.update(state)                                  # as the former class pickled itself
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        back = pickle.loads(pickle.dumps(old))
-    assert back.shares == pfc.shares and back.schema is None and "split" not in back.__dict__
-    np.testing.assert_array_equal(back.predict(X), pfc.predict(X))
-    pd.testing.assert_frame_equal(back.synthetic(random_state=0), pfc.synthetic(random_state=0))
-
-    dm = DiffMulti(epsilon=1.0, h=12, random_state=0, schema=schema).fit(X, y)
-    assert all(type(nav) is TaxonomyNavigator for nav in dm._nav.values())
-    dm_state = dict(dm.__dict__)
-    del dm_state["schema"]
-    legacy = DiffMulti.__new__(DiffMulti)
-    legacy.__dict__.update(dm_state)
-    blob = pickle.dumps(legacy, protocol=2)                     # GLOBAL opcodes: "module\nname\n"
-    blob = blob.replace(b"cdpexplore.publish.partition\nTaxonomyNavigator\n", b"cdpexplore.publish.diffmulti\n_CatNav\n")
-    assert b"_CatNav" in blob
-    loaded = pickle.loads(blob)
-    assert loaded.schema is None
-    np.testing.assert_array_equal(loaded.predict(X), dm.predict(X))
-    pd.testing.assert_frame_equal(loaded.partitions_, dm.partitions_)

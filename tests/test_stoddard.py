@@ -550,21 +550,11 @@ def test_fit_scores_checks_before_it_spends_and_forgets_the_last_fit():
     assert sel.transform(np.ones((2, 5))).shape == (2, 2)
 
 
-def test_threshold_fraction_is_the_old_name_of_threshold_share():
-    from dpexplore.exceptions import DpexploreDeprecationWarning
-
+def test_threshold_share_is_the_share_of_epsilon_for_the_threshold():
     X, y = _sparse_data(n=300, d=20)
     new = SparseVectorSelector(threshold=30, cutoff=3, threshold_share=0.4, random_state=0).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match="'threshold_fraction' was renamed 'threshold_share'"):
-        old = SparseVectorSelector(threshold=30, cutoff=3, threshold_fraction=0.4, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(old.get_support(), new.get_support())
     assert list(new.ledger_["epsilon"]) == pytest.approx([0.2, 0.3])
-    assert "threshold_fraction" not in new.get_params() and new.get_params()["threshold_share"] == 0.4
-    q = total_count(X).astype(float)
-    expected = sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_share=0.4, random_state=1)
-    with pytest.warns(DpexploreDeprecationWarning, match="threshold_fraction"):
-        np.testing.assert_array_equal(
-            sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_fraction=0.4, random_state=1), expected)
+    assert new.get_params()["threshold_share"] == 0.4
     with pytest.raises(ValueError, match="threshold_share"):
         SparseVectorSelector(threshold_share=1.0).fit(X, y)
 

@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..domain import Schema
+from ..domain import Schema, check_schema
 from ..publish.base import marginal_taxonomy
 
 __all__ = ["FIDELITY_COLUMNS", "public_bins", "bin_codes", "fidelity", "fidelity_summary"]
@@ -48,8 +48,7 @@ FIDELITY_COLUMNS = ["way", "columns", "tvd"]
 def public_bins(schema: Schema) -> dict[str, list[str]]:
     """The public bin labels of every declared column, predictors in schema order then the
     target: categories, leaf intervals of numeric columns, classes. Read from the schema only."""
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    check_schema(schema, taxonomies=False)
     bins = {}
     for name in schema.predictors:
         attr = schema[name]

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import mechanisms
 from .._deprecation import RenamedParams
-from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
+from ..inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
                                   refuse_sparse, set_fit_features, source_input)
 from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends, prepare_accountant
 from ..domain import Schema, Taxonomy

@@ -43,8 +43,7 @@ class DiffGen(RegionRelease):
     steps : number of specializations h (the PrivPfC paper uses 10 for Adult; the DiffMulti paper
         explores 2..20). Stops earlier if nothing is left to specialize.
     utility : "max" (the paper's classification score), "ncp" or "dm" (needs ``n_max``), the same
-        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti` (``score=`` is its
-        deprecated spelling).
+        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti`.
     max_cells : cap on the number of grid cells × classes; a specialization that would exceed it
         is not a candidate (the rule reads only the public cuts, never the data).
     reuse_budget : if fewer than ``steps`` specializations were possible, give the unspent ε' to

@@ -26,11 +26,10 @@ import numpy as np
 import pandas as pd
 
 from .. import mechanisms
-from .._deprecation import moved
 from .._validation import check_int, check_random_state
 from ..budget import BudgetAccountant, prepare_accountant
 from ..domain import Schema
-from ..limits import MAX_SYNTHETIC_ROWS as _DEFAULT_ROWS
+from ..limits import MAX_SYNTHETIC_ROWS
 from ..limits import MAX_TREE_DEPTH
 from ..sensitivity import sum_sensitivity
 from .partition import (SCORES, ReleaseClassifier, RegionRelease, TaxonomyNavigator, WeightedRecords, c45_tree,
@@ -43,15 +42,6 @@ __all__ = ["DiffMulti", "ReleaseClassifier", "c45_tree", "category_order", "cate
            "piece_utilities", "categorical_children", "numeric_children", "interval_label", "SCORES",
            "MAX_TREE_DEPTH"]
 
-# Former private names, kept so that pickles of fitted releases (which hold TaxonomyNavigator
-# objects under their old name) still load.
-_CatNav = TaxonomyNavigator
-_Data = WeightedRecords
-_RegionRelease = RegionRelease
-
-# MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
-# every publisher applies).
-__getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTHETIC_ROWS"})
 
 
 # =========================================================================== budget division (§4.2)
@@ -103,7 +93,7 @@ class DiffMulti(RegionRelease):
         ``numeric_height`` per numeric attribute (§4.4, Line 3).
     utility : the score function u: "max" (classification, Eq. 8), "ncp" (Eq. 6) or "dm" (Eq. 3,
         needs ``n_max``). (Named ``utility``, the paper's word, because ``score`` is the
-        scikit-learn accuracy method; ``score=`` is its deprecated spelling.)
+        scikit-learn accuracy method.)
     numeric_height : nominal height of a numeric attribute in |g| (the paper uses 7).
     allocation : "fair" (noisy size-proportional, Eq. 10 with Thm 4.2) or "even" (Ex. 4.2; then
         no child sizes are measured and their ε' goes unspent, to be reused by the leaf counts).
@@ -157,7 +147,7 @@ class DiffMulti(RegionRelease):
                  utility: str = "max", numeric_height: int = 7, allocation: str = "fair",
                  reuse_budget: bool = True, n_max: int | None = None, min_width: float = 1e-6,
                  random_state: Any = None, accountant: BudgetAccountant | None = None,
-                 marginal_share: float = 0.0, max_synthetic_rows: int = _DEFAULT_ROWS,
+                 marginal_share: float = 0.0, max_synthetic_rows: int = MAX_SYNTHETIC_ROWS,
                  schema: Schema | None = None):
         self.epsilon = epsilon
         self.h = h

@@ -405,13 +405,10 @@ class RegionRelease(Publisher):
     :class:`WeightedRecords` and set: ``schema_``, ``_regions`` (per attribute: categorical (depth,
     node) arrays or numeric (lo, hi) arrays, one entry per leaf region), ``noisy_counts_``
     (n_regions × n_classes, the Laplace counts before rounding) and ``_leaf_index(data)``.
-    ``score=`` is the old spelling of ``utility=`` (the attribute cannot be called ``score``: that
-    is scikit-learn's accuracy method).
     """
 
     synthetic_values = ("sampled", "generalized")
     _synthetic_positional = ("values", "random_state", "n")
-    _renamed_params = {"score": "utility"}
 
     # ------------------------------------------------------------------ fit
     def _check_region_params(self) -> None:

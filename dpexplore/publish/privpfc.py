@@ -23,10 +23,9 @@ import pandas as pd
 from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
-from .._deprecation import moved, renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_int, check_positive,
                            check_random_state)
-from .._validation.inputs import source_classes
+from ..inputs import source_classes
 from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
 from ..domain import PrivacyLeakWarning, Schema, class_values
@@ -40,14 +39,10 @@ from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, de
 from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import grid_cells
 
-__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
-           "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
-           "enumerate_grids", "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY",
-           "MAX_GRID_CELLS", "candidates_table", "cell_labels"]
+__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc", "win_probability",
+           "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity", "enumerate_grids",
+           "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY", "MAX_GRID_CELLS", "cell_labels"]
 
-# the plot frames moved to dpexplore.evaluate.privpfc (they evaluate releases); old names warn
-__getattr__ = moved(__name__, {name: f"dpexplore.evaluate.privpfc:{name}" for name in (
-    "sensitivity_curve", "win_probability_curve", "grid_levels", "compare_counts", "counts_comparison")})
 
 # =========================================================================== candidates (Sec. 5)
 def grid_threshold(n_hat: float, epsilon_pert: float, noise_to_signal: float = 0.2) -> float:
@@ -102,7 +97,6 @@ def _check_sensitivity(sensitivity: Any) -> str:
     return sensitivity
 
 
-@renamed_keyword(split="shares")
 def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                 shares: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
                 sensitivity: str = "exact", accountant: BudgetAccountant | None = None,
@@ -168,7 +162,7 @@ class PrivPfC(Publisher):
         Θ, the maximum number of candidate grids in the pool (not a cap on grid size).
     shares : three weights, default (0.03, 0.37, 0.60)
         Shares of ε for the record count, the grid selection and the histogram noise (Alg. 2
-        line 2). ``split`` is its former name (deprecated).
+        line 2).
     random_state : int, Generator or None
     accountant : BudgetAccountant or None
         Where ε is spent (a fresh one holding ``epsilon`` if None).
@@ -239,7 +233,6 @@ class PrivPfC(Publisher):
 
     method = "PrivPfC"
     _private_selection = True
-    _renamed_params = {"split": "shares"}
     synthetic_values = ("generalized", "sampled")
     _synthetic_positional = ("random_state", "values", "weighted", "max_rows", "n")
     _synthetic_removed = {"weighted": "call weighted_table() for the table with a weight column",

@@ -30,8 +30,8 @@ import numpy as np
 from ..domain import Attribute, Schema, Taxonomy
 from ..histogram import decode_cells, resolve_grid, sample_within
 
-__all__ = ["NodeCells", "IntervalCells", "grid_cells", "leaf_measure", "leaf_probabilities", "draw_in_cells",
-           "apportion", "draw_leaves", "consistent_counts", "rake", "RAKE_ROUNDS"]
+__all__ = ["NodeCells", "IntervalCells", "grid_cells", "leaf_probabilities", "draw_in_cells", "apportion",
+           "draw_leaves", "consistent_counts", "rake"]
 
 RAKE_ROUNDS = 20
 """Passes of :func:`rake` over the columns: a fixed public number (no convergence test on data)."""

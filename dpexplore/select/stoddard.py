@@ -44,7 +44,6 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction, check_int,
                            check_random_state, check_scores)
 from ..audit import privacy_loss
@@ -538,7 +537,7 @@ class ExponentialTopKSelector(_ScoreSelector):
         return np.argsort(-q, kind="stable")[: plan["k"]]     # the most likely k-subset
 
 
-class SparseVectorSelector(RenamedParams, _ScoreSelector):
+class SparseVectorSelector(_ScoreSelector):
     """ε-DP selection of the first ``cutoff`` features whose score passes a noisy threshold.
 
     The sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1), the sound version of
@@ -547,8 +546,6 @@ class SparseVectorSelector(RenamedParams, _ScoreSelector):
     ``threshold_share``: the share of ε for the threshold noise (None: 1/(1 + (2c)^{2/3})).
     Fitted: ``support_``, ``ledger_``.
     """
-
-    _renamed_params = {"threshold_fraction": "threshold_share"}
 
     def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
                  feature_score: str = "TC", monotone: Any = "auto", threshold_share: float | None = None,

@@ -18,7 +18,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from .._validation.inputs import source_input
+from ..inputs import source_input
 from ..domain import Schema
 from ..evaluate import privpfc as evaluation
 from ..histogram import LevelCodes
