@@ -222,7 +222,7 @@ def test_methods_are_the_registrys_and_display_names_still_work_with_a_warning(m
     from dpexplore.registry import all_methods
 
     assert list(tables.METHODS) == [s.name for s in all_methods(tag="tables")]
-    assert PUBLISHERS == ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"]
+    assert PUBLISHERS == [s.name for s in all_methods("publisher", tag="tables")]
     schema, enc, _ = built(messy)
     new = tables.release(enc, schema, "ProjectedHistogram", 1.0, random_state=2, progress=False)
     with pytest.warns(DpexploreDeprecationWarning, match="'ProjectedHistogram'.*0.4"):
