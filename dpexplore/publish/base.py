@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -16,13 +17,12 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import mechanisms
-from .._deprecation import RenamedParams
-from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
-                                  refuse_sparse, set_fit_features, source_input)
-from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends, prepare_accountant
-from ..domain import Schema, Taxonomy
-from .._validation import format_number
-from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning, SyntheticSizeWarning
+from .._validation import check_random_state, format_number
+from .._validation.inputs import (as_frame, check_release_features, check_release_input, is_source,
+                                  set_fit_features, source_classes, source_input)
+from ..budget import RecordsSpends, prepare_accountant
+from ..domain import Schema, Taxonomy, class_values
+from ..exceptions import FewRecordsWarning, SyntheticSizeWarning
 from ..histogram import sample_within
 from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS, SIZE_ERROR_RATIO
 from ..sensitivity import ADD_REMOVE, sum_sensitivity, utility_sensitivity
@@ -35,13 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["Publisher", "Release", "check_release_input", "check_release_features", "set_fit_features",
            "as_frame", "prepare_accountant", "source_input", "is_source", "CompleteSynthetic", "MarginalFiller",
            "synthetic_size", "count_noise_sd", "apportion", "check_marginal_share", "check_row_cap",
-           "marginal_taxonomy", "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
-
-DEFAULT_MAX_SYNTHETIC_ROWS = MAX_SYNTHETIC_ROWS
-"""Default public cap on the rows ``synthetic()`` makes (:data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`)."""
-
-# the former private spellings of the shared input checks (dpexplore._validation.inputs)
-_refuse_sparse, _check_y, _is_source = refuse_sparse, check_y, is_source
+           "marginal_taxonomy", "MARGINAL_BINS", "Modelled"]  # prepare_accountant: budget.py; inputs: _validation
 
 
 class Release(RecordsSpends):
@@ -513,28 +507,42 @@ class CompleteSynthetic:
 
 
 # =========================================================================== the publisher contract
-class _NotGiven:
-    """The default of an argument the caller did not pass (``None`` is a value a caller may pass)."""
+@dataclass(frozen=True)
+class Modelled:
+    """What a publisher's ``_release`` modelled, for the marginals that complete its synthetic
+    table (:meth:`CompleteSynthetic._fill_marginals`): the predictors its release carries
+    (``columns``; the others are filled from marginals or uniformly), those it released at single
+    leaves of their marginal (``exact``: a marginal adds nothing there) and, for a method whose
+    marginals' domain is known only during its release, the filler it built then (``filler``)."""
 
-    def __repr__(self) -> str:
-        return "<not given>"
+    columns: Sequence[str]
+    exact: Sequence[str] = ()
+    filler: Any = None
 
 
-_NOT_GIVEN = _NotGiven()
-
-
-class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
+class Publisher(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
     """Base of every publishing method: one ``fit``, one ``synthetic``, the scikit-learn contract.
 
     Every parameter, the public ``schema`` included, is an ``__init__`` argument stored unchanged
-    (``get_params``, ``clone`` and grid searches see it). :meth:`fit` takes ``fit(X, y)`` (records,
-    checked against ``self.schema``) or ``fit(source)`` (a :class:`dpexplore.sources.Source`),
-    validates everything, and hands over to the subclass's hooks before anything is spent:
-    ``_check_params()``, then ``_fit_records(X, y, schema)`` or ``_fit_table(table, schema,
-    source)``. The base consumes no randomness and spends nothing. :meth:`synthetic` checks its
-    arguments against ``synthetic_values`` (the first entry is the default) and calls
-    ``_synthetic(n=..., random_state=..., values=...)``. Renamed parameters are listed in
-    ``_renamed_params`` ({old: new}; the old spelling warns, see :mod:`dpexplore._deprecation`).
+    (``get_params``, ``clone`` and grid searches see it). :meth:`fit` is a template method: its
+    order (checks, then the ledger, then the method's spends, then the marginals) is written here
+    once, and a subclass fills in the steps:
+
+    * ``_check_params()``: every parameter of the method (the base checks ``marginal_share`` and
+      ``max_synthetic_rows``);
+    * ``_records_data(X, y, schema)`` (``fit(X, y)``, records checked against ``self.schema``) or
+      ``_table_data(table, schema, source)`` (``fit(source)``, the source's
+      :class:`~dpexplore.counts.CountTable`): the method's fit data, with every check that can fail
+      on the data or on public sizes (nothing is spent yet);
+    * ``_release(data, accountant, rng, epsilon)``: the method itself, spending ``epsilon`` (the
+      method's part, :meth:`_model_epsilon`) through ``accountant``; it returns a :class:`Modelled`;
+    * ``_finish_fit(data)`` (optional): post-processing of the release, no spend.
+
+    The base sets ``schema_`` and ``classes_`` (the schema's classes in the type of ``y``, or of
+    the source's target column) before ``_release``, opens and closes the ledger, and pays the
+    marginals; it consumes no randomness of its own. :meth:`synthetic` checks its arguments
+    against ``synthetic_values`` (the first entry is the default) and calls
+    ``_synthetic(n=..., random_state=..., values=...)``.
     """
 
     synthetic_values: tuple[str, ...] = ("sampled",)
@@ -542,105 +550,70 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
     # takes a ``neighbours`` parameter
     neighbours: str = ADD_REMOVE
     _needs_taxonomy = True                        # fit(source): every predictor needs a taxonomy
-    _synthetic_positional: tuple[str, ...] = ("random_state", "n")   # the former positional order
-    _synthetic_removed: dict[str, str] = {}       # former synthetic() keyword → what to use instead
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None, schema: Any = _NOT_GIVEN) -> "Publisher":
+    def fit(self, X: Any, y: Any = None) -> "Publisher":
         """Release from ``X`` (spends ``epsilon``); returns the fitted release.
 
         ``fit(X, y)``: records (a DataFrame or an array) with the constructor's ``schema`` (None:
         read from the data with a :class:`~dpexplore.domain.PrivacyLeakWarning`). ``fit(source)``:
         a :class:`dpexplore.sources.Source`, whose schema names the target (``self.schema``, when
-        set, must be the source's or a subset of its predictors). ``fit(X, y, schema)`` is the
-        former spelling: it warns, uses that schema for this fit and leaves ``self.schema`` as it
-        is. Every check runs before the first spend.
+        set, must be the source's or a subset of its predictors). Every check runs before the
+        first spend.
         """
-        schema = self._fit_schema(schema)
         self._check_params()
-        got = source_input(X, y, schema, estimator=self, needs_taxonomy=self._needs_taxonomy)
+        self._check_complete_params()
+        got = source_input(X, y, self.schema, estimator=self, needs_taxonomy=self._needs_taxonomy)
         if got is None:
-            X, y, schema = check_release_input(X, y, schema, estimator=self)
-            self._fit_records(X, y, schema)
+            X, y, schema = check_release_input(X, y, self.schema, estimator=self)
+            data = self._records_data(X, y, schema)
+            classes, filler = class_values(schema.classes, y), self._prepare_filler(schema, X=X, y=y)
         else:
             table, schema = got
-            self._fit_table(table, schema, X)
+            data = self._table_data(table, schema, X)
+            classes, filler = source_classes(X, schema), self._prepare_filler(schema, table=table)
+        accountant = prepare_accountant(self.epsilon, self.accountant)
+        self.schema_, self.classes_ = schema, classes
+        self._open_ledger(accountant)
+        rng = check_random_state(self.random_state)
+        modelled = self._release(data, accountant, rng, self._model_epsilon())
+        # after the method's own release (a DP output): the marginals it keeps ε for (extension)
+        self._fill_marginals(modelled.columns, accountant, rng, modelled.filler or filler, exact=modelled.exact)
+        self._close_ledger()
+        self._finish_fit(data)
         return self
-
-    def _fit_schema(self, schema: Any) -> Schema | None:
-        """The schema of this fit: ``self.schema``, or the one passed to ``fit`` (deprecated)."""
-        own = self.schema
-        if schema is _NOT_GIVEN:
-            return own
-        name = type(self).__name__
-        warnings.warn(f"{name}.fit(X, y, schema) is deprecated and stops working in dpexplore 0.4: pass "
-                      f"schema to the constructor, {name}(..., schema=schema).fit(X, y)",
-                      DpexploreDeprecationWarning, stacklevel=FIT_CALLER_STACKLEVEL + 1)
-        if schema is None or schema is own:
-            return own
-        if own is not None and (not isinstance(schema, Schema) or schema.to_dict() != own.to_dict()):
-            raise ValueError(f"{name} was constructed with schema= and fit() got a different schema: "
-                             "give the schema once, to the constructor")
-        return schema
 
     def _check_params(self) -> None:
         raise NotImplementedError
 
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        """Release from validated records (every value in the schema's public domain)."""
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> Any:
+        """The fit data from validated records (every value in the schema's public domain)."""
         raise NotImplementedError
 
-    def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
-        """Release from the count table of ``source`` (built where the data lives)."""
+    def _table_data(self, table: "CountTable", schema: Schema, source: Any) -> Any:
+        """The fit data from the count table of ``source`` (built where the data lives)."""
         raise NotImplementedError
+
+    def _release(self, data: Any, accountant: Any, rng: np.random.Generator, epsilon: float) -> Modelled:
+        """The method's release from its fit data, spending ``epsilon`` through ``accountant``."""
+        raise NotImplementedError
+
+    def _finish_fit(self, data: Any) -> None:
+        """Post-processing after the ledger is closed (e.g. a classifier on the released counts)."""
 
     # ------------------------------------------------------------------ synthetic
-    def synthetic(self, *args: Any, n: int | None = None, random_state: Any = None, values: str | None = None,
-                  **removed: Any) -> pd.DataFrame:
+    def synthetic(self, *, n: int | None = None, random_state: Any = None, values: str | None = None
+                  ) -> pd.DataFrame:
         """A synthetic table from the release: every declared column in schema order, ``n`` rows
         (default: the release's DP total raised to the public floor
         :data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS` and capped at ``max_synthetic_rows``,
-        :func:`synthetic_size`), drawn with
-        ``random_state``; ``values`` is one of ``synthetic_values`` (the first is the default).
-        Post-processing only: no ε is spent. Arguments are keywords; positional arguments and
-        the former keywords still work for now, with a ``DpexploreDeprecationWarning``."""
-        if args or removed:
-            n, random_state, values, removed = self._former_synthetic_call(args, removed, n, random_state, values)
+        :func:`synthetic_size`), drawn with ``random_state``; ``values`` is one of
+        ``synthetic_values`` (the first is the default). Post-processing only: no ε is spent."""
         if values is None:
             values = self.synthetic_values[0]
         if values not in self.synthetic_values:
             raise ValueError(f"values must be {' or '.join(map(repr, self.synthetic_values))}, got {values!r}")
-        return self._synthetic(n=n, random_state=random_state, values=values, **removed)
+        return self._synthetic(n=n, random_state=random_state, values=values)
 
     def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
         raise NotImplementedError
-
-    def _former_synthetic_call(self, args: tuple, removed: dict, n: Any, random_state: Any, values: Any
-                               ) -> tuple[Any, Any, Any, dict]:
-        """Map a call in a former form (positional arguments in the class's former order, removed
-        keywords) onto the keywords, warning once per former form used."""
-        name = type(self).__name__
-        order = self._synthetic_positional
-        if len(args) > len(order):
-            raise TypeError(f"{name}.synthetic() takes keyword arguments only (n=, random_state=, values=)")
-        given = {"n": n, "random_state": random_state, "values": values}
-        for key, value in zip(order, args):
-            if key in given:
-                if given[key] is not None:
-                    raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
-                given[key] = value
-            elif key in removed:
-                raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
-            else:
-                removed[key] = value
-        unknown = sorted(set(removed) - set(self._synthetic_removed))
-        if unknown:
-            raise TypeError(f"{name}.synthetic() got an unexpected keyword argument {unknown[0]!r}")
-        if args:
-            spelled = ", ".join(f"{key}=..." for key in order[:len(args)])
-            warnings.warn(f"{name}.synthetic() with positional arguments is deprecated and stops working in "
-                          f"dpexplore 0.4: call synthetic({spelled})", DpexploreDeprecationWarning, stacklevel=3)
-        for key in sorted(removed):
-            warnings.warn(f"{name}.synthetic({key}=...) is deprecated and stops working in dpexplore 0.4: "
-                          f"{self._synthetic_removed[key]}", DpexploreDeprecationWarning, stacklevel=3)
-        return given["n"], given["random_state"], given["values"], removed

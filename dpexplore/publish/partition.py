@@ -8,7 +8,7 @@ uses the same scores and split points with global recoding (:mod:`dpexplore.publ
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
-from ..domain import Schema, class_values
+from ..domain import Schema
 from ..sensitivity import utility_sensitivity
 from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
@@ -338,6 +338,13 @@ def interval_label(a: float, b: float, integer: bool, upper: float) -> str:
 
 
 # =========================================================================== shared release
+class RegionData(NamedTuple):
+    """The fit data of a region release: the records (or cells) and the class code of each."""
+
+    records: "WeightedRecords"
+    class_codes: np.ndarray
+
+
 class WeightedRecords:
     """The fit data as arrays: numeric values ``Xn``, categorical leaf codes ``Xc`` and ``w``, the
     weight of each row: None for records (weight 1), the counts for a CountTable's cells
@@ -401,23 +408,19 @@ class WeightedRecords:
 class RegionRelease(Publisher):
     """A released set of disjoint generalized regions with noisy class counts (a :class:`Publisher`).
 
-    Subclasses implement ``_fit_regions(data, yk, y, schema, filler)`` on the fit data as
-    :class:`WeightedRecords` and set: ``schema_``, ``_regions`` (per attribute: categorical (depth,
-    node) arrays or numeric (lo, hi) arrays, one entry per leaf region), ``noisy_counts_``
-    (n_regions × n_classes, the Laplace counts before rounding) and ``_leaf_index(data)``.
-    ``score=`` is the old spelling of ``utility=`` (the attribute cannot be called ``score``: that
-    is scikit-learn's accuracy method).
+    The fit data are :class:`RegionData` (the records, or a CountTable's cells, as
+    :class:`WeightedRecords` with their class codes). Subclasses implement ``_release`` on them
+    and set ``_regions`` (per attribute: categorical (depth, node) arrays or numeric (lo, hi)
+    arrays, one entry per leaf region), ``noisy_counts_`` (n_regions × n_classes, the Laplace
+    counts before rounding) and ``_leaf_index(data)``.
     """
 
     synthetic_values = ("sampled", "generalized")
-    _synthetic_positional = ("values", "random_state", "n")
-    _renamed_params = {"score": "utility"}
 
     # ------------------------------------------------------------------ fit
     def _check_region_params(self) -> None:
         """The parameters DiffMulti and DiffGen share (every check before any spend)."""
         check_epsilon(self.epsilon)
-        self._check_complete_params()
         check_flag(self.reuse_budget, "reuse_budget")
         if self.utility not in SCORES:
             raise ValueError(f"utility must be one of {SCORES}, got {self.utility!r}")
@@ -426,21 +429,23 @@ class RegionRelease(Publisher):
             check_int(self.n_max, "n_max", minimum=1)
         check_fraction(self.min_width, "min_width", high_closed=False)
 
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        data = WeightedRecords(X, schema)       # everything that reads the data fails before any spend
-        self._fit_data(data, schema.encode_target(y), y, schema, self._prepare_filler(schema, X=X, y=y))
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> "RegionData":
+        # everything that reads the data fails before any spend
+        return self._region_data(WeightedRecords(X, schema), schema.encode_target(y), schema)
 
-    def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
+    def _table_data(self, table: "CountTable", schema: Schema, source: Any) -> "RegionData":
         """A source fit runs on the occupied cells of its CountTable as weighted records (every
         count a sum of weights), at taxonomy-leaf resolution (:meth:`WeightedRecords.from_table`)."""
-        self._fit_data(WeightedRecords.from_table(table), table.class_codes, source.target_like, schema,
-                       self._prepare_filler(schema, table=table))
+        return self._region_data(WeightedRecords.from_table(table), table.class_codes, schema)
 
-    def _fit_data(self, data: "WeightedRecords", yk: np.ndarray, y: pd.Series | None, schema: Schema,
-                  filler: Any) -> None:
+    def _region_data(self, data: "WeightedRecords", yk: np.ndarray, schema: Schema) -> "RegionData":
         if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
-        self._fit_regions(data, yk, y, schema, filler)
+        self._check_sizes(schema)
+        return RegionData(data, np.asarray(yk))
+
+    def _check_sizes(self, schema: Schema) -> None:
+        """Public sizes the release cannot take, refused before the first spend."""
 
     # ------------------------------------------------------------------ published table
     @property
@@ -590,14 +595,6 @@ class RegionRelease(Publisher):
         """Majority noisy class of each record's region."""
         best = self.predict_proba(X).argmax(axis=1)
         return self.classes_[best]
-
-    def _set_labels(self, y: pd.Series | None) -> None:
-        """``classes_``: the schema's classes, in its order and in the dtype of y, decided by y's
-        dtype only (never by which labels occur in y: that would leak a rare class's presence).
-        A fit from a Source passes its ``target_like`` (the target column's type); ``y=None``:
-        the schema's strings."""
-        self.classes_ = (np.asarray(self.schema_.classes, dtype=object) if y is None
-                         else class_values(self.schema_.classes, y))
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§5.1): the generalized records,

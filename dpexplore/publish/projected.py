@@ -28,7 +28,7 @@ import functools
 import math
 import warnings
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,9 +38,9 @@ from sklearn.linear_model import LogisticRegression
 from .. import mechanisms
 from .._deprecation import moved
 from .._validation import RandomState, check_epsilon, check_fraction, check_int, check_positive, check_random_state
-from ..budget import BudgetAccountant, prepare_accountant
+from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant
 from ..counts import CountTable
-from ..domain import Attribute, Schema, class_values
+from ..domain import Attribute, Schema
 from ..exceptions import EmptySyntheticWarning
 from ..histogram import cell_codes, decode_cells
 from ..limits import MAX_DOMAIN, MAX_FILLED_CELLS, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
@@ -48,7 +48,7 @@ from ..sensitivity import (ADD_REMOVE, NEIGHBOURS, check_neighbours, count_sensi
                            utility_sensitivity)
 from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
                             public_bin_count)
-from .base import MarginalFiller, Publisher, check_release_features, count_noise_sd, synthetic_size
+from .base import MarginalFiller, Modelled, Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -506,6 +506,20 @@ def _binned_cells(source: Any, schema: Schema, n_bins: int
     return codes, sizes, table.class_codes.astype(np.int64), table.counts
 
 
+class _FitData(NamedTuple):
+    """The fit data: the records and their class codes, or the source; the private record count."""
+
+    X: pd.DataFrame | None
+    y_codes: np.ndarray | None
+    source: Any
+    n_records: int
+
+
+def _domain_sizes(schema: Schema, names: Sequence[str], n_bins: int) -> list[int]:
+    """Public domain size of each attribute: s bins (numeric) or its category count."""
+    return [n_bins if schema[a].kind == "numeric" else len(schema[a].categories) for a in names]
+
+
 def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float | None) -> None:
     """Refuse, BEFORE the selection spends anything, a projection that cannot be released.
 
@@ -639,12 +653,7 @@ class ProjectedHistogram(Publisher):
         if self.test_values not in ("raw", "midpoint"):
             raise ValueError(f"test_values must be 'raw' or 'midpoint', got {self.test_values!r}")
         check_positive(self.C, "C")
-        self._check_complete_params()
         check_random_state(self.random_state)
-
-    def _sizes(self, names: Sequence[str], n_bins: int) -> list[int]:
-        """Public domain size of each attribute: s bins (numeric) or its category count."""
-        return [n_bins if self.schema_[a].kind == "numeric" else len(self.schema_[a].categories) for a in names]
 
     def _codes(self, X: pd.DataFrame, names: Sequence[str], n_bins: int) -> tuple[np.ndarray, list[int]]:
         """Bin / category index of every value, with the public domain size of each attribute."""
@@ -661,8 +670,11 @@ class ProjectedHistogram(Publisher):
         return np.column_stack(cols).astype(np.int64), sizes
 
     # ------------------------------------------------------------------ fit
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        self._fit_release(X, y, schema, None, len(X))
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> "_FitData":
+        for a in schema.categorical:
+            _category_codes(X[a], schema[a])       # integer-coded categories match by text
+        self._check_before_spending(schema)
+        return _FitData(X, schema.encode_target(y).astype(np.int64), None, len(X))
 
     def _public_bin_count(self, d: int) -> int | None:
         """s when public quantities alone fix it, before n̂ is drawn: an integer ``n_bins``, or
@@ -681,42 +693,41 @@ class ProjectedHistogram(Publisher):
         scan as its own table. Reads no data and spends nothing."""
         return bins_to_count(schema, self._public_bin_count(len(schema.predictors)))
 
-    def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
+    def _table_data(self, table: CountTable, schema: Schema, source: Any) -> "_FitData":
         # the source's own engine counts the method's public bins once s is known (_binned_cells);
         # when s is public it counted them along with ``table`` (_count_along)
-        self._fit_release(None, None, schema, source, table.n_records)   # n: private, used through n̂
+        self._check_before_spending(schema)
+        return _FitData(None, None, source, table.n_records)   # n: private, used through n̂
 
-    def _fit_release(self, X: pd.DataFrame | None, y: pd.Series | None, schema: Schema, source: Any,
-                     n_records: int) -> None:
-        """Select k predictors privately and release their thresholded histogram (spends ε), from
-        the records ``X, y`` or (``source`` given) from the source's cells."""
-        predictors = schema.predictors
-        acc = prepare_accountant(self.epsilon, self.accountant)
-        rng = check_random_state(self.random_state)
-        self.schema_ = schema
-        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
-        # records: marginal codes on each column's taxonomy leaves (or 16 public bins), read now
-        filler = (MarginalFiller(schema, X=X, y=y, class_marginal=True)   # the threshold skews the class shares
-                  if self.marginal_share > 0 and source is None else None)
-        q, d = schema.n_classes, len(predictors)
-        delta = sum_sensitivity(self.neighbours)        # the (cell × class) histogram over a partition
-        # everything that can fail on the data or on sizes fails here, before the first spend
-        if source is None:
-            for a in schema.categorical:
-                _category_codes(X[a], schema[a])       # integer-coded categories match by text
-            y_codes = schema.encode_target(y).astype(np.int64)
+    def _check_before_spending(self, schema: Schema) -> None:
+        """Everything that can fail on public sizes fails here, before the first spend."""
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
-            _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
+            _check_domain(_domain_sizes(schema, schema.predictors, int(self.n_bins)),
+                          min(int(self.k), len(schema.predictors)), schema.n_classes, None)
         if mechanisms.is_hardened():   # the exact sampler's public limits: ε_n, and ε_h ≥ γ_min·(ε - ε_n)
+            eps = self._model_epsilon()
             eps_n_min = self.count_share * eps if self.neighbours == ADD_REMOVE else 0.0
             if eps_n_min > 0:
                 mechanisms.hardened_laplace_parameters(epsilon=eps_n_min)
             gamma_min = float(self.gamma) if self.gamma is not None else 0.01   # eq. 11 is clipped to ≥ 0.01
-            mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min), sensitivity=delta,
-                                                   integer=True)
-        self._open_ledger(acc)
-        # schema order, y's dtype (not y's values); from a source: its target column's type
-        self.classes_ = class_values(schema.classes, source.target_like if source is not None else y)
+            mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min),
+                                                   sensitivity=sum_sensitivity(self.neighbours), integer=True)
+
+    def _prepare_filler(self, schema: Schema, X: Any = None, table: Any = None, **kwargs: Any) -> Any:
+        """Records: the marginal codes on each column's taxonomy leaves (or 16 public bins), read
+        now; the class's too (the threshold skews the class shares). A source: counted over the
+        method's own bins in :meth:`_release`, once s is known."""
+        return None if table is not None else super()._prepare_filler(schema, X=X, class_marginal=True, **kwargs)
+
+    def _release(self, fit_data: "_FitData", acc: BudgetAccountant, rng: np.random.Generator,
+                 eps: float) -> Modelled:
+        """Select k predictors privately and release their thresholded histogram (spends ε), from
+        the records or (a source) from the source's cells."""
+        schema, (X, y_codes, source, n_records) = self.schema_, fit_data
+        predictors = schema.predictors
+        q, d = schema.n_classes, len(predictors)
+        delta = sum_sensitivity(self.neighbours)        # the (cell × class) histogram over a partition
+        filler = None
 
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
         if self.neighbours == ADD_REMOVE:
@@ -745,7 +756,7 @@ class ProjectedHistogram(Publisher):
             gamma_info = estimate_gamma(n_hat, d, q, k, s, A=self.A, B=self.B, loss=self.loss, p=self.p,
                                         sensitivity=delta)
             gamma = gamma_info["gamma"]
-        _check_domain(self._sizes(predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
+        _check_domain(_domain_sizes(schema, predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
         if source is None:
             codes, sizes = self._codes(X, predictors, s)
             weights = None
@@ -787,11 +798,6 @@ class ProjectedHistogram(Publisher):
         kept, values, _ = perturb_sparse(     # which kept cells were empty: not kept (non-private)
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
-        # after the projection is released: marginals of the predictors (two-way with a chosen
-        # parent for those left out) and of the class (extension)
-        self._fill_marginals([predictors[a] for a in picks], acc, rng, filler)
-        self._close_ledger()
-
         self.k_, self.gamma_, self.n_bins_, self.n_hat_ = k, gamma, s, n_hat
         self.gamma_heuristic_ = gamma_info
         self.selected_ = [predictors[a] for a in picks]
@@ -802,6 +808,11 @@ class ProjectedHistogram(Publisher):
         self.n_cells_ = m
         self.counts_ = SparseHistogram(kept, values, shape)
         self.histogram_ = self._histogram_frame()
+        # after the projection is released: marginals of the predictors (two-way with a chosen
+        # parent for those left out) and of the class (extension)
+        return Modelled(self.selected_, filler=filler)
+
+    def _finish_fit(self, fit_data: "_FitData") -> None:
         self._fit_model()
 
     # ------------------------------------------------------------------ release
@@ -977,7 +988,7 @@ class ProjectedHistogram(Publisher):
             self.fallback_ = True
             warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {present.size} class(es): "
                           "predicting the class shares of the release (AUC 0.5)", EmptySyntheticWarning,
-                          stacklevel=3)
+                          stacklevel=FIT_CALLER_STACKLEVEL + 2)
             return
         self.fallback_ = False
         self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
