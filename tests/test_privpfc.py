@@ -390,7 +390,7 @@ def test_bad_parameters_fail_before_spending(table, params, error, match):
 
 def test_a_subset_of_the_schema_columns_is_released_on_those_columns_only(table):
     """X may carry some of the schema's predictors (as for every method, see
-    publish.base.check_release_input): the grid then spans exactly X's columns."""
+    _validation.inputs.check_release_input): the grid then spans exactly X's columns."""
     schema, X, y = table
     model = PrivPfC(epsilon=1, random_state=0, schema=schema).fit(X.drop(columns="sex"), y)
     assert set(model.grid_) == set(X.columns) - {"sex"}

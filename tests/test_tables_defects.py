@@ -259,7 +259,7 @@ def test_synthetic_size_warns_on_the_high_side_from_public_figures_only():
     deviations of its noise, from ε) is wider than half of it, or a count above the public cap,
     warns; the inputs are the released count, its public noise and the public cap."""
     from dpexplore.exceptions import SyntheticSizeWarning
-    from dpexplore.publish.base import count_noise_sd, synthetic_size
+    from dpexplore.publish.complete import count_noise_sd, synthetic_size
     assert count_noise_sd(0.5) == pytest.approx(2 ** 0.5 / 0.5) and count_noise_sd(0.0) == 0.0
     assert count_noise_sd(1.0, n_counts=8) == pytest.approx(4.0)
     size, caught = _caught(lambda: synthetic_size(5000.4, noise_sd=1000))           # ± 2000 < 2500: quiet
@@ -278,7 +278,7 @@ def test_synthetic_size_warns_on_the_high_side_from_public_figures_only():
 @pytest.mark.parametrize("method", PUBLISHERS)
 def test_every_publisher_passes_its_public_count_noise_to_the_size_rule(method, monkeypatch):
     import importlib
-    from dpexplore.publish.base import count_noise_sd
+    from dpexplore.publish.complete import count_noise_sd
     frame, schema = load_adult()
     est = tables.METHODS[method].build(schema, epsilon=0.5, random_state=0)
     module = importlib.import_module(type(est)._synthetic.__module__)      # where its size rule is called

@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
 from ..domain import Schema
 from ..sensitivity import utility_sensitivity
-from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
+from .._validation.inputs import check_release_features
+from .base import Publisher
+from .complete import count_noise_sd
+from .histogram_release import HistogramRelease
 from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
@@ -405,7 +407,7 @@ class WeightedRecords:
         return int(self.Xn.shape[0]) if self.w is None else int(self.w.sum())
 
 
-class RegionRelease(Publisher):
+class RegionRelease(HistogramRelease, Publisher):
     """A released set of disjoint generalized regions with noisy class counts (a :class:`Publisher`).
 
     The fit data are :class:`RegionData` (the records, or a CountTable's cells, as
@@ -416,6 +418,7 @@ class RegionRelease(Publisher):
     """
 
     synthetic_values = ("sampled", "generalized")
+    _released = "noisy_counts_"
 
     # ------------------------------------------------------------------ fit
     def _check_region_params(self) -> None:
@@ -461,10 +464,6 @@ class RegionRelease(Publisher):
             self._partitions_cache = pd.DataFrame(cols)
         return self._partitions_cache
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "noisy_counts_"):   # NotFittedError is an AttributeError too
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
-
     def _region_labels(self, attribute: str) -> np.ndarray:
         attr = self.schema_[attribute]
         r = self._regions[attribute]
@@ -490,12 +489,16 @@ class RegionRelease(Publisher):
         return np.floor(np.clip(self.noisy_counts_, 0, 2.0 ** 62)).astype(np.int64)   # no int64 overflow
 
     # ------------------------------------------------------------------ synthetic data
-    def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
-        """Records from the release, every declared column in schema order.
+    def _size_total(self) -> tuple[float, float]:
+        return float(np.sum(self.noisy_counts_)), count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_))
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
+        """Records from the release (:meth:`synthetic`).
 
         Size (a public rule): ``n`` if given, else the unclipped sum of the noisy counts (an
         unbiased DP estimate of the record count), raised to the public floor and capped at
-        ``max_synthetic_rows`` (:func:`~dpexplore.publish.base.synthetic_size`). Each
+        ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). Each
         (region, class) gets rows in proportion to its noisy count clipped at 0 (largest-remainder
         rounding; the paper's max(0, ⌊count⌋) copies, §4.4 line 21, would make ~165k rows from 6k
         at ε = 0.01, where most regions hold pure noise).
@@ -509,9 +512,6 @@ class RegionRelease(Publisher):
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
-        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows,
-                              noise_sd=count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_)))
         cells = None
         if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])
@@ -519,7 +519,6 @@ class RegionRelease(Publisher):
         flat = self._copies(self.noisy_counts_, size, cells)
         idx = np.repeat(np.arange(flat.size), flat)
         region, cls = np.divmod(idx, self.schema_.n_classes)
-        rng = check_random_state(random_state)
         data: dict[str, Any] = {}
         for a in self.schema_.predictors:
             if values == "generalized":
@@ -527,8 +526,7 @@ class RegionRelease(Publisher):
             else:
                 data[a] = self._sample_values(a, region, rng)
         data[self.schema_.target] = self.classes_[cls]
-        frame = pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
-        return self._complete(frame, rng, generalized=values == "generalized", cells=cells, row_cells=region)
+        return pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target]), cells, region
 
     def _sample_values(self, attribute: str, region: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         attr = self.schema_[attribute]
@@ -580,21 +578,15 @@ class RegionRelease(Publisher):
             raise ValueError(rule_message("missing", missing))
         return self._leaf_index(WeightedRecords(X, self.schema_, clip=True))
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+    def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class shares of the noisy counts (clamped at 0) of each record's region; regions whose
         counts are all ≤ 0 fall back to the class shares of the whole release."""
-        self._check_fitted()
         counts = np.clip(self.noisy_counts_, 0, None)
         prior = counts.sum(axis=0) + 1e-12
         prior = prior / prior.sum()
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), prior[None, :])
         return proba[self._apply(X)]
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Majority noisy class of each record's region."""
-        best = self.predict_proba(X).argmax(axis=1)
-        return self.classes_[best]
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§5.1): the generalized records,

@@ -20,7 +20,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
 from .._deprecation import moved, renamed_keyword
@@ -36,7 +35,10 @@ from ..sensitivity import count_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
-from .base import Modelled, Publisher, check_release_features, count_noise_sd, synthetic_size
+from .._validation.inputs import check_release_features
+from .base import Modelled, Publisher
+from .complete import count_noise_sd
+from .histogram_release import HistogramRelease
 from .shape import grid_cells
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -155,7 +157,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                       probabilities=probabilities, index=int(index), noisy_counts=noisy)
 
 
-class PrivPfC(Publisher):
+class PrivPfC(HistogramRelease, Publisher):
     """PrivPfC (Su et al. 2018): a DP noisy histogram on a privately chosen grid, and its classifier.
 
     Parameters
@@ -296,10 +298,6 @@ class PrivPfC(Publisher):
                         exact=[a for a, d in self.grid_.items() if d == schema[a].taxonomy.height - 1])
 
     # ------------------------------------------------------------------ release
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "counts_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
-
     def diagnostics(self, X: Any, y: Any) -> pd.DataFrame:
         """NON-PRIVATE teaching view: the candidate pool of this release with each grid's TRUE
         quality and selection probability, recomputed from the private data passed in.
@@ -330,12 +328,15 @@ class PrivPfC(Publisher):
         self._check_fitted()
         return {a: d + 1 for a, d in self.grid_.items()}
 
-    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str) -> pd.DataFrame:
-        """Synthetic records from the noisy histogram, every declared column in schema order.
-        Post-processing: no budget.
+    def _size_total(self) -> tuple[float, float]:
+        return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
+        """Synthetic records from the noisy histogram (:meth:`synthetic`). Post-processing: no budget.
 
         Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), raised to
-        the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.base.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
+        the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
         at 0, rescaled to that size (largest-remainder rounding; at the paper's scale this is
         round(max(0, count)) copies, Alg. 2 line 22). Refined attributes get node labels
         ("generalized", as the reference code) or values drawn inside the node ("sampled";
@@ -347,10 +348,6 @@ class PrivPfC(Publisher):
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows,
-                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
-        rng = check_random_state(random_state)
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)
         frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
@@ -358,7 +355,7 @@ class PrivPfC(Publisher):
         codes = self.schema_.encode_target(frame[self.schema_.target])
         frame[self.schema_.target] = self.classes_[codes]
         rows = np.repeat(np.arange(reps.size), reps.ravel()) // self.schema_.n_classes   # each row's grid cell
-        return self._complete(frame, rng, generalized=values == "generalized", cells=cells, row_cells=rows)
+        return frame, cells, rows
 
     def weighted_table(self) -> pd.DataFrame:
         """The released histogram as generalized records with a ``weight`` column: each (cell,
@@ -400,9 +397,8 @@ class PrivPfC(Publisher):
         self._check_fitted()
         return self.classifier_.predict(check_release_features(self, X, self.schema_.predictors))
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Noisy counts clipped at 0 and normalised per cell (columns follow ``classes_``)."""
-        self._check_fitted()
+    def _predict_proba(self, X: Any) -> np.ndarray:
+        """Noisy counts clipped at 0 and normalised per cell."""
         return self.classifier_.predict_proba(check_release_features(self, X, self.schema_.predictors))
 
 

@@ -32,7 +32,6 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from .. import mechanisms
@@ -48,7 +47,10 @@ from ..sensitivity import (ADD_REMOVE, NEIGHBOURS, check_neighbours, count_sensi
                            utility_sensitivity)
 from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
                             public_bin_count)
-from .base import MarginalFiller, Modelled, Publisher, check_release_features, count_noise_sd, synthetic_size
+from .._validation.inputs import check_release_features
+from .base import Modelled, Publisher
+from .complete import MarginalFiller, count_noise_sd
+from .histogram_release import HistogramRelease
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -538,7 +540,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
                          "choose a smaller k, fewer bins or a larger A")
 
 
-class ProjectedHistogram(Publisher):
+class ProjectedHistogram(HistogramRelease, Publisher):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
     Parameters
@@ -816,10 +818,6 @@ class ProjectedHistogram(Publisher):
         self._fit_model()
 
     # ------------------------------------------------------------------ release
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "counts_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
-
     def _level_labels(self, a: str) -> np.ndarray:
         attr = self.schema_[a]
         if attr.kind == "numeric":
@@ -883,7 +881,11 @@ class ProjectedHistogram(Publisher):
             return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
         return np.asarray(list(attr.categories), dtype=object)[index]
 
-    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str) -> pd.DataFrame:
+    def _size_total(self) -> tuple[float, float]:
+        return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
         """D̃ (§2.2): kept cells repeated in proportion to ⌈h̃ - ½⌉, every declared column in
         schema order. ``values="representative"``: numeric bins become their midpoints (the
         paper's reverse mapping; rounded for integer attributes); ``"generalized"``: every
@@ -892,19 +894,16 @@ class ProjectedHistogram(Publisher):
 
         Size (a public rule): ``n`` if given, else n̂ (``n_hat_``: the noisy record count, or the
         public n under substitution) raised to the public floor and capped at ``max_synthetic_rows``
-        (:func:`~dpexplore.publish.base.synthetic_size`); the copies are
+        (:func:`~dpexplore.publish.complete.synthetic_size`); the copies are
         rescaled to it by largest-remainder rounding (at the paper's scale, the paper's copies).
         Predictors that were not projected are drawn from their noisy marginal
         (``marginal_share`` > 0) or uniformly over the declared domain (``column_sources_``).
-        The projected columns are deterministic; ``random_state`` shuffles the row order and
-        draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
+        The projected columns are deterministic; a given ``random_state`` shuffles the row order
+        (``shuffle``) and draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
         generalized = values == "generalized"
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows,
-                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         kept, copies = self.counts_.decode(), self.counts_.rounded()
         cells = None
         if getattr(self, "marginals_", None):
@@ -927,11 +926,9 @@ class ProjectedHistogram(Publisher):
                     data[a] = np.clip(np.floor(data[a] + 0.5), attr.lower, attr.upper).astype(np.int64)
         data[self.schema_.target] = self.classes_[idx[-1]]
         frame = pd.DataFrame(data, columns=list(self.selected_) + [self.schema_.target])
-        rng = check_random_state(random_state)
-        order = rng.permutation(len(frame)) if random_state is not None else np.arange(len(frame))
-        frame = frame.iloc[order].reset_index(drop=True)
+        order = rng.permutation(len(frame)) if shuffle else np.arange(len(frame))
         rows = np.repeat(np.arange(reps.size), reps)[order]       # each row's kept cell
-        return self._complete(frame, rng, generalized=generalized, cells=cells, row_cells=rows)
+        return frame.iloc[order].reset_index(drop=True), cells, rows
 
     def _with_thresholded_mass(self, kept: tuple[np.ndarray, ...], copies: np.ndarray
                                ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
@@ -1009,9 +1006,8 @@ class ProjectedHistogram(Publisher):
                 out.append(_category_codes(X[a], attr))
         return out
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Class probabilities (columns follow ``classes_``) from the LR fitted on D̃."""
-        self._check_fitted()
+    def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class probabilities from the LR fitted on D̃."""
         index = self._test_index(X)
         n = len(index[0])
         if self.model_ is None:
@@ -1020,7 +1016,3 @@ class ProjectedHistogram(Publisher):
         proba[:, self.model_.classes_] = self.model_.predict_proba(self._design(index))
         return proba
 
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """The most probable class of each row."""
-        self._check_fitted()
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
