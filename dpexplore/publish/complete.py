@@ -40,7 +40,7 @@ def check_marginal_share(value: Any) -> float:
 
 
 def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
-    """A public row count ≥ 1 (``max_synthetic_rows``, ``n`` or ``max_rows``)."""
+    """A public row count ≥ 1 (``max_synthetic_rows`` or ``n``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if not (isinstance(value, numbers.Real) and float(value).is_integer()):
             raise TypeError(f"{name} must be a whole number of rows ≥ 1, got {value!r}")
@@ -59,19 +59,19 @@ def count_noise_sd(epsilon: float, n_counts: int = 1, sensitivity: float = 1.0) 
 
 
 def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS,
-                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS, noise_sd: float | None = None) -> int:
+                   floor: int = MIN_SYNTHETIC_ROWS, noise_sd: float | None = None) -> int:
     """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
     (a noisy record count or the unclipped sum of noisy counts) raised to the public ``floor``
-    (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_rows``, when
-    given, replaces it). A total below the floor, or a table below
+    (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_synthetic_rows``).
+    A total below the floor, or a table below
     :data:`~dpexplore.limits.FEW_RECORDS` rows, gets a :class:`FewRecordsWarning` saying why.
     On the high side, symmetrically, a :class:`~dpexplore.exceptions.SyntheticSizeWarning`: when
     the cap bounds the size, or when the total's error bar (two standard deviations of its noise,
     ``noise_sd``, public: :func:`count_noise_sd`) is wider than
     :data:`~dpexplore.limits.SIZE_ERROR_RATIO` of it. A function of DP outputs and public
     constants only."""
-    cap_name = "max_rows" if max_rows is not None else "max_synthetic_rows"
-    cap = check_row_cap(cap if max_rows is None else max_rows, cap_name)
+    cap_name = "max_synthetic_rows"
+    cap = check_row_cap(cap, cap_name)
     if n is not None:
         size = min(check_row_cap(n, "n"), cap)
         reason = f"n={size} was asked for" if size == int(n) else f"{cap_name}={cap}"
