@@ -12,8 +12,8 @@ this list, and so do the tests (the publisher contract, label types, tables) and
 (``benchmarks/golden_releases.py``).
 
 >>> from dpexplore.registry import all_methods, get_method
->>> [s.name for s in all_methods("publisher", private=True)]
-['PrivPfC', 'DiffMulti', 'DiffGen', 'ProjectedHistogram']
+>>> "PrivPfC" in [s.name for s in all_methods("publisher", private=True)]
+True
 >>> get_method("ProjectedHistogram").display
 'Projected histogram'
 
