@@ -23,9 +23,10 @@ import pandas as pd
 
 from ._validation import check_frame, check_same_length, check_target, format_number, rule_message
 from .exceptions import PrivacyLeakWarning
+from .limits import MARGINAL_BINS
 from .mechanisms import check_lattice, lattice_resolution
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "check_class_list",
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "check_class_list", "marginal_taxonomy",
            "class_values", "declared_classes", "declared_dtype", "typed_labels", "match_labels", "observed_attribute",
            "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
 
@@ -1031,3 +1032,13 @@ def cut_taxonomy(name: str, lower: float, upper: float, cuts: Sequence[float], *
     labels = [[label(a, b, i == 0) for i, (a, b) in enumerate(zip(e[:-1], e[1:]))] for e in edge_levels]
     maps = [tax.leaf_to_node(d) for d in range(tax.height)]
     return Taxonomy(name, "numeric", labels[-1], labels, maps, edges=edge_levels)
+
+
+def marginal_taxonomy(attr: "Attribute") -> "Taxonomy":
+    """The taxonomy whose leaves are the domain of a column's one-way marginal: its own, or
+    :data:`~dpexplore.limits.MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
+    if attr.taxonomy is not None:
+        return attr.taxonomy
+    if attr.kind == "numeric":
+        return Taxonomy.equal_width(attr.name, attr.lower, attr.upper, (MARGINAL_BINS,))
+    return Taxonomy.flat(attr.name, attr.categories)

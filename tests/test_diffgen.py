@@ -147,7 +147,9 @@ def test_bad_data_and_budget():
     assert len(acc.ledger) == 1
 
 
-def test_flag_checks():
+def test_flag_checks_and_unknown_parameters():
+    with pytest.raises(TypeError, match="unexpected"):
+        DiffGen(1.0, score="ncp")                          # the utility is ``utility=``
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(2.0)
     with pytest.raises(TypeError, match="reuse_budget"):

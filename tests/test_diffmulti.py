@@ -544,6 +544,8 @@ def test_utility_parameter_and_unknown_keywords():
     assert m.set_params(random_state=0, schema=schema).fit(X, y).epsilon_spent_ == pytest.approx(1.0)
     with pytest.raises(TypeError, match="unexpected"):
         DiffMulti(1.0, depth=3)
+    with pytest.raises(TypeError, match="unexpected"):
+        DiffMulti(1.0, score="ncp")                       # the utility is ``utility=``
 
 
 def _children_counts(child, y, n_children, n_classes=2):

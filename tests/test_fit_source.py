@@ -15,7 +15,7 @@ from dpexplore import sources
 from dpexplore.budget import BudgetAccountant
 from dpexplore.counts import CountTable
 from dpexplore.histogram import LevelCodes
-from dpexplore.publish.base import source_input
+from dpexplore.inputs import source_input
 from dpexplore.publish.privpfc import GridScorer, PrivPfC, run_privpfc
 from _fixtures import TableSource, engine_sources, schema  # noqa: F401 (pytest fixtures)
 from _fixtures import fit_frame as frame  # noqa: F401 (a pytest fixture)

@@ -221,7 +221,7 @@ def test_methods_are_the_registrys_and_named_by_class(messy):
     from dpexplore.registry import all_methods
 
     assert list(tables.METHODS) == [s.name for s in all_methods(tag="tables")]
-    assert PUBLISHERS == ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"]
+    assert PUBLISHERS == [s.name for s in all_methods("publisher", tag="tables")]
     schema, enc, _ = built(messy)
     new = tables.release(enc, schema, "ProjectedHistogram", 1.0, random_state=2, progress=False)
     assert new.method == "ProjectedHistogram"

@@ -6,7 +6,7 @@ owner (like the test accuracy of :func:`~dpexplore.evaluate.sweep`), not a relea
 
 The bins are public, never read from either table: a categorical column's declared categories,
 a numeric column's leaf intervals (its taxonomy's finest level, or the equal-width bins of its
-one-way marginal when it has none: :func:`~dpexplore.publish.base.marginal_taxonomy`), the
+one-way marginal when it has none: :func:`~dpexplore.domain.marginal_taxonomy`), the
 target's declared classes. A value outside the declared domain, or missing, falls in one extra
 bin of its own, so a synthetic table that leaves the domain is charged for it.
 
@@ -36,8 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..domain import Schema, check_schema
-from ..publish.base import marginal_taxonomy
+from ..domain import Schema, check_schema, marginal_taxonomy
 
 __all__ = ["FIDELITY_COLUMNS", "public_bins", "bin_codes", "fidelity", "fidelity_summary"]
 

@@ -332,6 +332,8 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         else:   # a factory of your own: (unfitted publisher, synthetic keyword arguments)
             est, syn_kwargs = (entry(epsilon, fit_seed) if accountant is None
                                else entry(epsilon, fit_seed, accountant=accountant))
+            if est.get_params().get("schema") is None:    # the table's public schema, as a registered method's
+                est.set_params(schema=schema)
             publishes = True
         bar.update(1)
         bar.set_postfix_str("fit")
@@ -339,10 +341,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         y_fit = pd.Series(labels_like(y_tr, schema, like), index=y_tr.index, name=y_tr.name)
         t0 = time.perf_counter()
         with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw
-            if isinstance(entry, MethodSpec):
-                est.fit(X_tr, y_fit)
-            else:
-                est.fit(X_tr, y_fit, schema=schema)
+            est.fit(X_tr, y_fit)
             seconds = time.perf_counter() - t0
             bar.update(1)
             bar.set_postfix_str("synthetic table" if publishes else "no synthetic table (a model)")
