@@ -194,8 +194,16 @@ def test_few_records_warning_reads_the_release_not_the_table(monkeypatch):
             from dpexplore.budget import BudgetAccountant
             self.n, self.eps = n, eps
             self.accountant = accountant if accountant is not None else BudgetAccountant(eps)
+            self.schema = None
 
-        def fit(self, X, y, schema):
+        def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
+            return {"schema": self.schema}
+
+        def set_params(self, **params):
+            vars(self).update(params)
+            return self
+
+        def fit(self, X, y):
             self.accountant.spend(self.eps, "nothing")
             self.ledger_ = self.accountant.ledger
             return self

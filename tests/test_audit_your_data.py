@@ -37,8 +37,17 @@ class CellCounts:
     def __init__(self, epsilon, random_state=None, accountant=None):
         self.epsilon, self.random_state = epsilon, random_state
         self.accountant = accountant if accountant is not None else BudgetAccountant(epsilon)
+        self.schema = None
 
-    def fit(self, X, y, schema):
+    def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
+        return {"schema": self.schema}
+
+    def set_params(self, **params):
+        vars(self).update(params)
+        return self
+
+    def fit(self, X, y):
+        schema = self.schema
         colours, classes = list(schema["colour"].categories), list(schema.classes)
         self.cells_ = [(c, k) for c in colours for k in classes]
         code = (pd.Categorical(X["colour"], categories=colours).codes * len(classes)

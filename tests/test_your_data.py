@@ -452,14 +452,22 @@ class _Spy:
     def __init__(self, eps, rs, accountant=None):
         from dpexplore.budget import BudgetAccountant as _A
         self.eps, self.acc = eps, accountant or _A(eps)
+        self.schema = None
 
-    def fit(self, X, y, schema=None):
+    def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
+        return {"schema": self.schema}
+
+    def set_params(self, **params):
+        vars(self).update(params)
+        return self
+
+    def fit(self, X, y):
         from dpexplore import mechanisms
         self.acc.spend(self.eps, "spy")
         self.ledger_ = self.acc.ledger
         _Spy.calls.append({"index": list(X.index), "hardened": mechanisms._HARDENED.get(),
                            "noise": mechanisms.laplace(0.0, epsilon=1.0, random_state=0)})
-        self.classes_ = list(schema.classes)
+        self.classes_ = list(self.schema.classes)
         return self
 
     def predict(self, X):

@@ -35,8 +35,9 @@ DEFAULT_MARGINAL_SHARE = 0.25
 #: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
 #: method the registry tags "tables". A method of your own (e.g. a deliberately broken variant in
 #: an audit) may be added as a factory(epsilon, random_state, accountant=None) → (unfitted
-#: publisher, keyword arguments of its ``synthetic``); its publisher is fitted as
-#: ``fit(X, y, schema=schema)``.
+#: publisher, keyword arguments of its ``synthetic``); as a registered publisher, it takes the public
+#: schema as a parameter (``get_params``/``set_params``: the release sets ``schema`` when it is
+#: ``None``) and is fitted as ``fit(X, y)``.
 METHODS: dict[str, MethodSpec | Callable] = {spec.name: spec for spec in all_methods(tag="tables")}
 
 
