@@ -149,7 +149,7 @@ class CountTable:
     def from_frame(cls, X: pd.DataFrame, y: Any, schema: Schema) -> "CountTable":
         """The pandas path: validate ``X``/``y`` against ``schema`` and count (in memory).
 
-        Same checks and messages as every method's ``fit(X, y, schema)``.
+        Same checks and messages as every method's ``fit(X, y)``.
         """
         schema = check_schema(schema)
         schema.validate(X, None)

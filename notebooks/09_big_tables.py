@@ -29,7 +29,7 @@
 #   `.csv(...)`, `.duckdb(...)`, `.spark(...)` — and call `PrivPfC(...).fit(source)`: the engine
 #   builds the count table by one group-by, out of core;
 # - where the time goes: reading and counting the rows against the fit once the table exists, and
-#   how that compares with the in-memory pandas path `fit(X, y, schema)`;
+#   how that compares with the in-memory pandas path `fit(X, y)`;
 # - whether the release depends on the engine: the same table, schema and seed through pandas,
 #   DuckDB and Spark, and the ledger each charges;
 # - why the count table's size (and the record count) are **private** on real data, and what
@@ -180,7 +180,7 @@ source
 # The release has three steps; the progress bar moves from one to the next.
 #
 # 1. **Count table.** DuckDB checks every value against the public schema (a value outside its
-#    domain, an unknown category or class, a missing value: the same error as `fit(X, y, schema)`,
+#    domain, an unknown category or class, a missing value: the same error as `fit(X, y)`,
 #    raised before any ε is spent), computes each attribute's taxonomy leaf from the schema (numeric
 #    bins, categories) *inside the database*, and runs **one group-by** over (leaf codes × class).
 #    It streams the Parquet files on every core; Python receives only the grouped counts.
@@ -291,7 +291,7 @@ labels = alt.Chart(footprint).mark_text(align="left", dx=4).encode(
 # %% [markdown]
 # ## 4. Against the pandas path
 #
-# The pandas path reads the rows into a DataFrame first, then `fit(X, y, schema)` computes the leaf
+# The pandas path reads the rows into a DataFrame first, then `fit(X, y)` computes the leaf
 # codes and counts with NumPy and fits. We time it on the first Parquet file (1 million rows; a
 # 10-million-row DataFrame would need the gigabytes estimated above), and time DuckDB on the same
 # file. (The file is read into pandas with DuckDB too: `pandas.read_parquet` would need pyarrow.)
@@ -302,7 +302,7 @@ loaded = {}                                  # the DataFrame, kept between the t
 pandas_model = PrivPfC(epsilon=1.0, random_state=SEED, schema=schema)
 pandas_seconds, _ = run_steps({
     "read into pandas": lambda: loaded.update(frame=con.read_parquet(first).df()),
-    "fit(X, y, schema): count + fit": lambda: pandas_model.fit(loaded["frame"][schema.predictors],
+    "fit(X, y): count + fit": lambda: pandas_model.fit(loaded["frame"][schema.predictors],
                                                                loaded["frame"][schema.target]),
 }, desc="pandas path, 1M rows")
 
@@ -346,7 +346,7 @@ def stage_rows(path, seconds):
     return pd.DataFrame({"path": path, "stage": list(seconds), "seconds": list(seconds.values())})
 
 
-stages = ["read into pandas", "fit(X, y, schema): count + fit", "count table (DuckDB)", "fit after table"]
+stages = ["read into pandas", "fit(X, y): count + fit", "count table (DuckDB)", "fit after table"]
 timing = [stage_rows("pandas, 1M rows", pandas_seconds), stage_rows("DuckDB, 1M rows", small_seconds)]
 if ROWS != CHUNK:   # in quick mode the big table is one 1M-row file: already measured
     timing.append(stage_rows(f"DuckDB, {ROWS // 1_000_000}M rows",

@@ -3,7 +3,7 @@
 Each function returns a :class:`Source` (``.schema``, ``.engine``, ``.count_table()`` built once
 and cached, ``.iter_frames(batch_rows)`` to stream rows for evaluation). The target column is
 ``schema.target``; the leaf codes are computed by the engine from the public schema, exactly as
-``Schema.leaf_codes`` computes them, and bad values raise the same errors as ``fit(X, y, schema)``
+``Schema.leaf_codes`` computes them, and bad values raise the same errors as ``fit(X, y)``
 before anything is counted. The same table gives the same CountTable from every engine.
 Count once, release many: every later fit of any method on the source reuses its count table;
 a view under a coarser or smaller public schema (``with_schema``) is aggregated from it when
