@@ -67,7 +67,6 @@ from fractions import Fraction
 from typing import Any, Iterator
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._validation import RandomState, check_epsilon, check_flag, check_int, check_positive, check_random_state
 from .limits import MAX_LATTICE_STEPS
@@ -495,10 +494,18 @@ def exponential_log_weights(utilities: Any, *, epsilon: float, sensitivity: floa
     return logw
 
 
+def _probabilities(logw: np.ndarray) -> np.ndarray:
+    """Probabilities ∝ exp(logw), computed with log-sum-exp. scipy is imported here, at the first
+    draw, not with the module: a Voilà page that draws nothing need not load ``scipy.special``."""
+    from scipy.special import logsumexp
+
+    return np.exp(logw - logsumexp(logw))
+
+
 def exponential_probabilities(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
     """Exact selection probabilities P[i] ∝ exp(ε·u_i/(2Δu)) (computed with log-sum-exp)."""
     logw = exponential_log_weights(utilities, epsilon=epsilon, sensitivity=sensitivity)
-    return np.exp(logw - logsumexp(logw))
+    return _probabilities(logw)
 
 
 def exponential(utilities: Any, *, epsilon: float, sensitivity: float,
@@ -550,7 +557,7 @@ def exponential_interval_probabilities(edges: Any, utilities: Any, *, epsilon: f
     the length over the resolution, up to one point.
     """
     _, _, logw, _, _ = _interval_log_weights(edges, utilities, epsilon, sensitivity, resolution, origin)
-    return np.exp(logw - logsumexp(logw))
+    return _probabilities(logw)
 
 
 def exponential_interval(edges: Any, utilities: Any, *, epsilon: float, sensitivity: float,
@@ -574,7 +581,7 @@ def exponential_interval(edges: Any, utilities: Any, *, epsilon: float, sensitiv
     """
     first, counts, logw, resolution, origin = _interval_log_weights(edges, utilities, epsilon, sensitivity,
                                                                     resolution, origin)
-    probs = np.exp(logw - logsumexp(logw))
+    probs = _probabilities(logw)
     rng = check_random_state(random_state)
     i = int(rng.choice(probs.size, p=probs))
     j = _uniform_index(int(counts[i]), rng)
