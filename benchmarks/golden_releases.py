@@ -74,7 +74,9 @@ def fingerprints() -> dict:
              "DiffMulti": (DiffMulti, dict(h=60)), "DiffMulti-ncp": (DiffMulti, dict(h=30, utility="ncp")),
              "DiffGen": (DiffGen, dict(steps=5)),
              "ProjectedHistogram": (ProjectedHistogram, dict(k=2)),
-             "ProjectedHistogram-heuristic": (ProjectedHistogram, dict())}
+             "ProjectedHistogram-heuristic": (ProjectedHistogram, dict()),
+             "ProjectedHistogram-substitution-marginals": (ProjectedHistogram,
+                                                           dict(k=2, neighbours="substitution", marginal_share=0.2))}
     for name, (cls, kw) in cases.items():
         for seed in (0, 1):
             for eps in (0.3, 1.0):

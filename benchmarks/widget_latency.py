@@ -166,6 +166,16 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                          "                baselines((frame, schema), 1, random_state=0)])\n"
                          "exp = ShowdownExplorer(summarise(_r).assign(dataset='Adult'), epsilon=0.1)",
                          "exp.widget", "Adult sweep summary"),
+    "GaussianExplorer": ("gaussian", "from dpexplore.widgets.gaussian import GaussianExplorer\n"
+                         "exp = GaussianExplorer(epsilon=1.0, delta=1e-5)", "exp.widget", "closed forms (its notebook's)"),
+    "CompositionExplorer": ("composition", "from dpexplore.widgets.composition import CompositionExplorer\n"
+                            "exp = CompositionExplorer(epsilon=0.1, delta=1e-6, k=45)", "exp.widget",
+                            "closed forms (its notebook's)"),
+    "SparseVectorExplorer": ("svt", "from dpexplore.widgets.svt import SparseVectorExplorer\n"
+                             "_hi = frame[frame[schema.target] == schema.classes[-1]]\n"
+                             "_q = _hi['age'].value_counts().reindex(np.arange(22, 38), fill_value=0).to_numpy(float)\n"
+                             "exp = SparseVectorExplorer(_q, threshold=250.0, epsilon=0.2)", "exp.widget",
+                             "Adult: high earners per age (its notebook's)"),
     "YourDataApp": ("your_data", "from dpexplore.widgets.your_data import YourDataApp\n"
                     "import io\n"
                     "exp = YourDataApp(epsilon=1.0)\n"
@@ -173,6 +183,25 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                     "_s = exp.epsilon  # its slider redraws nothing: time slider change + Release\n"
                     "_s.observe(lambda ch: exp.release(), names='value')",
                     "exp.widget", "Adult: Release button"),
+    "ReconstructionExplorer": ("attacks", "from dpexplore.widgets.attacks import ReconstructionExplorer\n"
+                               "exp = ReconstructionExplorer(pd.read_csv('notebooks/results/10_reconstruction.csv'))\n"
+                               "_s = exp.noise  # no ε: the error bound E, option by option",
+                               "exp.widget", "cached sweep (its notebook's)"),
+    "MembershipExplorer": ("attacks", "from dpexplore.widgets.attacks import MembershipExplorer, dp_models\n"
+                           "from dpexplore.models.naive_bayes import Binarizer\n"
+                           "from sklearn.ensemble import RandomForestClassifier\n"
+                           "_b = Binarizer(schema).fit()\n"
+                           "_o = np.random.default_rng(0).permutation(len(frame))\n"
+                           "_m, _n = frame.iloc[_o[:500]], frame.iloc[_o[500:1000]]\n"
+                           "_X = [_b.transform(p.drop(columns=schema.target)) for p in (_m, _n)]\n"
+                           "_y = [(p[schema.target] == '>50K').to_numpy().astype(int) for p in (_m, _n)]\n"
+                           "_f = RandomForestClassifier(n_estimators=200, random_state=0).fit(_X[0], _y[0])\n"
+                           "exp = MembershipExplorer((_X[0], _y[0]), (_X[1], _y[1]), {'random forest': _f}, "
+                           "models=dp_models([0, 1]))", "exp.widget", "Adult: 500 members (its notebook's)"),
+    "LocalCentralExplorer": ("local_dp", "from dpexplore.widgets.local_dp import LocalCentralExplorer\n"
+                             "exp = LocalCentralExplorer((frame['income'] == '>50K').to_numpy().astype(int))\n"
+                             "_s = exp.n  # the heavier slider: up to 45,222 people × 100 releases",
+                             "exp.widget", "Adult income bits (its notebook's)"),
 }
 
 # name → expression giving [(slider, value), ...] on the explorer ``exp`` of its case

@@ -26,7 +26,8 @@ from .exceptions import PrivacyLeakWarning
 from .mechanisms import check_lattice, lattice_resolution
 
 __all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
-           "observed_attribute", "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
+           "declared_dtype", "typed_labels", "match_labels", "observed_attribute", "long_tail_cuts", "equal_cuts",
+           "cut_taxonomy"]
 
 
 def class_values(classes: Sequence, like: Any) -> np.ndarray:
@@ -56,6 +57,114 @@ def class_values(classes: Sequence, like: Any) -> np.ndarray:
         if [str(v) for v in conv.tolist()] == [str(c) for c in out]:
             return conv
     return out
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
+def declared_dtype(labels: Sequence) -> np.dtype:
+    """The type of a column whose values are the declared ``labels`` (its categories, or the
+    target's classes), read from the declaration alone, never from the data: bool when every
+    label is True or False, int64 when every label is a whole number written as Python writes it
+    ("0", "17", "-3"; not "01", "1.0" or "+2"), else text (object). A category list typed
+    ``[0, 1]`` therefore gives back 0 and 1, not "0" and "1"; ``"01, 02"`` stays text.
+
+    >>> declared_dtype([0, 1]), declared_dtype(["False", "True"]), declared_dtype(["01", "02"])
+    (dtype('int64'), dtype('bool'), dtype('O'))
+    """
+    text = [str(v) for v in labels]
+    if not text:
+        return np.dtype(object)
+    if set(text) <= {"False", "True"}:
+        return np.dtype(bool)
+    try:
+        if all(str(int(t)) == t and _INT64[0] <= int(t) <= _INT64[1] for t in text):
+            return np.dtype(np.int64)
+    except ValueError:
+        pass
+    return np.dtype(object)
+
+
+def typed_labels(labels: Any, declared: Sequence) -> np.ndarray:
+    """``labels`` (each the text, or a value, of one of the ``declared`` labels) in the declared
+    labels' type (:func:`declared_dtype`).
+
+    >>> typed_labels(["1", "0", "1"], ["0", "1"])
+    array([1, 0, 1])
+    >>> typed_labels(["yes"], ["no", "yes"])
+    array(['yes'], dtype=object)
+    """
+    texts = [str(c) for c in declared]
+    values = class_values(texts, np.empty(0, dtype=declared_dtype(texts)))
+    lookup = dict(zip(texts, values.tolist()))
+    return np.asarray([lookup[str(v)] for v in np.asarray(labels, dtype=object).ravel()], dtype=values.dtype)
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a finite float when it is a number or the text of one (not a boolean)."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        x = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def match_labels(values: Any, declared: Sequence) -> np.ndarray:
+    """The declared label (text) each value stands for, or None where none does (or the value is
+    missing), whatever type the column was given by the values around it.
+
+    A value matches a label when its text (stripped) is the label; True/False (and the texts
+    "true"/"TRUE", which pandas reads as booleans) match "True"/"False"; a number, or the text
+    of one, matches the label that reads as the same number. So 1, 1.0 and "1" all match a
+    declared "1", as one missing value (which makes pandas type an int column as float) or one
+    text value (which makes it text) would otherwise decide.
+
+    >>> match_labels([1, 1.0, " 1", "x", None, 2.5], ["0", "1", "x"]).tolist()
+    ['1', '1', '1', 'x', None, None]
+    """
+    texts = [str(c) for c in declared]
+    known = set(texts)
+    numbers: dict[float, str] = {}
+    for t in texts:
+        x = _number(t)
+        if x is not None:
+            numbers.setdefault(x, t)
+    booleans = {"true": "True", "false": "False"} if known & {"True", "False"} else {}
+    arr = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else np.asarray(values, dtype=object)
+    flat = arr.ravel()
+    out = np.empty(len(flat), dtype=object)
+    if len(flat) == 0:
+        return out
+
+    def one(v: Any) -> str | None:
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+            return None
+        if isinstance(v, (bool, np.bool_)):
+            text = str(bool(v))
+            return text if text in known else None
+        text = v.strip() if isinstance(v, str) else str(v).strip()
+        if text in known:
+            return text
+        if text.lower() in booleans and booleans[text.lower()] in known:
+            return booleans[text.lower()]
+        x = _number(v)
+        return numbers.get(x) if x is not None else None
+
+    cache: dict[tuple[type, Any], str | None] = {}   # by type too: True == 1 == 1.0 in Python
+    for i, v in enumerate(flat):
+        try:
+            key = (type(v), v)
+            hit = cache.get(key, cache)
+        except TypeError:                              # an unhashable value
+            key, hit = None, cache
+        if hit is cache:
+            hit = one(v)
+            if key is not None:
+                cache[key] = hit
+        out[i] = hit
+    return out.reshape(arr.shape)
 
 
 def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.ndarray, np.ndarray]:
@@ -407,6 +516,16 @@ class Attribute:
         self.rule: dict[str, Any] = {}        # derived: {"edges": [...], "labels": [...]} or {"mapping": {...}}
 
     @property
+    def dtype(self) -> np.dtype:
+        """The type of this column's values as the schema declares them: int64 for an integer
+        attribute, float64 for another numeric one, and for categories (a derived column's
+        labels too) :func:`declared_dtype` of the declared list (``[0, 1]`` gives int64,
+        ``["False", "True"]`` bool, anything else text)."""
+        if self.kind == "numeric":
+            return np.dtype(np.int64 if self.integer else np.float64)
+        return declared_dtype(self.categories or ())
+
+    @property
     def lattice(self) -> tuple[float, float] | None:
         """``(resolution, origin)`` of the public lattice origin + k·resolution of a numeric
         attribute: origin = lower (rounded up to a whole number for integer attributes)."""
@@ -502,15 +621,18 @@ class Attribute:
                              f"{format_number(edges[-1])}")
 
     def derive(self, values: Any) -> np.ndarray:
-        """The label of each source value (a derived column; see :meth:`derived`)."""
+        """The label of each source value (a derived column; see :meth:`derived`), in the labels'
+        declared type (:attr:`dtype`: text, or int/bool for labels such as "0, 1")."""
         if self.source is None:
             raise TypeError(f"{self.name!r} is not a derived column")
         if "mapping" in self.rule:
             text = pd.Series(np.asarray(values, dtype=object)).map(str)
-            return text.map(self.rule["mapping"]).to_numpy(dtype=object)
-        edges, labels = np.asarray(self.rule["edges"]), np.asarray(self.rule["labels"], dtype=object)
-        band = np.clip(np.searchsorted(edges, np.asarray(values, dtype=float), side="right") - 1, 0, len(labels) - 1)
-        return labels[band]
+            labels = text.map(self.rule["mapping"]).to_numpy(dtype=object)
+        else:
+            edges, names = np.asarray(self.rule["edges"]), np.asarray(self.rule["labels"], dtype=object)
+            band = np.clip(np.searchsorted(edges, np.asarray(values, dtype=float), side="right") - 1, 0, len(names) - 1)
+            labels = names[band]
+        return labels if self.dtype == object else typed_labels(labels, self.categories)
 
     def __repr__(self) -> str:
         dom = f"{len(self.categories)} categories" if self.kind == "categorical" else f"[{format_number(self.lower)}, {format_number(self.upper)}]"
@@ -677,6 +799,10 @@ class Schema:
         """Check columns, missing values, domains and class labels; raise a clear error naming
         the column and the rule, never a private value."""
         check_frame(X, name)
+        twice = list(dict.fromkeys(X.columns[X.columns.duplicated()]))
+        if twice:
+            raise ValueError(f"{name} names the column(s) {twice} more than once: keep one of each "
+                             f"({name}.loc[:, ~{name}.columns.duplicated()]) or rename the repeats")
         extra = [c for c in X.columns if c not in self.attributes and c not in self.derived]
         if extra:
             hint = f" ({self.target!r} is the target: pass it as y)" if self.target in extra else ""
@@ -773,12 +899,42 @@ class Schema:
     def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
         return cls([Attribute.from_dict(a) for a in d["attributes"]], d["target"], d["classes"])
 
-    def to_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+    def to_json(self, path: str | Path | None = None) -> str | None:
+        """The schema as JSON text (:meth:`to_dict`): written to the file ``path``, or returned
+        when no path is given. :meth:`from_json` reads either back."""
+        text = json.dumps(self.to_dict(), indent=1)
+        if path is None:
+            return text
+        Path(path).write_text(text)
+        return None
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "Schema":
-        return cls.from_dict(json.loads(Path(path).read_text()))
+    def from_json(cls, path_or_text: str | Path) -> "Schema":
+        """A schema from JSON (as :meth:`to_json` writes it): a path to a file, or the JSON text
+        itself (text that starts with ``{``).
+
+        >>> schema = Schema([Attribute.categorical("colour", ["blue", "red"])], "outcome", ["no", "yes"])
+        >>> Schema.from_json(schema.to_json()).to_dict() == schema.to_dict()
+        True
+        >>> Schema.from_json('{"target": "y", "classes": [0, 1], '
+        ...                  '"attributes": [{"name": "x", "kind": "categorical", "categories": ["a", "b"]}]}')
+        Schema(1 predictors: 0 numeric, 1 categorical; target 'y' with classes ('0', '1'))
+        """
+        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith("{"):
+            text, where = path_or_text, "the JSON text"
+        else:
+            if not isinstance(path_or_text, (str, Path)):
+                raise TypeError(f"from_json takes a path or JSON text, got {type(path_or_text).__name__}")
+            path = Path(path_or_text)
+            if not path.is_file():
+                raise FileNotFoundError(f"no schema file at {str(path_or_text)!r}: give the path of a JSON file "
+                                        "(Schema.to_json(path) writes one) or the JSON text itself")
+            text, where = path.read_text(), f"the file {str(path_or_text)!r}"
+        try:
+            spec = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        return cls.from_dict(spec)
 
 
 # =========================================================================== cut points

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = ["PrivacyLeakWarning", "BudgetExceededError", "DetachedAccountantError", "DegenerateCurveWarning",
            "EmptySyntheticWarning", "NotDifferentiallyPrivateWarning", "InputError", "HighCardinalityWarning",
-           "FewRecordsWarning", "DpexploreDeprecationWarning", "MethodUnavailableError"]
+           "FewRecordsWarning", "SyntheticSizeWarning", "DpexploreDeprecationWarning", "MethodUnavailableError"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -49,6 +49,12 @@ class HighCardinalityWarning(UserWarning):
 
 class FewRecordsWarning(UserWarning):
     """The release is small (judged on its released synthetic rows): most of it is noise."""
+
+
+class SyntheticSizeWarning(UserWarning):
+    """A synthetic table's default size says little (judged on released values and public
+    parameters only): the noisy count behind it has an error bar wide relative to it, or a public
+    cap bounded it. The high-side counterpart of :class:`FewRecordsWarning`."""
 
 
 class DpexploreDeprecationWarning(FutureWarning):

@@ -16,6 +16,7 @@ from . import mechanisms
 from ._validation import RandomState, check_random_state
 from .domain import Attribute, Schema, Taxonomy
 from .limits import MAX_DENSE_ENTRIES, MAX_SYNTHETIC_ROWS
+from .sensitivity import sum_sensitivity
 
 __all__ = ["MAX_SYNTHETIC_ROWS", "LevelCodes", "resolve_grid", "cell_codes", "decode_cells", "class_counts",
            "sparse_class_counts", "noisy_counts", "synthetic_from_counts", "sample_within"]
@@ -196,16 +197,18 @@ def noisy_counts(counts: Any, *, epsilon: float, mechanism: str = "laplace",
                  random_state: RandomState = None) -> np.ndarray:
     """Counts with noise on every entry, empty ones included (never only the non-zero ones).
 
-    Under add/remove-one neighbours the whole (cell × class) count vector has L1 sensitivity 1,
+    Under add/remove-one neighbours the whole (cell × class) count vector, a histogram over a
+    partition of the records, has L1 sensitivity 1 (:func:`~dpexplore.sensitivity.sum_sensitivity`),
     so ε-DP needs Laplace(1/ε) (or two-sided geometric with α = e^-ε) on each entry. The caller
     records ``epsilon`` with its BudgetAccountant.
     """
     if mechanism not in ("laplace", "geometric"):
         raise ValueError(f"mechanism must be 'laplace' or 'geometric', got {mechanism!r}")
+    delta = sum_sensitivity()
     if mechanism == "laplace":
-        return mechanisms.laplace(np.asarray(counts), epsilon=epsilon, sensitivity=1.0,
+        return mechanisms.laplace(np.asarray(counts), epsilon=epsilon, sensitivity=delta,
                                   random_state=random_state)
-    return mechanisms.geometric(np.asarray(counts), epsilon=epsilon, sensitivity=1,
+    return mechanisms.geometric(np.asarray(counts), epsilon=epsilon, sensitivity=delta,
                                 random_state=random_state).astype(float)
 
 

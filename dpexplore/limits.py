@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["MAX_SYNTHETIC_ROWS", "OWN_TABLE_SYNTHETIC_ROWS", "MARGINAL_BINS", "MAX_TREE_DEPTH", "MAX_GRID_CELLS",
            "DEFAULT_GRID_CELLS", "MAX_DENSE_ENTRIES", "MAX_DOMAIN", "MAX_SPURIOUS", "MAX_RECORDS", "MAX_SIMULATED",
            "DIFFGEN_MAX_CELLS", "MAX_LATTICE_STEPS", "FEW_RECORDS", "EPSILON_RANGE", "DEFAULT_BATCH_ROWS",
-           "MIN_SYNTHETIC_ROWS", "MAX_FILLED_CELLS"]
+           "MIN_SYNTHETIC_ROWS", "MAX_FILLED_CELLS", "SIZE_ERROR_RATIO"]
 
 # ------------------------------------------------------------------------------ synthetic tables
 MAX_SYNTHETIC_ROWS = 1_000_000
@@ -31,6 +31,14 @@ MIN_SYNTHETIC_ROWS = 300
 """The public floor of a synthetic table's default size (:func:`dpexplore.publish.base.synthetic_size`):
 a DP total below it is raised to it, with a :class:`~dpexplore.exceptions.FewRecordsWarning`
 naming the reason; a caller's ``n`` replaces the rule. Post-processing of a DP value."""
+
+SIZE_ERROR_RATIO = 0.5
+"""The widest error bar a synthetic table's default size may carry without a warning: when two
+standard deviations of the noise in the release's DP total (about a 95% error bar, from ε and
+the public or released number of noisy counts summed) exceed this fraction of the total,
+:func:`dpexplore.publish.base.synthetic_size` warns :class:`~dpexplore.exceptions.SyntheticSizeWarning`
+(the size could as well be half or one and a half times what it is). A rule on released values
+and public parameters only."""
 
 MARGINAL_BINS = 16
 """Equal-width bins of the DP one-way marginal that fills a numeric column without a taxonomy

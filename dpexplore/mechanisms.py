@@ -16,6 +16,10 @@ Mironov (2012), "On significance of the least significant bits for differential 
 textbook floating-point Laplace sampler leaks through the low bits of its output.
 Canonne, Kamath & Steinke (2020), "The discrete Gaussian for differential privacy", Alg. 1–2:
 exact discrete-Laplace sampling with integer arithmetic, used by the hardened samplers here.
+Warner (1965), "Randomized response": the local mechanism for one bit and its estimator (Dwork &
+Roth §3.2). Dwork & Roth Thm A.1 and Balle & Wang (2018), "Improving the Gaussian mechanism for
+differential privacy: analytical calibration and optimal denoising", Thm 8: the Gaussian
+mechanism's classical and exact (ε, δ) calibrations; its privacy-loss distribution (§3).
 
 Hardened noise
 --------------
@@ -67,8 +71,10 @@ from fractions import Fraction
 from typing import Any, Iterator
 
 import numpy as np
+from scipy.special import expit, log_ndtr, logit, logsumexp, ndtr
 
-from ._validation import RandomState, check_epsilon, check_flag, check_int, check_positive, check_random_state
+from ._validation import (RandomState, check_bits, check_epsilon, check_flag, check_fraction, check_int,
+                          check_positive, check_random_state)
 from .limits import MAX_LATTICE_STEPS
 
 __all__ = [
@@ -80,6 +86,9 @@ __all__ = [
     "exponential_interval", "exponential_interval_probabilities",
     "lattice_resolution", "check_lattice", "lattice_value", "lattice_index", "snap_to_lattice",
     "exponential_subset", "exponential_subset_inclusion",
+    "randomized_response", "randomized_response_probability", "randomized_response_epsilon",
+    "randomized_response_estimate", "randomized_response_variance",
+    "gaussian", "gaussian_scale", "gaussian_delta", "gaussian_privacy_loss",
 ]
 
 
@@ -494,18 +503,10 @@ def exponential_log_weights(utilities: Any, *, epsilon: float, sensitivity: floa
     return logw
 
 
-def _probabilities(logw: np.ndarray) -> np.ndarray:
-    """Probabilities ∝ exp(logw), computed with log-sum-exp. scipy is imported here, at the first
-    draw, not with the module: a Voilà page that draws nothing need not load ``scipy.special``."""
-    from scipy.special import logsumexp
-
-    return np.exp(logw - logsumexp(logw))
-
-
 def exponential_probabilities(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
     """Exact selection probabilities P[i] ∝ exp(ε·u_i/(2Δu)) (computed with log-sum-exp)."""
     logw = exponential_log_weights(utilities, epsilon=epsilon, sensitivity=sensitivity)
-    return _probabilities(logw)
+    return np.exp(logw - logsumexp(logw))
 
 
 def exponential(utilities: Any, *, epsilon: float, sensitivity: float,
@@ -557,7 +558,7 @@ def exponential_interval_probabilities(edges: Any, utilities: Any, *, epsilon: f
     the length over the resolution, up to one point.
     """
     _, _, logw, _, _ = _interval_log_weights(edges, utilities, epsilon, sensitivity, resolution, origin)
-    return _probabilities(logw)
+    return np.exp(logw - logsumexp(logw))
 
 
 def exponential_interval(edges: Any, utilities: Any, *, epsilon: float, sensitivity: float,
@@ -581,7 +582,7 @@ def exponential_interval(edges: Any, utilities: Any, *, epsilon: float, sensitiv
     """
     first, counts, logw, resolution, origin = _interval_log_weights(edges, utilities, epsilon, sensitivity,
                                                                     resolution, origin)
-    probs = _probabilities(logw)
+    probs = np.exp(logw - logsumexp(logw))
     rng = check_random_state(random_state)
     i = int(rng.choice(probs.size, p=probs))
     j = _uniform_index(int(counts[i]), rng)
@@ -648,6 +649,174 @@ def exponential_subset_inclusion(scores: Any, k: int, *, epsilon: float,
     for t in range(k):
         log_without = np.logaddexp(log_without, F[t, :D] + B[k - 1 - t, 1:D + 1])
     return np.exp(w + log_without - F[k, D])
+
+
+# --------------------------------------------------------------------------- randomized response
+def randomized_response_probability(*, epsilon: float) -> float:
+    """P[report = true bit] = e^ε/(1 + e^ε) of ε-DP randomized response (Warner 1965; Dwork &
+    Roth 2014 §3.2): the two outputs' probabilities differ by the factor p/(1 − p) = e^ε.
+
+    >>> randomized_response_probability(epsilon=math.log(3))   # Dwork & Roth's two coins: 3/4
+    0.75
+    """
+    return float(expit(check_epsilon(epsilon)))
+
+
+def randomized_response_epsilon(p: float) -> float:
+    """The ε = ln(p/(1 − p)) of randomized response that tells the truth with probability p.
+
+    >>> round(randomized_response_epsilon(0.75), 4)            # ln 3
+    1.0986
+    """
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.5 < p < 1:
+        raise ValueError(f"p must be a probability in (1/2, 1) (tell the truth more often than not), got {p!r}")
+    return float(logit(p))
+
+
+def randomized_response(bits: Any, *, epsilon: float, random_state: RandomState = None) -> Any:
+    """Each respondent reports their bit with probability p = e^ε/(1 + e^ε), its opposite
+    otherwise (Warner 1965; Dwork & Roth 2014 §3.2): ε-DP for each bit, in the local model (no
+    one ever sees a true bit). Returns int 0/1, an array for array input.
+
+    >>> randomized_response([1, 0, 1, 1], epsilon=20.0, random_state=0)   # p ≈ 1: the truth
+    array([1, 0, 1, 1])
+    """
+    b = check_bits(bits, "bits")
+    p = randomized_response_probability(epsilon=epsilon)
+    keep = check_random_state(random_state).random(b.shape) < p
+    return _as_output(np.where(keep, b, 1 - b), bits)
+
+
+def randomized_response_estimate(reports: Any, *, epsilon: float) -> float:
+    """Unbiased estimate (λ̂ − (1 − p))/(2p − 1) of the proportion of 1s from the randomized
+    reports, λ̂ their mean (Warner 1965): E[λ̂] = (2p − 1)π + 1 − p. Post-processing; it can
+    fall outside [0, 1] (clipping would bias it).
+
+    >>> randomized_response_estimate([1, 1, 1, 0], epsilon=math.log(3))   # (3/4 − 1/4) / (1/2)
+    1.0
+    """
+    mean = check_bits(reports, "reports").mean()
+    p = randomized_response_probability(epsilon=epsilon)
+    return float((mean - (1 - p)) / (2 * p - 1))
+
+
+def randomized_response_variance(n: int, *, epsilon: float, proportion: float | None = None) -> float:
+    """Variance of :func:`randomized_response_estimate` from ``n`` reports.
+
+    Around the proportion of the n respondents themselves (the error the noise adds, what a DP
+    comparison needs): p(1 − p)/(n(2p − 1)²), the same whatever their bits. With
+    ``proportion=π``, around a population proportion π estimated from a random sample (Warner
+    1965): that plus the sampling variance π(1 − π)/n. The central Laplace count at the same ε
+    has variance 2/(ε²n²) (:func:`laplace_variance` / n²): local noise costs a factor ~√n in error.
+
+    >>> round(randomized_response_variance(100, epsilon=math.log(3)), 6)   # (3/16) / (100 / 4)
+    0.0075
+    """
+    n = check_int(n, "n", minimum=1)
+    p = randomized_response_probability(epsilon=epsilon)
+    sampling = 0.0 if proportion is None else check_fraction(proportion, "proportion", low_open=False)
+    return float(p * (1 - p) / (n * (2 * p - 1) ** 2) + sampling * (1 - sampling) / n)
+
+
+# --------------------------------------------------------------------------- Gaussian, (ε, δ)
+GAUSSIAN_CALIBRATIONS = ("analytic", "classical")
+
+
+def gaussian_delta(*, sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
+    """The exact δ(ε) of the Gaussian mechanism N(f(D), σ²) with L2 sensitivity Δ (Balle & Wang
+    2018, Thm 8): Φ(Δ/2σ − εσ/Δ) − e^ε·Φ(−Δ/2σ − εσ/Δ). It is (ε, δ)-DP exactly for δ ≥ δ(ε).
+
+    >>> round(gaussian_delta(sigma=1.0, epsilon=1.0), 4)
+    0.1269
+    """
+    s, eps = check_positive(sigma, "sigma"), check_epsilon(epsilon)
+    a, b = check_positive(sensitivity, "sensitivity") / (2 * s), eps * s / sensitivity
+    return max(0.0, float(ndtr(a - b) - np.exp(eps + log_ndtr(-a - b))))
+
+
+def gaussian_scale(*, epsilon: float, delta: float, sensitivity: float = 1.0,
+                   calibration: str = "analytic") -> float:
+    """σ of Gaussian noise that makes a query with L2 sensitivity Δ (ε, δ)-DP.
+
+    ``"classical"``: σ = Δ·√(2 ln(1.25/δ))/ε, valid for ε < 1 only (Dwork & Roth 2014, Thm A.1).
+    ``"analytic"`` (any ε): the smallest σ with :func:`gaussian_delta` ≤ δ (Balle & Wang 2018,
+    Thm 8; their Alg. 1 solves the same equation), found by bisection and rounded up, so the
+    returned σ always satisfies the bound. It is below the classical σ wherever both apply.
+
+    >>> round(gaussian_scale(epsilon=0.5, delta=1e-5, calibration="classical"), 3)
+    9.69
+    >>> round(gaussian_scale(epsilon=0.5, delta=1e-5), 3)
+    7.032
+    """
+    eps = check_epsilon(epsilon)
+    delta = check_fraction(delta, "delta", high_closed=False)
+    scale = check_positive(sensitivity, "sensitivity")
+    if calibration == "classical":
+        if eps >= 1:
+            raise ValueError(f"the classical calibration holds for epsilon < 1 only (Dwork & Roth Thm A.1), got "
+                             f"{eps!r}: use calibration='analytic'")
+        return scale * math.sqrt(2 * math.log(1.25 / delta)) / eps
+    if calibration != "analytic":
+        raise ValueError(f"calibration must be one of {GAUSSIAN_CALIBRATIONS}, got {calibration!r}")
+    hi = scale / eps                   # δ(σ) falls as σ grows (Balle & Wang 2018, Thm 8)
+    while gaussian_delta(sigma=hi, epsilon=eps, sensitivity=scale) > delta:
+        hi *= 2
+    lo = hi / 2
+    while lo > 1e-12 * scale and gaussian_delta(sigma=lo, epsilon=eps, sensitivity=scale) <= delta:
+        lo /= 2
+    while hi - lo > 1e-12 * hi:        # invariant: δ(lo) > δ ≥ δ(hi)
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if gaussian_delta(sigma=mid, epsilon=eps, sensitivity=scale) <= delta else (mid, hi)
+    return hi
+
+
+def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float = 1.0,
+             calibration: str = "analytic", random_state: RandomState = None, accountant: Any = None) -> Any:
+    """Add N(0, σ²) noise to each entry of ``value``, σ from :func:`gaussian_scale`: (ε, δ)-DP
+    for a query whose L2 sensitivity (over the whole vector) is ``sensitivity`` (Dwork & Roth 2014,
+    Thm A.1; Balle & Wang 2018, Thm 8). The textbook floating-point sampler (teaching: its
+    density is N(value, σ²) exactly as drawn; Mironov 2012 applies to its low bits as to Laplace's).
+
+    With ``accountant`` (a :class:`~dpexplore.budget.BudgetAccountant` that holds a δ budget) the
+    release spends (ε, δ) on it, after every argument is checked and before the noise is drawn.
+
+    >>> gaussian([10.0, 20.0], epsilon=1.0, delta=1e-5, random_state=0).round(2)
+    array([10.47, 19.51])
+    >>> from dpexplore.budget import BudgetAccountant
+    >>> acc = BudgetAccountant(1.0, delta=1e-5)
+    >>> _ = gaussian(5.0, epsilon=0.5, delta=1e-6, accountant=acc, random_state=0)
+    >>> acc.ledger.values.tolist()
+    [['Gaussian mechanism', '', 0.5, 0.5, 1e-06]]
+    """
+    sigma = gaussian_scale(epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration=calibration)
+    v = _as_float_array(value)
+    rng = check_random_state(random_state)
+    if accountant is not None:
+        from .budget import BudgetAccountant   # here: importing the mechanisms stays light (no pandas)
+
+        if not isinstance(accountant, BudgetAccountant):
+            raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
+        accountant.spend(epsilon, "Gaussian mechanism", delta=delta)
+    return _as_output(v + rng.normal(0.0, sigma, size=v.shape), value)
+
+
+def gaussian_privacy_loss(*, sigma: float, sensitivity: float = 1.0) -> Any:
+    """The privacy loss L = ln(p_D(Y)/p_D'(Y)) of the Gaussian mechanism, Y drawn on D: exactly
+    Normal(μ, 2μ) with μ = Δ²/(2σ²), as a scipy.stats frozen normal (Balle & Wang 2018, §3).
+    δ is not "the chance that the bound fails": P[L > ε] (``.sf(ε)``) is larger than the exact
+    δ(ε) = P[L > ε] − e^ε·P[L' < −ε] (§3; L', the loss on D', has the same law), which
+    :func:`gaussian_delta` computes.
+
+    >>> loss = gaussian_privacy_loss(sigma=1.0)
+    >>> float(loss.mean()), float(loss.var())
+    (0.5, 1.0)
+    >>> round(float(loss.sf(1.0) - math.exp(1.0) * loss.cdf(-1.0)), 4)   # = gaussian_delta
+    0.1269
+    """
+    from scipy.stats import norm   # here: importing the mechanisms stays light
+
+    mu = check_positive(sensitivity, "sensitivity") ** 2 / (2 * check_positive(sigma, "sigma") ** 2)
+    return norm(loc=mu, scale=math.sqrt(2 * mu))
 
 
 # --------------------------------------------------------------------------- public lattices

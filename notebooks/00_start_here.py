@@ -97,7 +97,7 @@ with_you = 0.10 * np.exp(0.5)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.1", with_you)
+lab.check("00.1")
 
 # %% [markdown]
 # > **Definitions: the words of the promise**
@@ -106,7 +106,11 @@ lab.check("00.1", with_you)
 # >   otherwise) D and D′ are neighbours when D′ is D with **one record added or removed**
 # >   (*add/remove*, or *unbounded* DP). Some papers use **substitution** instead (*bounded* DP):
 # >   D and D′ have the same size and differ in one record's values. A substitution is one removal
-# >   plus one addition, so the two definitions differ by up to a factor of 2 in ε.
+# >   plus one addition, so an add/remove guarantee also covers substitutions (at what ε is
+# >   exercise 00.2). The converse does not hold: a substitution guarantee says nothing about adding
+# >   or removing a record. Publishing the exact number of records, for instance, is 0-DP under
+# >   substitution (the size never changes) and not private at all under add/remove (the size tells
+# >   whether your record is in).
 # > - **The unit of privacy** is what one record is: a person, a household, a hospital stay, a
 # >   click. DP protects one *unit*. If one person owns k records (k stays, k copies), the promise
 # >   for that person is **kε** (group privacy, Dwork & Roth 2014 §2.3), so choose the unit before
@@ -114,10 +118,14 @@ lab.check("00.1", with_you)
 # > - **ε bounds the loss.** The *privacy loss* of an output x is $\ln \Pr[M(D) = x]/\Pr[M(D') = x]$;
 # >   it is a random quantity, different for every output. ε-DP says it never exceeds ε, for any
 # >   neighbours and any output. ε is the budget; the loss is what a given output actually reveals.
-# > - **(ε, δ)-DP** relaxes the promise: $\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S] + \delta$.
-# >   With probability up to δ the bound may fail, so δ must be much smaller than 1/n (one over
-# >   the number of people). Pure ε-DP is δ = 0; dpexplore's own methods are all pure ε-DP, and
-# >   notebook 07 compares them with a library that uses δ > 0.
+# > - **(ε, δ)-DP** relaxes the promise: $\Pr[M(D) \in S] \le e^{\varepsilon} \Pr[M(D') \in S] + \delta$
+# >   for every set S: an additive slack δ on the probability of every set of outcomes. It is not
+# >   "the ε bound holds except with probability δ", a claim about the privacy loss of each output
+# >   that the definition does not make. What the slack allows shows in an example: a mechanism that
+# >   publishes each record in the clear with probability δ is (0, δ)-DP, and it publishes about nδ
+# >   records of a table of n people. That is why δ must be much smaller than 1/n (Dwork & Roth
+# >   2014, §2.3). Pure ε-DP is δ = 0; dpexplore's own methods are all pure ε-DP, and notebook 07
+# >   compares them with a library that uses δ > 0.
 
 # %% tags=["exercise"]
 # Exercise 00.2 (choose, 2 min): a mechanism is ε-DP for add/remove neighbours. Someone changes
@@ -130,7 +138,7 @@ substitution = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.2", substitution)
+lab.check("00.2")
 
 # %% tags=["exercise"]
 # Exercise 00.3 (compute, 2 min): a hospital publishes an ε = 0.5 release of a table with one row
@@ -141,7 +149,7 @@ patient_epsilon = 3 * 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.3", patient_epsilon)
+lab.check("00.3")
 
 # %% [markdown]
 # Two properties make DP practical:
@@ -160,7 +168,12 @@ lab.check("00.3", patient_epsilon)
 # | notebook | the question it answers |
 # |---|---|
 # | **00_start_here** (this one) | what does DP promise; what are the data and their taxonomies? |
+# | [10_attacks](10_attacks.ipynb) | why does privacy need noise? Two counts that reveal a person, a secret column rebuilt from many counts, a model that gives away its training set |
 # | [01_mechanisms](01_mechanisms.ipynb) | how do the Laplace, geometric and exponential mechanisms work; what is the privacy loss; how is a budget split? |
+# | [11_randomized_response](11_randomized_response.ipynb) | local DP: how can people randomise their own answers, and what does not trusting anyone cost? |
+# | [12_gaussian](12_gaussian.ipynb) | the Gaussian mechanism: what does (ε, δ) mean? |
+# | [13_composition](13_composition.ipynb) | composition beyond adding up ε: advanced composition, zCDP, and what MST spends in 07 |
+# | [14_sparse_vector](14_sparse_vector.ipynb) | the sparse vector technique: AboveThreshold, and broken variants the audit refutes |
 # | [02_privpfc](02_privpfc.ipynb) | PrivPfC: let the exponential mechanism choose a coarse grid, then publish a noisy histogram for classification |
 # | [03_diffmulti](03_diffmulti.ipynb) | DiffMulti and DiffGen: split the data top-down along taxonomies, privately |
 # | [04_feature_selection_nb_lr](04_feature_selection_nb_lr.ipynb) | private feature selection, then DP Naive Bayes and DP logistic regression |
@@ -170,7 +183,9 @@ lab.check("00.3", patient_epsilon)
 # | [08_your_data](08_your_data.ipynb) | bring your own table: declare its public schema, release, download |
 # | [09_big_tables](09_big_tables.ipynb) | tables past memory: release 10M rows from Parquet with DuckDB (and Spark) from one count table |
 #
-# Start with **01**: the later notebooks all build on its three mechanisms and on the budget.
+# The table is the course order. Start with **10** (the attacks show why noise is needed), then
+# **01**: the later notebooks all build on its three mechanisms and on the budget; 11–14 add local
+# DP, (ε, δ), composition and the sparse vector technique before the methods of 02–09.
 
 # %% [markdown]
 # ## 4. The Adult dataset
@@ -212,11 +227,17 @@ always_poor = 0.752
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.4", always_poor)
+lab.check("00.4")
 
 # %% [markdown]
-# That share, 75.2 %, is the **majority baseline**: every private classifier in the later
-# notebooks must beat it to be worth anything.
+# That share is the **majority baseline**: every private classifier in the later notebooks must beat
+# it to be worth anything.
+#
+# <details><summary>The baseline on Adult (open it after the check)</summary>
+#
+# 75.2 % of the people earn at most 50K, so the constant answer "≤50K" is right 75.2 % of the
+# time. An accuracy of 0.75 on Adult is therefore no accuracy at all.
+# </details>
 
 # %% [markdown]
 # The schema lists each predictor's public domain: categories for categorical attributes, a range
@@ -282,7 +303,7 @@ age_intervals = schema["age"].taxonomy.level_sizes[2]
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("00.5", age_intervals)
+lab.check("00.5")
 
 # %% [markdown]
 # ### Workclass
@@ -307,9 +328,10 @@ pd.DataFrame({"age": first["age"].to_numpy(),
 # %% [markdown]
 # ## Where next
 #
-# Open **[01_mechanisms](01_mechanisms.ipynb)**: move the ε slider and watch the noise of the
-# Laplace and geometric mechanisms, the privacy loss between two neighbouring datasets, the
-# exponential mechanism's choices, and a budget being split.
+# Open **[10_attacks](10_attacks.ipynb)**: three releases that look harmless, and the attacks that
+# show why each needs noise. Then **[01_mechanisms](01_mechanisms.ipynb)**: move the ε slider and
+# watch the noise of the Laplace and geometric mechanisms, the privacy loss between two
+# neighbouring datasets, the exponential mechanism's choices, and a budget being split.
 #
 # Keep the [notation glossary](../docs/glossary.md) open while you read: the papers reuse some
 # symbols (ε′ means four different things in notebooks 03–06), the glossary gives each its own

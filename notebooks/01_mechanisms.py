@@ -75,7 +75,7 @@ b_visits = 5 / 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.1", b_visits)
+lab.check("01.1")
 
 # %%
 true_count = int((frame["age"] >= 90).sum())
@@ -249,7 +249,7 @@ true_epsilon = 2 / (1 / 0.5)     # Δ / b with b = 1/ε
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.2", true_epsilon)
+lab.check("01.2")
 
 # %%
 loss_explorer = PrivacyLossExplorer(true_count, epsilon=1.0, sensitivity=2)
@@ -305,7 +305,8 @@ pd.DataFrame(rows)
 # %% [markdown]
 # The textbook sampler fails the audit at any claimed ε (its lower bound is limited only by the
 # number of draws); the hardened one passes: both neighbours produce every grid point.
-#
+
+# %% [markdown] tags=["lab-only"]
 # ### Spot the bug, then fix it: the audit grades your mechanism
 #
 # The function below publishes noisy class counts of a label column "at ε = 1": one Laplace count
@@ -313,7 +314,7 @@ pd.DataFrame(rows)
 # the audit. The neighbours: 60 records of classes "a" and "b", and the same table plus **one**
 # record of a rare class "c". The public schema declares the classes "a", "b" and "c".
 
-# %%
+# %% tags=["lab-only"]
 def noisy_class_counts(labels, rng):
     classes = sorted(set(labels))                               # the classes of the table
     counts = np.array([labels.count(c) for c in classes], dtype=float)
@@ -328,14 +329,15 @@ bug = privacy_loss(noisy_class_counts, table, neighbour, n_samples=2_000, random
 print(f"claimed ε = 1; audit lower bound {bug.epsilon_lower:.2f} → violates: {bug.violates(1.0)}")
 
 
-# %% [markdown]
+# %% [markdown] tags=["lab-only"]
 # **Exercise 01.3 (implement, 10 min).** Write `my_class_counts(labels, rng)`: the same release —
 # Laplace noise at ε = 1 on the count of every class, shown in tens as `"a:3 b:3 c:0"` — without
-# the leak. The self-check is the package's privacy audit: it runs your function on two pairs of
-# neighbouring tables (the one above, and one where a single record of "c" moves its count across
-# a rounding edge) and passes it only if no loss above ε = 1 is found and the counts are still
-# useful; it also checks that the same audit flags the function above (so passing means
-# something). Try the audit yourself first:
+# the leak. The self-check grades it in two ways, on inputs you never see: it compares what your
+# function releases, over many runs on tables from a handful to 100,000 labels, with what the
+# Laplace mechanism releases; and the package's privacy audit runs it on ten pairs of neighbouring
+# tables (the pair above among them) and passes it only if no loss above ε = 1 is found. It also
+# checks that the same audit flags the function above (so passing means something). Try the audit
+# yourself first:
 # `privacy_loss(my_class_counts, table, neighbour, n_samples=2_000, random_state=1)`.
 
 # %% tags=["exercise"]
@@ -348,9 +350,9 @@ def my_class_counts(labels, rng, classes=("a", "b", "c")):   # declared, public 
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.3", my_class_counts)
+lab.check("01.3")
 
-# %% [markdown]
+# %% [markdown] tags=["lab-only"]
 # <details><summary>The bug (open it after you tried)</summary>
 #
 # `sorted(set(labels))` reads the class list from the private data: with the record of class "c"
@@ -407,7 +409,7 @@ p_better = w_better / (w_better + w_worse)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.4", p_better)
+lab.check("01.4")
 
 # %%
 em_explorer = ExponentialExplorer(town, schema, ["occupation", "education", "marital-status", "workclass"],
@@ -427,16 +429,16 @@ em_explorer.widget
 # Exercise 01.5 (predict, then run, 3 min): the cell below splits 0.9 of ε = 1 in the ratio 1 : 3 : 5
 # (0.1, 0.3 and 0.5), spends 0.1 on a noisy record count, 0.3 on the most common education, and 0.5 on
 # *each* of the four bins of an age histogram, inside a `parallel` scope. How much ε does the
-# accountant charge in total? Predict it, then run the cell below and read `print(acc)`.
+# accountant charge in total? Predict it, then run the two cells below and read `print(acc)`.
 charged = None   # your answer
 ### BEGIN SOLUTION
 charged = 0.1 + 0.3 + 0.5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("01.5", charged)
+lab.check("01.5")
 
-# %%
+# %% tags=["reveal"]
 acc = BudgetAccountant(1.0)
 e_count, e_select, e_hist = acc.split([1, 3, 5], total=0.9)   # keep 0.1 in reserve
 rng = np.random.default_rng(0)
@@ -454,13 +456,21 @@ print(f"noisy record count {n_noisy:,.1f}; most common education: {top}; "
 acc.ledger
 
 # %% [markdown]
-# The ledger has six spends, but the four histogram bins were charged once (`charged` column). The
-# summary groups the ledger by top-level item, and the bar shows it against the total:
+# The ledger has one row per spend, with the ε asked for and the ε charged. The summary groups it by
+# top-level item, and the bar shows it against the total:
 
-# %%
+# %% tags=["reveal"]
 print(acc)
 display(acc.summary())
 mplots.budget_chart(acc.summary(), acc.total)
+
+# %% [markdown]
+# <details><summary>What the accountant charged, and why (open it after you ran the two cells)</summary>
+#
+# The ledger has six spends, but the four histogram bins were charged once (`charged` column): they
+# hold disjoint people, so the `parallel` scope costs the largest of its spends, 0.5. In all
+# 0.1 + 0.3 + 0.5 = 0.9 is charged, and the 0.1 kept in reserve is still there for a later question.
+# </details>
 
 # %% [markdown]
 # ### Explorer: splitting a budget
@@ -492,5 +502,7 @@ budget_explorer.widget
 # - ε is a budget: sequential questions add up, disjoint ones cost their maximum, and the ledger says
 #   where it went.
 #
-# Next: **[02_privpfc](02_privpfc.ipynb)** uses all four at once — an exponential-mechanism choice
+# Next: **[11_randomized_response](11_randomized_response.ipynb)**, DP without a trusted curator; then
+# the Gaussian mechanism, composition and the sparse vector technique (12–14). Or go straight to
+# **[02_privpfc](02_privpfc.ipynb)**, which uses all four at once — an exponential-mechanism choice
 # of a grid over the taxonomies, then a noisy histogram on it.

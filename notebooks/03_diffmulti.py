@@ -99,7 +99,7 @@ def piece_probabilities(edges, scores, epsilon):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.1", piece_probabilities)
+lab.check("03.1")
 
 # %% [markdown]
 # The package's version, `exponential_interval_probabilities`, draws the three densities below:
@@ -120,13 +120,17 @@ p_best_piece = exponential_interval_probabilities(edges, max_score, epsilon=4.0,
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.2", p_best_piece)
+lab.check("03.2")
 
 # %% [markdown]
+# <details><summary>What the top panel shows (open it after the check)</summary>
+#
 # Even at ε_op = 4 the best piece gets only about 38 %: it is two years long, and each piece is
 # weighted by its length, so the 9-year and the 6-year pieces of score 4 ([1959, 1968) and
-# [1947, 1953)) get about 39 % together. At the ε_op DiffMulti actually uses on Adult (ε/384, about
-# 0.003) the density is almost flat: with six records, the choice is nearly uniform.
+# [1947, 1953)) get about 39 % together. At the ε_op DiffMulti actually uses on Adult (the bottom
+# panel's 0.003, section 2 says why) the density is almost flat: with six records, the choice is
+# nearly uniform.
+# </details>
 
 # %% [markdown]
 # ## 2. The partition tree and its budget
@@ -157,7 +161,7 @@ eps_op = 2 / (2 * (6 + 3 * 62))
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.3", eps_op)
+lab.check("03.3")
 
 # %% [markdown]
 # The release of this section uses ε = 1 (`epsilon_prime_` is the code's name for ε_op):
@@ -267,9 +271,9 @@ more_cuts = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("03.4", more_cuts)
+lab.check("03.4")
 
-# %%
+# %% tags=["reveal"]
 runs = pd.read_csv("results/03_diffmulti_accuracy.csv")
 
 
@@ -287,13 +291,17 @@ print(f"{by_h['runs'].max()} seeded releases per point")
 accuracy_chart(by_h, x="h", baselines=baselines, title="DiffMulti, ε = 1: accuracy against h")
 
 # %% [markdown]
+# <details><summary>How the accuracy moves with h, and why (open it after you ran the chart)</summary>
+#
 # Accuracy rises from h = 10 to h = 100 (more cuts separate the classes better), then stays on a
 # plateau: the differences between h = 100 and h = 10,000 are within the run-to-run spread. Two
 # forces cancel there: each cut deeper in the tree is chosen with the same tiny ε_op, on fewer
 # records, so late cuts are close to random; and more leaves means smaller counts, drowned by the
 # Laplace noise of the leaf counts. The fair allocation gives most cuts to the dense regions, which
 # is why the plateau does not collapse even at h = 10,000.
-#
+# </details>
+
+# %% [markdown]
 # Now ε, at a fixed h, for both methods (DiffGen with its 10 steps, the PrivPfC paper's setting):
 
 # %%

@@ -130,9 +130,9 @@ flat_score = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.1", flat_score)
+lab.check("04.1")
 
-# %%
+# %% tags=["reveal"]
 k, eps_fs = 10, 0.05
 charts = []
 for name, q, dq in [("count score q", q_count, 1.0), ("mutual information (bits)", q_mi, dI)]:
@@ -144,6 +144,8 @@ for name, q, dq in [("count score q", q_count, 1.0), ("mutual information (bits)
 charts[0] | charts[1]
 
 # %% [markdown]
+# <details><summary>What the two charts show (open it after you ran the cell)</summary>
+#
 # With the count score the mechanism concentrates on the highest-scoring features (the best one is
 # picked most of the time, low scorers never). With mutual information the probabilities are nearly
 # flat (every feature ≈ k/D): the range/sensitivity ratio is too small at this ε, which is the thesis's
@@ -151,13 +153,14 @@ charts[0] | charts[1]
 #
 # On imbalanced Adult the count score has a quirk worth seeing: a feature that is almost never on has
 # off-counts that differ by about |N₁ − N₀| (the class imbalance), so rare, useless features score high too.
+# </details>
 #
 # #### How stable is the choice?
 #
 # Repeating the selection shows the randomness a reader of the released model would see: bars are the
 # frequency over repeated draws, ticks the exact probability.
 
-# %%
+# %% tags=["reveal"]
 n_draws = repetitions(200, 20)
 rows = []
 for name, q, dq in [("count", q_count, 1.0), ("mutual information", q_mi, dI)]:
@@ -209,7 +212,7 @@ b_nb = 20 / (0.1 * (1 - 0.4))
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.2", b_nb)
+lab.check("04.2")
 
 # %%
 rows = []
@@ -272,14 +275,18 @@ better_at_eps_1 = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.3", better_at_eps_1)
+lab.check("04.3")
 
 # %% [markdown]
+# <details><summary>Why, and what else the chart says (open it after the check)</summary>
+#
 # At small ε, selection is what makes DP-NB useful; at ε ≈ 1 and above the full model wins: the data set is
 # large enough for the noise D/ε to be small against the counts, and selection only throws away signal
 # (the thesis's Fig. 3.17 observation on Adult). DP logistic regression with all features needs ε ≳ 0.3
 # to beat the majority class; with λ fixed at 100 it is then limited by over-regularisation, not by noise.
-#
+# </details>
+
+# %% [markdown]
 # ### 8. Explore it yourself
 #
 # Widgets (the sliders refit when you release them):
@@ -338,7 +345,7 @@ lambda_star = 0.25 / (np.exp(0.2 / 2) - 1)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.4", lambda_star)
+lab.check("04.4")
 
 # %%
 eps = 0.1
@@ -349,7 +356,7 @@ for lam in 10.0 ** np.linspace(-2, 4, 241):
     rows.append({"lam": lam, "method": "output: 2/(λε)", "noise_scale": output_perturbation_scale(eps, lam)})
 print("λ* =", round(objective_branch_boundary(eps), 4))
 pd.DataFrame([{"λ": lam, **{k_: round(v, 4) for k_, v in objective_perturbation_parameters(eps, lam).items()}}
-              for lam in [0.1, 1, 4.8, 4.9, 5, 10, 100, 1000]])
+              for lam in [0.1, 1, 4.8, 4.9, 5, 10, 100, 1000]]).rename(columns={"epsilon_prime": "ε_obj"})
 
 # %%
 plots.lambda_noise_chart(pd.DataFrame(rows), objective_branch_boundary(eps),
@@ -379,17 +386,23 @@ worst_lambda = 5
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("04.5", worst_lambda)
+lab.check("04.5")
 
 # %% [markdown]
+# <details><summary>Reading the λ chart (open it after the check)</summary>
+#
 # Both need heavy regularisation to beat the noise. Below λ\* objective perturbation quietly replaces
 # λ by its effective value c/(e^(ε/4) − 1) ≈ 9.9, hence the flat part on the left; just above λ\* (at
 # λ = 5) it collapses — the cliff — and it is best for large λ. Output perturbation is useless at small λ,
-# where its noise 2/(λε) is enormous. On real data at ε = 0.1 (Adult) both stay near the majority
-# baseline, as the thesis's Table 4.2 reports; the benchmark `benchmarks/thesis_adult.py` reproduces the
-# thesis's Appendix B toy-data accuracies within 3 points (with λ tuned on validation data as the thesis
-# did, which is **not** private).
+# where its noise 2/(λε) is enormous.
+# </details>
 #
+# On real data at ε = 0.1 (Adult) both stay near the majority baseline, as the thesis's Table 4.2
+# reports; the benchmark `benchmarks/thesis_adult.py` reproduces the thesis's Appendix B toy-data
+# accuracies within 3 points (with λ tuned on validation data as the thesis did, which is **not**
+# private).
+
+# %% [markdown]
 # ### 10. L1 and L2 noise in two dimensions
 #
 # Laplace noise on each coordinate has density ∝ exp(−‖b‖₁/s): a diamond. Chaudhuri et al. use density
@@ -406,9 +419,9 @@ plots.noise_cloud_chart(pts)
 # #### Explore the λ cliff and the noise shapes
 #
 # Widgets: **ε** (log scale) and **λ** (log scale). The text reports which branch objective perturbation
-# takes, its ε_obj (printed as ε′, the paper's name), its noise scale and effective regularisation; the top chart compares the two methods'
-# noise on the scale of θ (objective noise divided by the effective λ), the bottom one shows the
-# output-perturbation noise in two dimensions for the chosen ε and λ.
+# takes, its ε_obj (the paper's ε′), its noise scale and effective regularisation; the top chart compares
+# the two methods' noise on the scale of θ (objective noise divided by the effective λ), the bottom one
+# shows the output-perturbation noise in two dimensions for the chosen ε and λ.
 
 # %%
 LogisticNoiseExplorer(random_state=0).widget

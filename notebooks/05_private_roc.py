@@ -33,8 +33,8 @@
 #   discretisation against noise, and how PriROC compares with the naive **LaplaceROC**;
 # - how to select features privately (score perturbation, exponential mechanism, sparse vector) and
 #   what it does to accuracy;
-# - how a **privacy audit** shows that an algorithm published as private (Private Threshold
-#   Testing) is not private at all.
+# - how a **privacy audit** tests the claim of an algorithm published as private (Private
+#   Threshold Testing), and what its verdict can and cannot prove.
 
 # %%
 import warnings
@@ -64,9 +64,11 @@ RESULTS = Path("results")   # cached sweeps (see the cells that read them)
 #
 # We train classifiers on 10,000 Adult records and keep **600 other records as the test set**:
 # these test records are the private data whose ROC curve we want to publish (the paper's test
-# folds have 558 and 684 records). Because the training and test records are disjoint, the budget
-# spent on training and the budget spent on evaluation do not add up for any one person
-# (parallel composition).
+# folds have 558 and 684 records). A private curve protects the **test** people. The training
+# people are protected only if the classifier itself was trained privately: its scores are part of
+# every curve drawn from them. When it was (ε_train), the two sets are disjoint, so by parallel
+# composition nobody pays ε_train + ε_ROC: a training person is protected at ε_train, a test person
+# at ε_ROC. When it was not, the curve is no guarantee at all for the training people.
 #
 # - **logistic regression (not private)**: scikit-learn on one-hot encoded attributes, the
 #   contrast case;
@@ -124,8 +126,11 @@ roc_plots.roc_chart(roc_plots.stack_curves({}, true_curve),
                     title="The exact ROC curve of the non-private model (leaks)")
 
 # %% [markdown]
-# From here on, sections 2–6 use the non-private model's scores (the classifier does not matter
-# for what we do to its test set); the explorer in section 5 lets you switch to the private one.
+# From here on, sections 2–6 use the **non-private** model's scores: the steps below treat any
+# classifier's scores the same way, so they show what happens to the test set. But a curve of this
+# model is differentially private for the 600 test people only, not for the 10,000 people it was
+# trained on: the model saw them without noise. To publish a curve that protects both, draw it from
+# `PrivateLogisticRegression` (trained at ε = 1): the explorer in section 5 lets you switch to it.
 
 # %% [markdown]
 # ### 2. PriROC step 1: where to put the thresholds
@@ -162,7 +167,7 @@ eps_level = 0.2 * 2 / np.log2(32)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.1", eps_level)
+lab.check("05.1")
 
 # %% [markdown]
 # The histogram below shows the scores (not private, for teaching) and where each strategy puts
@@ -229,7 +234,7 @@ privelet_scale = (1 + np.log2(1024)) / 0.4
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.2", privelet_scale)
+lab.check("05.2")
 
 # %% [markdown]
 # ### 4. PriROC step 3: make the counts monotone
@@ -333,18 +338,23 @@ worst_method = "a"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.3", worst_method)
+lab.check("05.3")
 
 # %% [markdown]
+# <details><summary>Why the errors differ (open it after the check)</summary>
+#
 # Read the table against the paper's Table 1 (median AUC errors at ε = 1 of about 0.02–0.07 for
 # PriROC and 0.07–0.22 for LaplaceROC). LaplaceROC puts noise of scale (2t + 1)/ε on every count,
 # so its error explodes at small ε, and part of it is discretisation: with t = 10 thresholds its
 # curve has only 11 points. PriROC's Privelet noise grows with log m rather than with the number
 # of thresholds, and isotonic regression removes much of what remains. On this test set the
-# smooth-sensitivity RecursiveMedians is no better than FixedSpace (section 2 showed why); the
-# benchmark `benchmarks/private_roc_adult.py` measures more settings, including the paper's
-# 1024 bins.
+# smooth-sensitivity RecursiveMedians is no better than FixedSpace (section 2 showed why).
+# </details>
 #
+# The benchmark `benchmarks/private_roc_adult.py` measures more settings, including the paper's
+# 1024 bins.
+
+# %% [markdown]
 # ## Part B · Private feature selection, and an audit
 #
 # ### 7. Scores and their sensitivities
@@ -420,7 +430,7 @@ pipeline_rows.groupby("pipeline", sort=False)["accuracy"].describe()[["mean", "m
 # F_τ as τ varies. Score perturbation keeps the noisy scores above τ; the sparse vector has to fix
 # its cutoff c in advance (here c = 40), and pays for it with noise of scale c/(the queries' share of
 # ε) on every query. **PTT** (dashed) looks best by far: it compares the *exact* scores with one
-# noisy threshold. The audit in section 9 shows what that costs.
+# noisy threshold. Section 9 audits its privacy.
 
 # %%
 quality = pd.read_csv(RESULTS / "05_selection_quality.csv")   # cached: benchmarks/05_private_roc_cache.py
@@ -431,8 +441,8 @@ roc_plots.selection_quality_chart(quality)
 #
 # - **ε for selection**: the budget of the selection step alone (it starts at 0.01, where the noise
 #   of score perturbation, scale s/ε = 1,400 records, is comparable with the gaps between the counts);
-# - **method**: the three sound selectors, plus PTT, the paper's Algorithm 2 (*not private*, see
-#   below);
+# - **method**: the three sound selectors, plus PTT, the paper's Algorithm 2 (audited in
+#   section 9);
 # - **SP keeps**: score perturbation keeps the features whose noisy TC exceeds τ, or the k highest;
 # - **τ**: the threshold in count units (score perturbation with "τ", the sparse vector, PTT);
 # - **k**: how many features to keep (top-k), or the sparse vector's cutoff.
@@ -448,7 +458,7 @@ fs_explorer = FeatureSelectionExplorer(B_train, yb_train, B_test, yb_test, max_o
 fs_explorer.widget
 
 # %% [markdown]
-# ### 9. An audit: Private Threshold Testing is not private
+# ### 9. An audit of Private Threshold Testing
 #
 # PTT adds noise to the threshold only and compares it with the **exact** scores:
 # τ̃ = τ + Lap(1/ε), select F when TC(F) ≥ τ̃. The paper proves it ε-DP. Take two neighbouring
@@ -467,14 +477,13 @@ ptt_verdict = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.4", ptt_verdict)
+lab.check("05.4")
 
 # %% [markdown]
-# The output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D, which never happens, and 5 < τ̃ ≤ 6 on D',
-# which happens with probability 1 − e^(−1/2) ≈ 0.39. An output that is possible on one side and
-# impossible on the other breaks ε-DP for every ε.
+# The cell below computes the probability of the output "F1 selected, F2 not" on D and on D', and
+# draws how often each output comes out of 2,000 runs of PTT on each side.
 
-# %%
+# %% tags=["reveal"]
 ex = stoddard.ptt_counterexample()
 print(f"P[F1 selected, F2 not] on D = {ex['p']:.3f}, on D' = {ex['p_neighbour']:.3f}")
 freq = []
@@ -490,16 +499,20 @@ for name, data in [("D", ex["X"]), ("D'", ex["X_neighbour"])]:
 roc_plots.ptt_split_chart(pd.DataFrame(freq))
 
 # %% [markdown]
+# <details><summary>Why this output decides (open it after you ran the cell)</summary>
+#
+# The output "F1 selected, F2 not" needs 5 < τ̃ ≤ 5 on D, which never happens, and 5 < τ̃ ≤ 6 on D',
+# which happens with probability 1 − e^(−1/2) ≈ 0.39. An output that is possible on one side and
+# impossible on the other breaks ε-DP for every ε.
+# </details>
+#
 # `dpexplore.audit` runs a mechanism many times on both datasets and computes a lower confidence
 # bound on its privacy loss. When the bound exceeds the claimed ε, the claim is refuted. Each
-# selector below is the package's own function, run on the pair above with TC scores and τ = 5.5.
-# PTT's bound is far above ε = 1. **Cluster Selection** (the paper's Algorithm 1) fails too: in D
-# the two features are the same point (0, 5) in count space, so exact nearest-centre membership
-# always keeps them together, while in D' they are (1, 5) and (0, 5) and a cluster boundary can
-# fall between them. The sound selectors (score perturbation, sparse vector, exponential
-# mechanism) stay below ε on the same pair (passing an audit is evidence, not a proof).
+# selector below is the package's own function, run on the pair above with TC scores and τ = 5.5:
+# PTT, **Cluster Selection** (the paper's Algorithm 1) and the three sound selectors (score
+# perturbation, sparse vector, exponential mechanism).
 
-# %%
+# %% tags=["reveal"]
 # Stored audit: 20,000 runs per side and per selector (a few minutes). Recompute with
 #   python benchmarks/05_private_roc_cache.py
 audit = pd.read_csv(RESULTS / "05_audit.csv")
@@ -507,10 +520,18 @@ display(audit[["selector", "claimed_epsilon", "sound", "epsilon_lower", "violate
 roc_plots.audit_chart(audit, title=f"Measured privacy loss vs the claimed ε ({audit['n_samples'][0]:,} runs per side)")
 
 # %% [markdown]
+# <details><summary>What the audit found (open it after you ran the cell)</summary>
+#
+# PTT's bound is far above ε = 1. Cluster Selection fails too: in D the two features are the same
+# point (0, 5) in count space, so exact nearest-centre membership always keeps them together, while
+# in D' they are (1, 5) and (0, 5) and a cluster boundary can fall between them. The sound
+# selectors stay below ε on the same pair (passing an audit is evidence, not a proof).
+# </details>
+#
 # The same audit, live and small: 500 runs per side, without Cluster Selection (its k-means per run is
-# the slow part). With fewer runs the lower bounds are looser, yet PTT is already caught.
+# the slow part). With fewer runs the lower bounds are looser.
 
-# %%
+# %% tags=["reveal"]
 live = stoddard.audit_selectors(epsilon=1.0, n_samples=500, cluster=False, random_state=6)
 roc_plots.audit_chart(live, title="The same audit, live: 500 runs per side")
 
@@ -521,11 +542,11 @@ roc_plots.audit_chart(live, title="The same audit, live: 500 runs per side")
 # removed and every record has at most **s = 2** ones, as in D and D' (one record moves each score by
 # at most 1, and at most two scores). Draw all randomness from `rng`, a NumPy `Generator`.
 #
-# `lab.check` audits your function at ε = 1 with τ = 5.5 on two neighbouring pairs — D and D' above,
-# and D with an added record that has both features on, TC = (6, 6) — and passes it when the audit's
-# lower bound stays at or below 1 on both. It also makes sure the same audit catches PTT (so a pass
-# means something), and that your selector is useful: it keeps a feature with TC = 30 and drops one
-# with TC = 0 at τ = 15.
+# `lab.check` grades your function in two ways, on inputs you never see: it compares the features
+# your selector keeps, over many runs on scores from 0 to 10,000, with what score perturbation keeps;
+# and the package's privacy audit runs it at ε = 1 on ten neighbouring pairs (D and D' above among
+# them) and passes it when the audit's lower bound stays at or below 1 on every pair. It also makes
+# sure the same audit catches PTT (so a pass means something).
 
 # %% tags=["exercise"]
 my_selector = None   # your answer: a function (tc, threshold, epsilon, rng) -> array of True/False
@@ -537,7 +558,7 @@ def my_selector(tc, threshold, epsilon, rng):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("05.5", my_selector)
+lab.check("05.5")
 
 # %% [markdown]
 # ## Summary

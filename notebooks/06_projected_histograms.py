@@ -64,15 +64,18 @@ X_train, X_test, y_train, y_test = train_test_split(iris, iris_schema, test_size
 # table and a **public** schema (the category lists and numeric bounds are not read from the data):
 #
 # 1. numeric columns are cut into *s* equal-width bins over their public range;
-# 2. k predictors are chosen privately with ε_p = (1 − γ)·ε;
+# 2. k predictors are chosen privately with ε_p = (1 − γ)·(ε − ε_size);
 # 3. the histogram of (those k predictors × the label) over its **full** public domain gets Laplace
-#    noise with ε_h = γ·ε, and cells at or below τ are dropped.
+#    noise with ε_h = γ·(ε − ε_size), and cells at or below τ are dropped.
 #
-# With `k=None` and `gamma=None` the paper's heuristics choose them from public numbers only (n, the
-# number of predictors and classes). The package counts neighbouring tables as differing by *adding or
-# removing* one record, so the noise is Laplace(1/ε_h) and the table size n, which the threshold needs,
-# is itself released with a small share of ε; `neighbours="substitution"` reproduces the paper's model
-# (n public, Laplace(2/ε_h)).
+# ε_size comes first: the package counts neighbouring tables as differing by *adding or removing* one
+# record, so the table size n, which the bins, the heuristics and the threshold need, is private too
+# and is itself released, as a noisy count n̂, with a small share ε_size of ε (the ledger below shows
+# how much); γ splits what is left. The histogram's noise is then Laplace(1/ε_h).
+# `neighbours="substitution"` reproduces the paper's model (n public, so ε_size = 0, and
+# Laplace(2/ε_h)), where the paper's ε_p = (1 − γ)·ε and ε_h = γ·ε hold as printed. With `k=None`
+# and `gamma=None` the paper's heuristics choose k and γ from public numbers only (n̂, the number of
+# predictors and classes).
 #
 # On Iris at ε = 1 we start with **one attribute** (k = 1) cut into bins chosen for that one dimension
 # (`n_bins="projected"`, the bw(n, k) rule of §2): a small histogram, little noise per cell.
@@ -104,7 +107,7 @@ split_answer = (0.8 * rest, (1 - 0.8) * rest / 2)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.1", split_answer)
+lab.check("06.1")
 
 # %% [markdown]
 # ### The weak case: the paper's heuristics on Iris
@@ -186,7 +189,7 @@ eps_p_reliable = 0.2
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.2", eps_p_reliable)
+lab.check("06.2")
 
 # %% [markdown]
 # ## 4 · Step 3: the thresholded histogram
@@ -223,11 +226,12 @@ demo.synthetic(n=int(demo.counts_.rounded().sum())).value_counts().rename("rows"
 # (one record changes one cell by 1), and returns an array of the same length: the noisy count where
 # it is above τ, 0 where the cell is dropped. Draw all randomness from `rng`, a NumPy `Generator`.
 #
-# `lab.check` audits which cells your release keeps, at ε = 1 and τ = 0.5, on two neighbouring
-# tables with counts (0, 40) and (1, 40): the audit's lower bound must stay at or below 1. The same
-# audit must catch a planted leak — this release with noise on the occupied cells only — so a pass
-# means something. It also checks that a cell of 500 records is kept close to 500 and that most
-# empty cells are dropped.
+# `lab.check` grades your function in two ways, on inputs you never see: it compares what your
+# release returns, over many runs on domains from a few cells to 100,000 records, with the
+# thresholded Laplace mechanism's; and the package's privacy audit runs it at ε = 1 on ten pairs of
+# neighbouring tables (counts (0, 40) and (1, 40) at τ = 0.5 among them) and passes it when the
+# audit's lower bound stays at or below 1 on every pair. The same audit must catch a planted leak —
+# this release with noise on the occupied cells only — so a pass means something.
 
 # %% tags=["exercise"]
 my_histogram = None   # your answer: a function (counts, epsilon, tau, rng) -> array of released counts
@@ -238,7 +242,7 @@ def my_histogram(counts, epsilon, tau, rng):
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.3", my_histogram)
+lab.check("06.3")
 
 # %% [markdown]
 # ## 5 · Which cells survive?
@@ -257,19 +261,26 @@ empty_cell_change = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.4", empty_cell_change)
+lab.check("06.4")
 
 # %% [markdown]
-# For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
-# here, 2 in the paper): it does **not** depend on ε, because τ grows like 1/ε exactly as fast as the
-# noise does. Smaller ε only moves the curve for the real cells to
-# the right: a cell needs more records to survive. The grey line is the empty-cell floor, the dashed
-# verticals are τ.
+# The chart below draws the survival probability of a cell against its true count z, for
+# ε_h = 0.1, 0.3 and 1 on the Iris training table. The grey line is the empty-cell level at z = 0,
+# the dashed verticals are τ.
 
-# %%
+# %% tags=["reveal"]
 n_iris = len(X_train)
 charts.survival_chart(evaluation.survival_table(n_iris, [0.1, 0.3, 1.0], A=0.5, sensitivity=1.0, z_max=60),
                       floor=0.5 / np.sqrt(n_iris))
+
+# %% [markdown]
+# <details><summary>Why the empty cells behave so (open it after you ran the chart)</summary>
+#
+# For an empty cell the survival probability is P(Laplace(Δ/ε_h) > A·ln(n)/ε_h) = ½·n^(−A/Δ) (Δ = 1
+# here, 2 in the paper): it does **not** depend on ε, because τ grows like 1/ε exactly as fast as the
+# noise does. Smaller ε only moves the curve for the real cells to the right: a cell needs more
+# records to survive.
+# </details>
 
 # %% [markdown]
 # A Monte-Carlo check of the formula at ε_h = 0.3: the share of 20,000 noisy draws above τ for a few
@@ -294,7 +305,7 @@ fake_cells = 20_000 * 0.5 * 10_000 ** (-0.5 / 1)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("06.5", fake_cells)
+lab.check("06.5")
 
 # %% [markdown]
 # **Try it.** `ε_h` is the histogram's budget, `A` the threshold constant and `n` the table size. Watch

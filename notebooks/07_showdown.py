@@ -124,7 +124,7 @@ display(Markdown("Every candidate ran on both tables." if excluded.empty else
 # turns the runs into a median and quartiles per point.
 #
 # The sweep is a **benchmark, not a release**: it fits many private models on the same people and
-# measures them without noise. Exercise 07.1 (below) asks what it would cost if it were a release.
+# measures them without noise. Were it a release, what would it cost? (In the lab: exercise 07.1.)
 
 # %% tags=["exercise"]
 # Exercise 07.1 (compute, 3 min). The stored sweep fits each of the 6 methods at ε = 0.03, 0.1, 0.3
@@ -136,7 +136,7 @@ sweep_epsilon = 6 * 3 * (0.03 + 0.1 + 0.3 + 1.0)
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.1", sweep_epsilon)
+lab.check("07.1")
 
 # %%
 results.head()
@@ -182,7 +182,7 @@ projected_vs_diffgen = "below"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.2", projected_vs_diffgen)
+lab.check("07.2")
 
 # %% tags=["exercise"]
 # Exercise 07.3 (interpret the bands, 3 min). Each point of the chart summarises three runs. What is
@@ -194,7 +194,7 @@ band_edge = "b"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.3", band_edge)
+lab.check("07.3")
 
 # %% [markdown]
 # ### At your budget
@@ -340,39 +340,65 @@ charts["adult"]
 charts["messy"]
 
 # %%
-medians = shape.groupby(["dataset", "epsilon", "method"], sort=False)[["accuracy", "tvd_1way", "tvd_2way",
-                                                                       "majority"]].median().reset_index()
+by_point = shape.groupby(["dataset", "epsilon", "method"], sort=False)
+medians = by_point[["accuracy", "tvd_1way", "tvd_2way", "majority"]].median().reset_index()
+spread = by_point["tvd_2way"].agg(lambda runs: runs.max() - runs.min())   # a thin line's length
 lines = []
 for (d, e), g in medians.groupby(["dataset", "epsilon"], sort=False):
     top, close = g.loc[g["accuracy"].idxmax()], g.loc[g["tvd_2way"].idxmin()]
-    gap = top["tvd_2way"] - close["tvd_2way"]   # 0.01: about the spread of three runs (the thin lines)
-    same = ("the same method" if gap == 0 else f"the best classifier's table is as close, within {gap:.3f}"
-            if gap <= 0.01 else f"**not** the same method: the best classifier's table is {gap:.3f} further")
+    gap = top["tvd_2way"] - close["tvd_2way"]
+    runs = max(spread[d, e, top["method"]], spread[d, e, close["method"]])   # the longer of the two
+    same = ("the same method" if gap == 0 else
+            f"the best classifier's table is {gap:.3f} further, within the spread of the runs ({runs:.3f}): "
+            "as close, as far as these runs can tell" if gap <= runs else
+            f"**not** the same method: the best classifier's table is {gap:.3f} further, more than the "
+            f"spread of the runs ({runs:.3f})")
     text = (f"- **{TABLES[d]}, ε = {e:.3g}**: best classifier **{top['method']}** (accuracy {top['accuracy']:.3f}, "
             f"majority class {top['majority']:.3f}); closest table **{close['method']}** (TVD "
             f"{close['tvd_1way']:.3f} 1-way, {close['tvd_2way']:.3f} 2-way): {same}.")
     if not (g["accuracy"] > g["majority"]).any():
         text += " No release's classifier beats the majority class here."
     if mst_on[d] is not None:
-        for label, mst in mst_on[d][np.isclose(mst_on[d]["epsilon"], e)].groupby("label", sort=False):
-            mst = mst.set_index("metric")["value"]
+        for label, rows in mst_on[d][np.isclose(mst_on[d]["epsilon"], e)].groupby("label", sort=False):
+            mst = rows.set_index("metric")["value"]
             if {"accuracy", "tvd_1way", "tvd_2way"} <= set(mst.index):
                 text += (f" {label}: accuracy {mst['accuracy']:.3f}, TVD {mst['tvd_1way']:.3f} 1-way, "
-                         f"{mst['tvd_2way']:.3f} 2-way.")
+                         f"{mst['tvd_2way']:.3f} 2-way (mean of {int(rows['n_runs'].max())} run(s)).")
     lines.append(text)
 display(Markdown("\n".join(lines)))
 
 # %% tags=["exercise"]
-# Exercise 07.4 (interpret the chart, 2 min). On Adult at ε = 1 you will publish a synthetic table that
-# analysts will cross-tabulate (pairs of columns). Which would you pick: (a) PrivPfC, the most accurate
-# classifier, (b) DiffMulti, or (c) OpenDP's MST?
-table_for_crosstabs = None   # your answer: "a", "b" or "c"
+# Exercise 07.4 (interpret the chart, 3 min). On the generated table (the second chart) at ε = 1 you
+# will publish a synthetic table that analysts will cross-tabulate (pairs of columns), with the
+# guarantee of every dpexplore method: pure ε-DP (δ = 0). Which table would you pick: (a) PrivPfC's,
+# (b) DiffMulti's, (c) OpenDP MST's under pure ε, or (d) none: these runs cannot tell them apart?
+# Read the 2-way distances; a gap counts only when it is larger than the spread of the runs (the
+# thin lines; the summary above gives both).
+table_for_crosstabs = None   # your answer: "a", "b", "c" or "d"
 ### BEGIN SOLUTION
-table_for_crosstabs = "c"
+table_for_crosstabs = "a"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("07.4", table_for_crosstabs)
+lab.check("07.4")
+
+# %% [markdown] tags=["lab-only"]
+# <details><summary>Like with like: same ε, same δ, several runs (open it after the check)</summary>
+#
+# On the generated table at ε = 1, under the same pure ε-DP, PrivPfC's table is the closest: 0.051
+# 2-way against MST's 0.063 (pure ε) and DiffMulti's 0.064, a gap about twice the longest thin line
+# of the methods compared (0.006), and its three runs all lie below MST's three and DiffMulti's.
+# MST also runs under (ε, δ)-DP with δ = 10⁻⁶, a weaker guarantee (an additive slack δ on the
+# probability of every outcome, notebook 00); there it comes to 0.052, well within the spread of
+# PrivPfC's runs: these runs cannot rank the two, and the guarantees differ anyway.
+#
+# On Adult the stored MST point is a single run under (ε, δ = 10⁻⁶): 0.040 against PrivPfC's
+# median of three, 0.044. A single run has no spread of its own and the guarantees differ: that
+# comparison cannot rank the two tables. Three runs of MST under pure ε on Adult (in the
+# repository's `benchmarks/results/peers_mst_pure.csv`) come to 0.042, a gap to PrivPfC (0.0018)
+# smaller than the spread of PrivPfC's own runs (0.0023). Pick the method for the use (accuracy for
+# predictions, shape for tables), and compare methods at the same ε and δ, over several runs.
+# </details>
 
 # %% [markdown]
 # ## Take-aways
@@ -386,15 +412,15 @@ lab.check("07.4", table_for_crosstabs)
 #   (notebook 08) before trusting small differences.
 # - "One histogram degrades more gracefully" is a hypothesis, not a rule: section 6 computes, from the
 #   results, for which single-histogram method it held on these tables.
-# - The other libraries are a reference, not a race: OpenDP's MST gives (ε, δ)-DP (δ > 0: the
-#   guarantee may fail with a small probability δ; see notebook 00 and the
-#   [glossary](../docs/glossary.md)), a slightly weaker guarantee than the pure ε-DP of every
-#   dpexplore method, and each library declares its domain differently (see `benchmarks/peers.py`).
+# - The other libraries are a reference, not a race: OpenDP's MST runs under (ε, δ)-DP (δ > 0: an
+#   additive slack δ on the probability of every outcome; see notebook 00 and the
+#   [glossary](../docs/glossary.md)), a weaker guarantee than the pure ε-DP of every dpexplore
+#   method, and under pure ε; each library declares its domain differently (see
+#   `benchmarks/peers.py`). Compare like with like: the same ε, the same δ.
 # - Run time differs by orders of magnitude; a method that is nearly as good and much faster is often
 #   the practical choice for exploring ε interactively.
 # - Pick for the use: for predictions, the highest accuracy; for a table to count and cross-tabulate,
 #   the smallest distance (section 7). dpexplore's methods choose their histogram for classification
-#   (the papers' goal); MST chooses its marginals for the table's shape. In the stored runs at
-#   ε = 1 its table is the closer one on Adult; on the generated table PrivPfC's (which spends half
-#   of ε on the shape by default) is as close or closer pair by pair, and at ε = 0.1 MST's classifier falls
-#   below the majority class there.
+#   (the papers' goal) and PrivPfC spends half of ε on the table's shape by default; MST chooses its
+#   marginals for the shape alone. A difference smaller than the spread of the runs is no
+#   difference.

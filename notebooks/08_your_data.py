@@ -83,7 +83,7 @@ eps_per_stay = 1.0 / 4
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("08.1", eps_per_stay)
+lab.check("08.1")
 
 # %% [markdown]
 # ## 1. Read the file and keep the columns you need
@@ -125,24 +125,15 @@ draft[["column", "kind", "lower", "upper", "integer", "cuts", "from_data"]]
 # %% [markdown]
 # Declaring means typing what you know **without looking at the data**: visit counts are between
 # 0 and 60 in this hospital's system, weights between 30 and 200 kg, the category lists come from
-# the data dictionary. Typing the value the draft shows is fine — it is the *typing* that declares.
+# the data dictionary. Do **not** copy a value from the draft: the draft read it from the private
+# table, and a bound copied from it is still a function of the data, whoever typed it (a maximum
+# copied from the draft tells whether the largest record is in). Take each value from a source that
+# does not depend on the rows — the data dictionary, the system's rules, the range of the form —
+# even when it happens to agree with the draft.
 #
 # Cut points: a count column is long-tailed (most stays list 0–3 visits, a few list 40).
 # `cuts="long-tail"` proposes bins that double in width — 0 | 1 | 2–3 | 4–7 | 8–15 | … — computed from
 # the declared bounds only. You can also type your own (`cuts=[1, 2, 4, 11]`).
-#
-# **Exercise 08.2 (predict, then run, 2 min).** With 8 equal-width bins over the declared [0, 60]
-# instead (0–7, 8–15, …), what share of the stays would the first bin hold? (a) about an eighth,
-# (b) about half, (c) nearly all of them (over 80 %). Answer with a letter; the next cell prints it.
-
-# %% tags=["exercise"]
-first_bin_share = None   # your answer: "a", "b" or "c"
-### BEGIN SOLUTION
-first_bin_share = "c"
-### END SOLUTION
-
-# %% tags=["self-check"]
-lab.check("08.2", first_bin_share)
 
 # %%
 COUNT_BOUNDS = {"n_visits": 60, "n_meds": 60, "n_emergency": 30, "n_inpatient": 30, "n_outpatient": 30}
@@ -158,12 +149,38 @@ draft = tables.declare(draft, "discharge", categories=["home", "home care", "tra
 draft = tables.declare(draft, "readmitted", categories=["0", "1"])
 schema, encoded, leaks = tables.build_schema(frame, draft, missing="drop-rows")
 print("still read from the data:", leaks or "nothing")
+
+# %% [markdown]
+# **Exercise 08.2 (predict, then run, 2 min).** With 8 equal-width bins over the declared [0, 60]
+# instead (0–7, 8–15, …), what share of the stays would the first bin hold? (a) about an eighth,
+# (b) about half, (c) nearly all of them (over 80 %). Answer with a letter; the cell after the
+# self-check prints it.
+
+# %% tags=["exercise"]
+first_bin_share = None   # your answer: "a", "b" or "c"
+### BEGIN SOLUTION
+first_bin_share = "c"
+### END SOLUTION
+
+# %% tags=["self-check"]
+lab.check("08.2")
+
+# %% tags=["reveal"]
 long_tail = schema["n_visits"].taxonomy
 shares = np.bincount(long_tail.leaf_codes(encoded["n_visits"]), minlength=long_tail.n_leaves) / len(encoded)
 print("n_visits per long-tail bin:", " · ".join(f"{b}: {s:.0%}" for b, s in zip(long_tail.leaves, shares)))
 equal = tables.parse_cuts("n_visits", "equal", 0, 60, True, (2, 2, 2))   # 8 equal-width bins
 print("with 8 equal-width bins over [0, 60], the first bin (0–7) would hold "
       f"{np.mean(equal.leaf_codes(encoded['n_visits']) == 0):.0%} of the rows")
+
+# %% [markdown]
+# <details><summary>What the equal-width bins would do (open it after you ran the cell)</summary>
+#
+# Most stays list few visits: the long-tail bins 0, 1, 2–3 and 4–7 hold about a fifth of the stays
+# each, while one equal-width bin, 0–7, would hold over 80 % of them and leave seven bins to share
+# the rest. A grid over such bins sees almost no difference between the stays, and its sparse upper
+# bins are mostly noise. Bins that double in width follow the long tail.
+# </details>
 
 # %% [markdown]
 # `missing="drop-rows"` removed the rows with a missing or text weight: a rule applied to each
@@ -242,7 +259,7 @@ records_per_cell = "c"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("08.3", records_per_cell)
+lab.check("08.3")
 
 # %% [markdown]
 # ## 5. The same path as an app
@@ -251,8 +268,8 @@ lab.check("08.3", records_per_cell)
 # (CSV, CSV.gz, Parquet) or type a path and press **Load**; **2.** tick the columns to keep (columns
 # with missing values start unticked) and choose the **Target**; **3.** one row per column, the
 # drafted values shown in grey and flagged **⚠ from data** until you type a value (or tick
-# *public*); cut points for numbers, a list — or groups `A: a, b; other: *` — for categories;
-# under the rows, a **derived column** (`tables.declare` with `derived_from`): choose the column it
+# *public*, only when a public source such as the data dictionary gives that same value); cut
+# points for numbers, a list — or groups `A: a, b; other: *` — for categories; under the rows, a **derived column** (`tables.declare` with `derived_from`): choose the column it
 # is computed from, type its name and either edges and one label per band (a number) or a mapping
 # `label: value, value*; other: *` (categories), press **Add** — it is listed as *derived* and every
 # release computes it from its source, with no ε; **4.** method, **ε** (typed: outside 0.01–10 is

@@ -30,8 +30,8 @@
 #   builds the count table by one group-by, out of core;
 # - where the time goes: reading and counting the rows against the fit once the table exists, and
 #   how that compares with the in-memory pandas path `fit(X, y, schema)`;
-# - that the release does **not depend on the engine**: the same table, schema and seed give the
-#   same grid and the same noisy counts from pandas, DuckDB and Spark, charged to the same ledger;
+# - whether the release depends on the engine: the same table, schema and seed through pandas,
+#   DuckDB and Spark, and the ledger each charges;
 # - why the count table's size (and the record count) are **private** on real data, and what
 #   happens to the guarantee when one person appears many times (group privacy).
 #
@@ -137,14 +137,18 @@ eps_per_person = 10_000_000 / len(adult) * 1.0
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("09.1", eps_per_person)
+lab.check("09.1")
 
 # %% [markdown]
+# <details><summary>What that ε means (open it after the check)</summary>
+#
 # About 221 copies per person, so about **221ε**: a release at ε = 1 per row says almost nothing
-# about a person copied that often. Here it does not matter (the rows are public Adult data, copied
-# to measure speed), but on a real table where one person has many rows — visits, transactions,
-# log lines — cap each person's rows before counting and divide ε (notebook 08), or state that the
-# guarantee is per row.
+# about a person copied that often.
+# </details>
+#
+# Here it does not matter (the rows are public Adult data, copied to measure speed), but on a real
+# table where one person has many rows — visits, transactions, log lines — cap each person's rows
+# before counting and divide ε (notebook 08), or state that the guarantee is per row.
 
 # %% [markdown]
 # How big would this table be as a pandas DataFrame? Adult's own DataFrame tells us the memory per
@@ -322,16 +326,19 @@ engines_identical = "yes"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("09.2", engines_identical)
+lab.check("09.2")
 
-# %%
+# %% tags=["reveal"]
 same = (small_model.grid_ == pandas_model.grid_ and np.array_equal(small_model.counts_, pandas_model.counts_)
         and small_model.n_hat_ == pandas_model.n_hat_)
 print(f"pandas and DuckDB releases of the same 1M rows identical (grid, noisy count, noisy histogram): {same}")
 
 # %% [markdown]
+# <details><summary>Why (open it after you ran the cell)</summary>
+#
 # Identical: both engines build the same count table, and the fit draws its noise from the same seed
 # in the same order — the engine only changes where the counting happens, not what is released.
+# </details>
 
 
 # %%
@@ -366,14 +373,8 @@ print(f"on the same 1M rows, DuckDB released {summary.loc['pandas, 1M rows', 'to
 summary.round(2)
 
 # %% [markdown]
-# Read the chart stage by stage:
-#
-# - **Reading** the rows into a pandas DataFrame is a cost of its own, and it needs the memory of
-#   the whole DataFrame; DuckDB reads the columnar files in parallel and keeps only the groups.
-# - **Counting** grows with the rows for every engine (each row is seen once), but DuckDB streams the
-#   files, so its memory does not grow with them (`benchmarks/scale.py` measures peak memory up to
-#   100M rows).
-# - The **fit after the table** only sees cells: its time does not grow with the rows.
+# Read the chart stage by stage: **reading** the rows into a pandas DataFrame, **counting** them into
+# the count table, and the **fit** once the table exists.
 #
 # **Exercise 09.3 (interpret the chart, 2 min).** In the time chart, which stage takes about the same
 # time for 1M and for 10M rows? (a) read into pandas, (b) count table (DuckDB), (c) fit after table.
@@ -386,7 +387,18 @@ flat_stage = "c"
 ### END SOLUTION
 
 # %% tags=["self-check"]
-lab.check("09.3", flat_stage)
+lab.check("09.3")
+
+# %% [markdown]
+# <details><summary>The three stages (open it after the check)</summary>
+#
+# - **Reading** the rows into a pandas DataFrame is a cost of its own, and it needs the memory of
+#   the whole DataFrame; DuckDB reads the columnar files in parallel and keeps only the groups.
+# - **Counting** grows with the rows for every engine (each row is seen once), but DuckDB streams the
+#   files, so its memory does not grow with them (`benchmarks/scale.py` measures peak memory up to
+#   100M rows).
+# - The **fit after the table** only sees cells: its time does not grow with the rows.
+# </details>
 
 # %% [markdown]
 # ## 5. The ledger

@@ -9,7 +9,7 @@ The source ``notebooks/NN_name.py`` holds the solutions between nbgrader's marke
     ### END SOLUTION
 
     # %% tags=["self-check"]
-    lab.check("01.2", b)
+    lab.check("01.2")          # reads the variable b that exercise 01.2 registers
 
 - the **student** version ``notebooks/NN_name.ipynb`` drops the marked lines (markers included),
   so ``b`` stays ``None`` and the self-check says "Not answered yet";
@@ -17,6 +17,15 @@ The source ``notebooks/NN_name.py`` holds the solutions between nbgrader's marke
   included, so ``nbgrader generate_assignment`` can still clear them), carries nbgrader's cell
   metadata, and tags every self-check ``nbval-check-output`` so that nbval checks it still says
   "Right". Relative links out of ``notebooks/`` get one more ``../``.
+
+Two more tags shape what a reader sees before running anything:
+
+- ``reveal``: a code cell that shows the answer of a "predict, then run" exercise. The student
+  version stores it **without output** (:func:`hide_reveals`, applied by ``build.py`` after the
+  run), so the prediction is made before the answer is on the page; the instructor version keeps
+  its output.
+- ``lab-only``: a cell that belongs to the lab, not to the Voilà app (an exercise's prose, code the
+  exercise asks to read); the app's template hides it, like the exercise and self-check cells.
 
 Why this convention (nbgrader's markers, a light build instead of nbgrader's database workflow)
 is explained in ``notebooks/README.md``.
@@ -31,6 +40,7 @@ import nbformat
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 EXERCISE, SELF_CHECK, NBVAL_CHECK = "exercise", "self-check", "nbval-check-output"
+REVEAL, LAB_ONLY = "reveal", "lab-only"
 INSTRUCTOR_DIR = "instructor"
 CHECK_CALL = re.compile(r"""lab\.check\(\s*["'](\d{2}\.\d{1,2})["']""")
 _OUT_OF_FOLDER_LINK = re.compile(r"\]\(\.\./")
@@ -78,7 +88,7 @@ def check_structure(nb: nbformat.NotebookNode, name: str = "notebook") -> list[s
     """The exercise ids of ``nb``, in order, after checking the convention.
 
     Every ``exercise`` cell is a code cell with a solution and is followed by a ``self-check``
-    code cell that calls ``lab.check("NN.k", ...)``; solution markers appear in exercise cells
+    code cell that calls ``lab.check("NN.k")``; solution markers appear in exercise cells
     only; no id is used twice. Raises ``ValueError`` naming the cell otherwise.
     """
     ids: list[str] = []
@@ -93,10 +103,12 @@ def check_structure(nb: nbformat.NotebookNode, name: str = "notebook") -> list[s
                 raise ValueError(f"{where}: an exercise cell must be followed by a self-check cell")
         elif has_solution(cell.source):
             raise ValueError(f"{where}: solution markers outside an exercise cell")
+        if REVEAL in tags(cell) and (cell.cell_type != "code" or {EXERCISE, SELF_CHECK} & set(tags(cell))):
+            raise ValueError(f"{where}: a {REVEAL} cell is a code cell, neither an exercise nor a self-check")
         if SELF_CHECK in tags(cell):
             found = CHECK_CALL.findall(cell.source)
             if len(found) != 1:
-                raise ValueError(f'{where}: a self-check cell calls lab.check("NN.k", answer) once')
+                raise ValueError(f'{where}: a self-check cell calls lab.check("NN.k") once')
             if found[0] in ids:
                 raise ValueError(f"{where}: exercise id {found[0]} is used twice")
             ids.append(found[0])
@@ -111,6 +123,15 @@ def student_version(nb: nbformat.NotebookNode, name: str = "notebook") -> nbform
         if EXERCISE in tags(cell):
             cell.source = strip_solutions(cell.source, f"{name} cell {index}")
     return out
+
+
+def hide_reveals(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with no stored output in its ``reveal`` cells (the student version, after its run):
+    such a cell shows as never run, and the student's own run shows the answer."""
+    for cell in nb.cells:
+        if REVEAL in tags(cell):
+            cell.outputs, cell.execution_count = [], None
+    return nb
 
 
 def instructor_version(nb: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:

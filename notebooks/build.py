@@ -10,7 +10,9 @@ notebook), then build::
     .venv/bin/python notebooks/build.py           # every notebook
     .venv/bin/python notebooks/build.py --no-execute 02   # sync cells, keep outputs (+ fallbacks)
 
-Executing stores every output and the widgets' state, and prints each notebook's Run All time.
+Executing stores every output and the widgets' state, and prints each notebook's Run All time;
+the student version then drops the outputs of its ``reveal`` cells (the answer to a "predict, then
+run" exercise shows only when the student runs it, ``_versions.hide_reveals``).
 Then every stored output gets a static fallback, so that the notebook reads before any kernel
 runs — in an untrusted JupyterLab, offline, on GitHub or nbviewer (:func:`add_static_fallbacks`):
 
@@ -85,12 +87,16 @@ def build(source: Path, execute: bool = True, timeout: int = 1200) -> dict[str, 
     for label, nb, target in _versions.versions(jupytext.read(source), source):
         if label == "instructor":
             _versions.link_results(target.parent)
-        seconds[label] = _write(nb, target, execute, timeout)
+        # the student version keeps no output under a prediction: its reveal cells show as not run
+        after_run = _versions.hide_reveals if label == "student" else None
+        seconds[label] = _write(nb, target, execute, timeout, after_run)
     return seconds
 
 
-def _write(nb: nbformat.NotebookNode, target: Path, execute: bool, timeout: int) -> float:
-    """Execute ``nb`` in ``notebooks/`` (unless ``execute`` is False), add fallbacks, write ``target``."""
+def _write(nb: nbformat.NotebookNode, target: Path, execute: bool, timeout: int,
+           after_run=None) -> float:
+    """Execute ``nb`` in ``notebooks/`` (unless ``execute`` is False), apply ``after_run`` to it,
+    add fallbacks, write ``target``."""
     stable_cell_ids(nb)
     nb.metadata.pop("jupytext", None)
     # what ipykernel's kernelspec says: JupyterLab rewrites any other display name when a kernel
@@ -112,6 +118,8 @@ def _write(nb: nbformat.NotebookNode, target: Path, execute: bool, timeout: int)
         nb = combine_inputs_with_outputs(nb, stored, fmt="py:percent")
         if "widgets" in stored.metadata:
             nb.metadata["widgets"] = stored.metadata["widgets"]
+    if after_run is not None:
+        after_run(nb)
     add_static_fallbacks(nb)
     nbformat.write(nb, target)
     return seconds

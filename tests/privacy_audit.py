@@ -9,6 +9,7 @@ on a deliberately broken variant must exceed it (proof that the audit has power)
 ``weakened_noise(factor)`` is the generic broken variant: every noise sampler and exponential
 mechanism of :mod:`dpexplore.mechanisms` is replaced, wherever the package imported it, by one
 that uses ``factor``·ε (noise scale divided by ``factor``) while the accountant still records ε.
+``replaced(module, {name: function})`` makes other broken variants the same way.
 
 Long audits (more samples, tighter bounds) carry ``@pytest.mark.audit_long`` and run only with
 ``DPEXPLORE_LONG_AUDITS=1``; a short version of every audit always runs.
@@ -30,21 +31,15 @@ LONG = os.environ.get("DPEXPLORE_LONG_AUDITS") == "1"
 long_audit = pytest.mark.skipif(not LONG, reason="long audit: set DPEXPLORE_LONG_AUDITS=1")
 
 # every sampler that takes epsilon= and draws noise or a choice
-SAMPLERS = ("laplace", "geometric", "exponential", "exponential_interval", "exponential_subset")
+SAMPLERS = ("laplace", "geometric", "exponential", "exponential_interval", "exponential_subset", "gaussian",
+            "randomized_response")
 
 
 @contextmanager
-def weakened_noise(factor: float = 3.0) -> Iterator[None]:
-    """Within the block every DP sampler of the package uses ``factor``·ε: a broken release
-    that still reports ε (its true loss is ``factor`` times the claim)."""
-    originals = {name: getattr(mechanisms, name) for name in SAMPLERS}
-    broken = {}
-    for name, fn in originals.items():
-        @functools.wraps(fn)
-        def weak(*args, __fn=fn, **kwargs):
-            kwargs["epsilon"] = kwargs["epsilon"] * factor
-            return __fn(*args, **kwargs)
-        broken[name] = weak
+def replaced(source: Any, replacements: dict[str, Callable]) -> Iterator[None]:
+    """Within the block, each function ``source.<name>`` of ``replacements`` is the replacement
+    wherever the package bound it (``source`` itself and every module that imported the name)."""
+    originals = {name: getattr(source, name) for name in replacements}
     patched: list[tuple[Any, str, Any]] = []
     for mod_name, module in list(sys.modules.items()):
         if not (mod_name == "dpexplore" or mod_name.startswith("dpexplore.")) or module is None:
@@ -52,12 +47,27 @@ def weakened_noise(factor: float = 3.0) -> Iterator[None]:
         for name, fn in originals.items():
             if getattr(module, name, None) is fn:
                 patched.append((module, name, fn))
-                setattr(module, name, broken[name])
+                setattr(module, name, replacements[name])
     try:
         yield
     finally:
         for module, name, fn in patched:
             setattr(module, name, fn)
+
+
+@contextmanager
+def weakened_noise(factor: float = 3.0) -> Iterator[None]:
+    """Within the block every DP sampler of the package uses ``factor``·ε: a broken release
+    that still reports ε (its true loss is ``factor`` times the claim)."""
+    broken = {}
+    for name in SAMPLERS:
+        @functools.wraps(getattr(mechanisms, name))
+        def weak(*args, __fn=getattr(mechanisms, name), **kwargs):
+            kwargs["epsilon"] = kwargs["epsilon"] * factor
+            return __fn(*args, **kwargs)
+        broken[name] = weak
+    with replaced(mechanisms, broken):
+        yield
 
 
 def audit(run: Callable, data: Any, neighbour: Any, *, n_samples: int, seed: int = 0,

@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpexplore.plots import (diffmulti, fidelity, mechanisms, privpfc, projected, roc, showdown, taxonomy,
-                             thesis, your_data)
+from dpexplore.plots import (attacks, composition, diffmulti, fidelity, gaussian, local_dp, mechanisms, privpfc,
+                             projected, roc, showdown, svt, taxonomy, thesis, your_data)
 from dpexplore.plots._accessible import CONSISTENT, DASHES, OKABE_ITO, REFUTED, describe, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data, fidelity]
+MODULES = [mechanisms, privpfc, diffmulti, projected, roc, showdown, taxonomy, thesis, your_data, fidelity, attacks,
+           local_dp, gaussian, composition, svt]
 
 
 # --------------------------------------------------------------------------- every chart is described
@@ -44,7 +45,22 @@ def _more_charts() -> dict:
                           "error": [0.3, 0.2, 0.35, 0.25], "majority": 0.4, "nonprivate_lr": 0.15,
                           "cells": [10, 100, 5, 50], "records_per_cell": [30.0, 3.0, 60.0, 6.0]})
     noise = mechanisms.noise_frames({"Laplace": rng.laplace(0, 2, 500)}, epsilon=0.5, sensitivity=1.0)
+    runs = pd.DataFrame([{"n_queries": k, "noise": e, "rep": r, "rate": 1 - e / 40 - r / 100}
+                         for k in (100, 400) for e in (0, 2, 10, 20) for r in range(2)])
+    roc_curves = attacks.roc_frame({"forest": [pd.DataFrame({"fpr": [0, 0.2, 1], "tpr": [0, 0.6, 1]})],
+                                    "DP NB": [pd.DataFrame({"fpr": [0, 0.5, 1], "tpr": [0, 0.52, 1]})] * 2})
     return {
+        "attacks.difference_chart": lambda: attacks.difference_chart(
+            {"bit 0": rng.laplace(0, 4, 300), "bit 1": 1 + rng.laplace(0, 4, 300)}, edges=np.linspace(-15, 15, 31),
+            threshold=0.5),
+        "attacks.reconstruction_chart": lambda: attacks.reconstruction_chart(
+            attacks.reconstruction_summary(runs), n_records=100, n_queries=400, noise=2),
+        "attacks.records_chart": lambda: attacks.records_chart([0, 1, 1, 0], [0, 1, 0, 0], columns=2),
+        "attacks.membership_chart": lambda: attacks.membership_chart(roc_curves, epsilon=1.0, aucs={"forest": 0.7}),
+        "local_dp.error_chart": lambda: local_dp.error_chart(local_dp.error_frame([100, 1000], epsilon=1.0), n=300,
+                                                             epsilon=1.0, observed={local_dp.LOCAL: 0.05}),
+        "local_dp.estimates_chart": lambda: local_dp.estimates_chart(
+            {local_dp.LOCAL: rng.normal(0.3, 0.03, 50), local_dp.CENTRAL: rng.normal(0.3, 0.001, 50)}, truth=0.3),
         "mechanisms.accuracy_chart": lambda: mechanisms.accuracy_chart(*noise, epsilon=0.5, sensitivity=1.0,
                                                                         alpha=0.05, exceeded=0.048),
         "diffmulti.partition_chart": lambda: diffmulti.partition_chart(rects, "X", "Y", title="DiffMulti"),
@@ -57,6 +73,28 @@ def _more_charts() -> dict:
         "your_data.occupancy_chart": lambda: your_data.occupancy_chart(sweep),
         "fidelity.fidelity_chart": lambda: fidelity.fidelity_chart(sweep.assign(
             accuracy=1 - sweep["error"], tvd_1way=[0.2, 0.05, 0.3, 0.1], tvd_2way=[0.4, 0.1, 0.5, 0.2])),
+        **_notebook_12_to_14_charts(),
+    }
+
+
+def _notebook_12_to_14_charts() -> dict:
+    """The charts of the Gaussian mechanism, composition and sparse vector notebooks."""
+    from dpexplore.composition import composed_epsilon
+
+    calibrations = gaussian.calibration_frame([0.1, 0.5, 2.0], delta=1e-5)
+    loss, areas = gaussian.loss_distribution_frame(sigma=1.0, epsilon=1.0)
+    totals = composition.composition_frame(composed_epsilon(0.1, [1, 10, 100, 1000], delta=1e-6))
+    audits = pd.DataFrame({"variant": ["AboveThreshold", "no halting"] * 2, "pair": "p", "n_samples": [500, 500, 4000, 4000],
+                           "claimed_epsilon": 1.0, "epsilon_lower": [0.1, 0.8, 0.3, 2.5], "epsilon_hat": [0.2, 1.0, 0.4, 2.9],
+                           "violates": [False, False, False, True]})
+    return {
+        "gaussian.calibration_chart": lambda: gaussian.calibration_chart(calibrations, delta=1e-5, epsilon=0.5),
+        "gaussian.loss_distribution_chart": lambda: gaussian.loss_distribution_chart(loss, areas),
+        "composition.composition_chart": lambda: composition.composition_chart(totals, epsilon=0.1, delta=1e-6, mark_k=100),
+        "svt.first_above_chart": lambda: svt.first_above_chart(np.array([0.2, 0.5, 0.3]), queries=np.array([1.0, 5.0]),
+                                                               threshold=4.0, epsilon=1.0, sampled=np.array([0.2, 0.5, 0.3])),
+        "svt.audit_verdicts_chart": lambda: svt.audit_verdicts_chart(audits),
+        "svt.audit_draws_chart": lambda: svt.audit_draws_chart(audits),
     }
 
 
@@ -198,6 +236,26 @@ def test_audit_verdict_is_written_next_to_each_bar_in_safe_colours():
     rows = spec["datasets"][words["data"]["name"]] if "data" in words else next(iter(spec["datasets"].values()))
     assert {r["mark"] for r in rows} == {"✗ refuted", "✓ consistent"}
     assert "refutes the claim of PTT" in spec["description"]
+
+
+@pytest.mark.parametrize("name", ["attacks.difference_chart", "attacks.reconstruction_chart", "attacks.membership_chart",
+                                  "local_dp.error_chart", "local_dp.estimates_chart"])
+def test_attack_and_local_dp_series_differ_by_dash_as_well_as_colour(name):
+    spec = CHARTS[name]().to_dict()
+    lines = [u for u in _layers(spec) if _mark(u) == "line" and "strokeDash" in u.get("encoding", {})]
+    assert lines, f"{name}: no line told apart by its dash pattern"
+    enc = lines[0]["encoding"]
+    colours, dashes = enc["color"]["scale"]["range"], enc["strokeDash"]["scale"]["range"]
+    assert set(colours) <= set(OKABE_ITO) and len({str(d) for d in dashes}) == len(dashes) == len(colours)
+    assert any(_mark(u) == "text" for u in _layers(spec)), f"{name}: no direct label"
+
+
+def test_attacked_records_differ_by_shape_and_safe_colours():
+    spec = attacks.records_chart([0, 1, 1], [0, 0, 1]).to_dict()
+    point = next(u for u in _layers(spec) if _mark(u) == "point")
+    assert point["encoding"]["shape"]["scale"]["range"] == ["square", "cross"]
+    assert point["encoding"]["color"]["scale"]["range"] == [CONSISTENT, REFUTED]
+    assert "2 of 3 secret bits" in spec["description"]
 
 
 def test_survival_lines_differ_by_shape_and_dash():

@@ -145,12 +145,44 @@ def test_every_method_releases_tiny_and_one_class_tables(method, frame):
 
 
 def test_an_empty_training_part_is_refused_before_any_spend():
-    """The one refusal left (see EMPTY_TRAINING_PART): clear, and nothing is spent."""
+    """The one refusal left (see EMPTY_TRAINING_PART): clear, and nothing is spent. An empty
+    table is named as such (not blamed on test_size); a one-row table whose row the Bernoulli
+    split held out (probability test_size) names the split."""
     from dpexplore.budget import BudgetAccountant
     acc = BudgetAccountant(2.0)
-    with pytest.raises(InputError, match="the training part holds no record.*nothing was spent"):
+    with pytest.raises(InputError, match="the table holds no record.*nothing was spent") as err:
         tables.release(rows([], []), SCHEMA, METHOD, EPS, accountant=acc, progress=False)
+    assert "test_size" not in str(err.value) and "drop-rows" not in str(err.value)
+    refused = []
+    for seed in range(20):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tables.release(SMALL.iloc[:1], SCHEMA, METHOD, EPS, test_size=0.5, random_state=seed,
+                               accountant=BudgetAccountant(2.0), progress=False, evaluate=False)
+        except InputError as exc:
+            refused.append(str(exc))
+    assert refused and all(re.match(r"the training part holds no record .*probability 0.5.*nothing was spent", m)
+                           for m in refused)
     assert acc.spent == 0
+
+
+def test_a_table_emptied_by_drop_rows_names_the_rule_not_the_column():
+    """An all-missing declared column and missing='drop-rows' leave no row: build_schema says
+    nothing (the number of rows left is private, README); release refuses the empty table, as
+    every empty table, naming the rule the analyst chose (public), no column and no count."""
+    raw = rows(["blue", "red"] * 3, ["no", "yes"] * 3).assign(n=[None] * 6)
+    draft = pd.concat([DRAFT.iloc[:1], pd.DataFrame([["n", "numeric", 0, 9, True, "", False]],
+                                                     columns=tables.DRAFT_COLUMNS), DRAFT.iloc[1:]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        schema, encoded, _ = tables.build_schema(raw, draft, missing="drop-rows")
+    assert len(encoded) == 0
+    with pytest.raises(InputError) as err:
+        tables.release(encoded, schema, METHOD, EPS, progress=False)
+    text = str(err.value)
+    assert "missing='drop-rows' rule dropped every row" in text and "nothing was spent" in text
+    assert "test_size" not in text and "'n'" not in text and "check_table" in text
 
 
 def test_few_records_warning_reads_the_release_not_the_table(monkeypatch):
@@ -275,8 +307,10 @@ def test_fit_and_release_messages_name_column_and_rule_not_values(case):
 
 
 def test_unsampled_bad_csv_value_is_not_quoted(tmp_path):
-    """DuckDB detects the column types on a sample; a bad value past it fails later with an error
-    that quotes the whole line and its number. The source re-raises naming the column only."""
+    """A non-number far past DuckDB's sniffing sample: the file is read with the schema's types,
+    so it meets the rule it meets near the top (non-numeric), not a cast of a guessed type. The
+    error DuckDB raises quotes the whole line and its number; the source re-raises naming the
+    column and the rule only."""
     n = 30_000
     frame = secret_frame(n)
     frame.to_csv(tmp_path / "big.csv", index=False)
@@ -286,8 +320,8 @@ def test_unsampled_bad_csv_value_is_not_quoted(tmp_path):
     (tmp_path / "big.csv").write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError) as err:
         sources.csv(tmp_path / "big.csv", NUM_SCHEMA).count_table()
-    assert_names_rule_not_values(err.value, "age", r"cannot read as the type", private_line, str(n - 3),
-                                 str(n - 2))
+    assert_names_rule_not_values(err.value, "age", r"declared numeric but holds non-numeric values", private_line,
+                                 str(n - 3), str(n - 2))
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 

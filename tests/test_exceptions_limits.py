@@ -39,7 +39,7 @@ def test_every_class_is_defined_in_exceptions_with_its_base():
              "DetachedAccountantError": exceptions.BudgetExceededError, "DegenerateCurveWarning": UserWarning,
              "EmptySyntheticWarning": UserWarning, "NotDifferentiallyPrivateWarning": UserWarning,
              "InputError": ValueError, "HighCardinalityWarning": UserWarning, "FewRecordsWarning": UserWarning,
-             "DpexploreDeprecationWarning": FutureWarning, "MethodUnavailableError": ImportError}
+             "SyntheticSizeWarning": UserWarning, "DpexploreDeprecationWarning": FutureWarning, "MethodUnavailableError": ImportError}
     assert set(exceptions.__all__) == set(bases)
     for name, base in bases.items():
         cls = getattr(exceptions, name)

@@ -1,21 +1,24 @@
 """The lab kit: self-checking exercises (``dpexplore.lab``) and the student / instructor versions.
 
-Every registered check tells each of its wrong examples "not yet", each right example "right" and
-``None`` "not answered yet"; every notebook has at least three exercises, each followed by a
+Every registered check tells each of its wrong examples "not yet" with its first hint, each right
+example "right" with its explanation filled in, and ``None`` (or a variable that is not set yet)
+"not answered yet"; the example answers come from ``tests/lab_examples.py``, the answer key the
+installed package does not hold. Every notebook has at least three exercises, each followed by a
 registered self-check; the stored student notebooks hold no solution and their self-checks say
 "Not answered yet"; the stored instructor notebooks say "Right" in every self-check (nbval re-runs
 them: their self-check cells carry ``nbval-check-output``).
 """
 from __future__ import annotations
 
+import ast
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from _notebooks import NOTEBOOKS, SOURCES, versions
+from lab_examples import EXAMPLES
 
 from dpexplore import lab
 from dpexplore.lab import _core
@@ -24,30 +27,42 @@ nbformat = pytest.importorskip("nbformat")
 jupytext = pytest.importorskip("jupytext")
 
 EXERCISE_IDS = sorted(lab.EXERCISES)
+GRADED = ("01.3", "05.5", "06.3", "11.3", "12.2", "14.4")   # long checks: tests/test_lab_graders.py runs their answers
 
 
 def _label(answer) -> str:
     return getattr(answer, "__name__", repr(answer))[:40]
 
 
+def _examples(kind: int) -> list:
+    return [pytest.param(i, a, id=f"{i}-{_label(a)}") for i in EXERCISE_IDS for a in EXAMPLES[i][kind]
+            if i not in GRADED]
+
+
 # --------------------------------------------------------------------------- every registered check
-@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
-def test_wrong_examples_are_told_not_yet_with_the_hint(exercise_id):
-    ex = lab.EXERCISES[exercise_id]
-    assert len(ex.wrong) >= 2 and len(ex.right) >= 1
-    for answer in ex.wrong:
-        result = lab.evaluate(exercise_id, answer)
-        assert not result and result.status == "not yet", f"{exercise_id}: wrong answer {_label(answer)} accepted"
-        assert result.message == f"✗ Not yet: {ex.hint}"
+def test_every_exercise_has_examples_in_the_tests():
+    assert sorted(EXAMPLES) == EXERCISE_IDS
+    for exercise_id, (wrong, right) in EXAMPLES.items():
+        assert len(wrong) >= 2 and len(right) >= 1, exercise_id
 
 
-@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
-def test_right_examples_are_told_right_with_the_reason(exercise_id):
+@pytest.mark.parametrize("exercise_id, answer", _examples(0))
+def test_wrong_examples_are_told_not_yet_with_the_first_hint(exercise_id, answer):
     ex = lab.EXERCISES[exercise_id]
-    for answer in ex.right:
-        result = lab.evaluate(exercise_id, answer)
-        assert result and result.status == "right", f"{exercise_id}: right answer {_label(answer)} refused"
-        assert result.message == f"✓ Right: {ex.why}"
+    result = lab.evaluate(exercise_id, answer)
+    assert not result and result.status == "not yet", f"{exercise_id}: wrong answer {_label(answer)} accepted"
+    assert result.message.startswith("✗ Not yet: ") and ex.hints[0] in result.message.splitlines()[0]
+
+
+@pytest.mark.parametrize("exercise_id, answer", _examples(1))
+def test_right_examples_are_told_right_with_the_explanation(exercise_id, answer):
+    ex = lab.EXERCISES[exercise_id]
+    result = lab.evaluate(exercise_id, answer)
+    assert result and result.status == "right", f"{exercise_id}: right answer {_label(answer)} refused"
+    verdict = ex.verify(answer)
+    values = verdict.values if isinstance(verdict, lab.Verdict) else {}
+    assert result.message == f"✓ Right: {ex.why.format(**values)}"
+    assert "{" not in result.message
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
@@ -66,19 +81,33 @@ def _shown(value) -> set[str]:
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
-def test_the_hint_does_not_give_the_answer_away(exercise_id):
+def test_no_text_of_the_package_gives_the_answer_away(exercise_id):
+    # the hints, the todo and the explanation's template: an answer shows only after a right answer
     ex = lab.EXERCISES[exercise_id]
-    if any(s in ex.hint for w in ex.wrong for s in _shown(w)):
-        return          # the hint lists the options to choose from, wrong ones included
-    for answer in ex.right:
-        for shown in _shown(answer):
-            assert shown not in ex.hint, f"{exercise_id}: the hint shows the answer {shown}"
+    wrong, right = EXAMPLES[exercise_id]
+    texts = {"hints": " ".join(ex.hints), "why": ex.why, "todo": ex.todo}
+    for name, text in texts.items():
+        if name == "hints" and any(s in text for w in wrong for s in _shown(w)):
+            continue    # the hints list the options to choose from, wrong ones included
+        for answer in right:
+            for shown in _shown(answer):
+                assert shown not in text, f"{exercise_id}: the {name} show the answer {shown}"
+
+
+def test_the_installed_package_holds_no_example_answers():
+    for ex in lab.EXERCISES.values():
+        assert not hasattr(ex, "right") and not hasattr(ex, "wrong")
+    sources = "\n".join(p.read_text() for p in Path(lab.__file__).parent.glob("*.py"))
+    assert "right=[" not in sources and "wrong=[" not in sources
+    assert not re.search(r"def _every_cell|def _public_class_counts|_length_weighted", sources)
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
 def test_the_verdict_is_deterministic(exercise_id):
-    ex = lab.EXERCISES[exercise_id]
-    for answer in (ex.wrong[0], ex.right[0]):
+    wrong, right = EXAMPLES[exercise_id]
+    for answer in (wrong[0], right[0]):
+        if exercise_id in GRADED and callable(answer):
+            continue        # tests/test_lab_graders.py
         assert lab.evaluate(exercise_id, answer) == lab.evaluate(exercise_id, answer)
 
 
@@ -86,6 +115,70 @@ def test_every_exercise_belongs_to_a_notebook_module():
     for exercise_id, ex in lab.EXERCISES.items():
         module = ex.verify.__module__.rsplit(".", 1)[-1]
         assert module == f"nb{exercise_id[:2]}", f"{exercise_id} is registered in {module}"
+
+
+# --------------------------------------------------------------------------- hints, one more per wrong answer
+def test_each_different_wrong_answer_shows_one_more_hint(scratch_registry, capsys):
+    @lab.exercise("99.4", answer="x", hints=("think.", "think harder.", "add them."), why="2 + 2 = {v}.")
+    def four(answer):
+        return lab.right_if(_core.close(answer, 4), v=4)
+
+    first = lab.check("99.4", 3)
+    assert first.message == "✗ Not yet: think.\n(A different answer shows hint 2 of 3.)"
+    assert lab.check("99.4", 3).message == first.message          # the same answer: no new hint
+    second = lab.check("99.4", 5)
+    assert second.message.splitlines() == ["✗ Not yet: think.", "Hint 2: think harder.",
+                                           "(A different answer shows hint 3 of 3.)"]
+    lab.check("99.4", 6)
+    assert lab.check("99.4", 7).message.splitlines()[-1] == "Hint 3: add them."
+    assert lab.check("99.4", 4).message == "✓ Right: 2 + 2 = 4."
+    assert "<br>" in second._repr_mimebundle_()["text/html"]
+    capsys.readouterr()
+
+
+def test_a_reason_comes_before_the_hints(scratch_registry):
+    @lab.exercise("99.5", answer="x", hints="look again.", why="fine.")
+    def never(answer):
+        return lab.not_yet("the output has the wrong length.")
+
+    assert lab.evaluate("99.5", 1).message == "✗ Not yet: the output has the wrong length. look again."
+
+
+# --------------------------------------------------------------------------- the answer read from the notebook
+def test_a_check_reads_the_answer_variable_and_says_not_answered_before_its_cell_ran(capsys):
+    # no variable b_visits here yet: what a self-check cell run before its exercise cell sees
+    assert lab.check("01.1").status == "not answered"
+    b_visits = None   # noqa: F841 -- read by lab.check from this frame
+    assert lab.check("01.1").status == "not answered"
+    b_visits = 10     # noqa: F841
+    assert lab.check("01.1").status == "right"
+    assert capsys.readouterr().out.splitlines()[0].startswith("Not answered yet: ")
+
+
+def _exercise_variables(source: Path) -> dict[str, str]:
+    """The variable each exercise cell of ``source`` sets (its first assignment or def)."""
+    cells = jupytext.read(source).cells
+    found = {}
+    for i, cell in enumerate(cells):
+        if versions.EXERCISE in versions.tags(cell):
+            exercise_id = versions.CHECK_CALL.findall(cells[i + 1].source)[0]
+            first = ast.parse(versions.strip_solutions(cell.source)).body[0]
+            found[exercise_id] = first.targets[0].id if isinstance(first, ast.Assign) else first.name
+    return found
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_self_checks_read_the_answer_from_the_notebook(source):
+    # lab.check("NN.k") cannot fail with a NameError when the exercise cell has not run
+    for cell in jupytext.read(source).cells:
+        if versions.SELF_CHECK in versions.tags(cell):
+            assert re.fullmatch(r'lab\.check\("\d{2}\.\d{1,2}"\)', cell.source.strip()), cell.source
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_each_check_reads_the_variable_its_exercise_cell_sets(source):
+    for exercise_id, name in _exercise_variables(source).items():
+        assert lab.EXERCISES[exercise_id].answer == name, f"{source.name}: {exercise_id} sets {name}"
 
 
 # --------------------------------------------------------------------------- the API itself
@@ -96,12 +189,13 @@ def scratch_registry():
     yield
     for key in set(_core._registry) - before:
         del _core._registry[key]
+        _core._wrong_answers.pop(key, None)
 
 
 def test_check_shows_one_message_and_returns_a_truthy_result(scratch_registry, capsys):
-    @lab.exercise("99.1", hint="add the two numbers.", why="2 + 2 = 4.", wrong=[3, 5], right=[4])
+    @lab.exercise("99.1", answer="total", hints="add the two numbers.", why="2 + 2 = {total}.")
     def four(answer):
-        return _core.close(answer, 4)
+        return lab.right_if(_core.close(answer, 4), total=4)
 
     right = lab.check("99.1", 4)
     assert capsys.readouterr().out == "✓ Right: 2 + 2 = 4.\n"      # plain Python: printed once
@@ -115,7 +209,7 @@ def test_check_shows_one_message_and_returns_a_truthy_result(scratch_registry, c
 
 
 def test_an_answer_that_breaks_the_check_is_not_yet(scratch_registry):
-    @lab.exercise("99.2", hint="give a function.", why="it runs.", wrong=[1, "x"], right=[len])
+    @lab.exercise("99.2", answer="f", hints="give a function.", why="it runs.")
     def runs(answer):
         return answer([1, 2]) == 2
 
@@ -129,14 +223,16 @@ def test_registration_is_validated(scratch_registry):
         return True
 
     with pytest.raises(ValueError, match="NN.k"):
-        lab.exercise("1.2", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
-    with pytest.raises(ValueError, match="at least two wrong"):
-        lab.exercise("99.3", hint="h", why="w", wrong=[1], right=[3])(ok)
+        lab.exercise("1.2", answer="x", hints="h", why="w")(ok)
+    with pytest.raises(ValueError, match="variable"):
+        lab.exercise("99.3", answer="not a name", hints="h", why="w")(ok)
     with pytest.raises(ValueError, match="hint"):
-        lab.exercise("99.3", hint=" ", why="w", wrong=[1, 2], right=[3])(ok)
-    lab.exercise("99.3", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
+        lab.exercise("99.3", answer="x", hints=(), why="w")(ok)
+    with pytest.raises(ValueError, match="hints"):
+        lab.exercise("99.3", answer="x", hints=" ", why="w")(ok)
+    lab.exercise("99.3", answer="x", hints="h", why="w")(ok)
     with pytest.raises(ValueError, match="twice"):
-        lab.exercise("99.3", hint="h", why="w", wrong=[1, 2], right=[3])(ok)
+        lab.exercise("99.3", answer="x", hints="h", why="w")(ok)
 
 
 def test_an_unknown_exercise_id_is_a_clear_error():
@@ -148,13 +244,23 @@ def test_an_unknown_exercise_id_is_a_clear_error():
                                               ("Fewer cells", True), ("a", False), ("", False), (2, False)])
 def test_choices_accept_case_and_space_variants(answer, expected):
     assert _core.choice(answer, "b", "fewer cells") is expected
+    fingerprints = [_core.fingerprint("99.9", "b"), _core.fingerprint("99.9", "fewer cells")]
+    assert (_core.right_option(answer, "99.9", fingerprints, {}) is not None) is expected
 
 
-def test_numbers_accept_strings_and_numpy_but_not_truth_values():
+def test_numbers_accept_strings_percentages_and_numpy_but_not_truth_values():
     assert _core.close("0.25", 0.25) and _core.close(np.float32(0.25), 0.25) and _core.close("0,25", 0.25)
+    assert _core.close("25%", 0.25) and _core.close("10,000", 1e4) and _core.close(" 16.5 % ", 0.1649)
     assert not _core.close(0.3, 0.25)
+    assert _core.as_probability(16.5) == pytest.approx(0.165) and _core.as_probability("0.4") == 0.4
     with pytest.raises(TypeError):
         _core.close(True, 1.0)
+
+
+@pytest.mark.parametrize("answer, expected", [(0.16, True), (0.165, True), (0.1649, True), (0.17, False),
+                                              (0.15, False), (0.163, True)])
+def test_numbers_rounded_to_two_significant_digits_are_right(answer, expected):
+    assert _core.close(answer, 0.1 * np.exp(0.5)) is expected
 
 
 # --------------------------------------------------------------------------- the student and instructor versions

@@ -30,8 +30,10 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "dpexplore"
 ROOT = PKG.parent
 CORE = {"exceptions", "limits", "_version", "_lazy", "config", "_config", "_deprecation", "_validation",
-        "mechanisms", "accuracy", "domain", "budget", "histogram", "counts", "encode", "sources", "datasets",
-        "audit"}
+        "mechanisms", "sensitivity", "accuracy", "domain", "budget", "histogram", "counts", "encode", "sources", "datasets",
+        "audit", "svt", "composition", "attacks", "svt_audit"}
+#: teaching modules that hold algorithms which are NOT private: only the labs and explorers use them
+TEACHING_ONLY = {"dpexplore.svt_audit"}
 RANK = {"core": 0, "select": 1, "models": 2, "publish": 3, "registry": 4, "conformance": 4, "evaluate": 5,
         "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "__init__": 10}
 #: (shim module, module it forwards to): upward forwards allowed until dpexplore 0.4
@@ -126,6 +128,12 @@ def test_imports_point_down():
            if e.source != e.target and (e.source, e.target) not in SHIMS
            and RANK.get(_layer(e.target), 99) > RANK.get(_layer(e.source), 99)]
     assert not bad, f"{len(bad)} import(s) point up the module map:\n" + "\n".join(bad)
+
+
+def test_flawed_algorithms_stay_out_of_the_release_paths():
+    bad = [_describe(e) for e in EDGES if e.target in TEACHING_ONLY and e.source != e.target
+           and _layer(e.source) not in ("widgets", "lab", "apps")]
+    assert not bad, "only lab/, widgets/ and apps import the NOT-private teaching modules:\n" + "\n".join(bad)
 
 
 def test_select_does_not_import_models():

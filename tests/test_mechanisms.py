@@ -503,3 +503,145 @@ def test_discrete_laplace_tail_is_the_conditioned_law(lower, t, s):
             m.discrete_laplace_pmf(grid, t, s).sum(), rel=1e-9, abs=1e-12)
     with pytest.raises(ValueError, match="lower"):
         m.discrete_laplace_tail(-1, t, s)
+
+
+# --------------------------------------------------------------------------- randomized response
+@pytest.mark.parametrize("epsilon", [0.1, np.log(3), 2.0])
+def test_randomized_response_keeps_each_bit_with_probability_p(epsilon):
+    p = m.randomized_response_probability(epsilon=epsilon)
+    assert p / (1 - p) == pytest.approx(np.exp(epsilon))            # the two outputs' ratio is e^ε
+    assert m.randomized_response_epsilon(p) == pytest.approx(epsilon)
+    bits = np.r_[np.ones(N // 2, int), np.zeros(N // 2, int)]
+    reports = m.randomized_response(bits, epsilon=epsilon, random_state=11)
+    kept = np.array([(reports[bits == b] == b).mean() for b in (0, 1)])
+    assert np.all(np.abs(kept - p) < 4 * np.sqrt(p * (1 - p) / (N // 2)))
+
+
+@pytest.mark.parametrize("epsilon,share", [(0.5, 0.3), (2.0, 0.8)])
+def test_randomized_response_estimate_is_unbiased_with_its_variance(epsilon, share):
+    n, reps = 400, 3000
+    bits = (np.arange(n) < share * n).astype(int)              # the respondents' true proportion is `share`
+    rng = np.random.default_rng(12)
+    estimates = np.array([m.randomized_response_estimate(m.randomized_response(bits, epsilon=epsilon, random_state=rng),
+                                                         epsilon=epsilon) for _ in range(reps)])
+    var = m.randomized_response_variance(n, epsilon=epsilon)
+    assert abs(estimates.mean() - share) < 4 * np.sqrt(var / reps)
+    assert estimates.var() == pytest.approx(var, rel=4 * np.sqrt(2 / reps))
+    # Warner's population variance adds the sampling variance π(1 − π)/n
+    assert m.randomized_response_variance(n, epsilon=epsilon, proportion=share) == pytest.approx(
+        var + share * (1 - share) / n)
+
+
+def test_local_error_exceeds_the_central_laplace_error_by_about_root_n():
+    """At the same ε, randomized response's estimate of a proportion has standard error ~1/√n,
+    the central Laplace count's ~1/n: the ratio grows like √n (it is √(n·p(1−p)ε²/(2(2p−1)²)))."""
+    eps = 1.0
+    ratio = [np.sqrt(m.randomized_response_variance(n, epsilon=eps) / (m.laplace_variance(epsilon=eps) / n ** 2))
+             for n in (100, 10_000)]
+    assert ratio[1] / ratio[0] == pytest.approx(10.0)
+    # and the samplers agree: the empirical errors of both estimates at n = 2500
+    n, rng = 2500, np.random.default_rng(13)
+    bits = (np.arange(n) % 3 == 0).astype(int)
+    local = [m.randomized_response_estimate(m.randomized_response(bits, epsilon=eps, random_state=rng), epsilon=eps)
+             - bits.mean() for _ in range(400)]
+    central = m.laplace(np.full(400, bits.sum(), float), epsilon=eps, random_state=rng) / n - bits.mean()
+    assert np.std(local) / np.std(central) == pytest.approx(
+        np.sqrt(m.randomized_response_variance(n, epsilon=eps) * n ** 2 / m.laplace_variance(epsilon=eps)), rel=0.2)
+
+
+def test_randomized_response_audit_matches_epsilon_and_flags_a_larger_p():
+    call = lambda bit, rng, n: m.randomized_response(np.full(n, bit), epsilon=1.0, random_state=rng)
+    result = privacy_loss(call, 0, 1, batched=True, n_samples=100_000, random_state=14)
+    assert not result.violates(1.0) and result.epsilon_lower > 0.85    # the loss is exactly ε
+    broken = lambda bit, rng, n: m.randomized_response(np.full(n, bit), epsilon=1.5, random_state=rng)
+    assert privacy_loss(broken, 0, 1, batched=True, n_samples=100_000, random_state=15).violates(1.0)
+
+
+def test_randomized_response_rejects_bad_input():
+    with pytest.raises(ValueError, match="0/1"):
+        m.randomized_response([0, 2], epsilon=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        m.randomized_response([0, 1], epsilon=0.0)
+    with pytest.raises(ValueError, match="reports"):
+        m.randomized_response_estimate([], epsilon=1.0)
+    with pytest.raises(ValueError, match=r"p must be"):
+        m.randomized_response_epsilon(0.4)
+    bits = np.array([0, 1, 1])
+    m.randomized_response(bits, epsilon=1.0, random_state=0)
+    assert bits.tolist() == [0, 1, 1] and isinstance(m.randomized_response(1, epsilon=1.0, random_state=0), int)
+
+
+# --------------------------------------------------------------------------- Gaussian and (ε, δ)
+def _hockey_stick(sigma, epsilon, sensitivity):
+    """δ(ε) = ∫ max(0, p(y) − e^ε q(y)) dy for p = N(0, σ²), q = N(Δ, σ²), by quadrature."""
+    from scipy import integrate
+
+    gap = lambda y: max(0.0, stats.norm.pdf(y, 0, sigma) - np.exp(epsilon) * stats.norm.pdf(y, sensitivity, sigma))
+    crossing = sensitivity / 2 - epsilon * sigma ** 2 / sensitivity     # p > e^ε q left of it
+    return integrate.quad(gap, -np.inf, crossing, epsabs=1e-14, epsrel=1e-10)[0]
+
+
+@pytest.mark.parametrize("sigma,epsilon,sensitivity", [(1.0, 1.0, 1.0), (3.0, 0.2, 2.0), (0.5, 4.0, 1.0)])
+def test_gaussian_delta_is_the_hockey_stick_divergence(sigma, epsilon, sensitivity):
+    assert m.gaussian_delta(sigma=sigma, epsilon=epsilon, sensitivity=sensitivity) == pytest.approx(
+        _hockey_stick(sigma, epsilon, sensitivity), rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize("epsilon,delta", [(0.5, 0.05), (1.0, 0.01), (4.0, 0.02)])
+def test_gaussian_delta_matches_monte_carlo_of_the_privacy_loss(epsilon, delta):
+    """Audit-style: sample the mechanism on D (value 0) and D' (value Δ), compute each output's
+    privacy loss, and recover δ(ε) both as E[(1 − e^{ε − L})₊] and as P[L > ε] − e^ε P[L' < −ε]
+    (δ large enough for Monte Carlo to see it)."""
+    sens, n = 2.0, 400_000
+    sigma = m.gaussian_scale(epsilon=epsilon, delta=delta, sensitivity=sens)
+    y = m.gaussian(np.zeros(n), epsilon=epsilon, delta=delta, sensitivity=sens, random_state=16)
+    y2 = m.gaussian(np.full(n, sens), epsilon=epsilon, delta=delta, sensitivity=sens, random_state=17)
+    loss = (sens ** 2 - 2 * y * sens) / (2 * sigma ** 2)              # ln p_D(y)/p_D'(y)
+    loss2 = (sens ** 2 - 2 * (sens - y2) * sens) / (2 * sigma ** 2)    # ln p_D'(y)/p_D(y)
+    pld = m.gaussian_privacy_loss(sigma=sigma, sensitivity=sens)
+    assert stats.kstest(loss, pld.cdf).pvalue > 1e-3 and stats.kstest(loss2, pld.cdf).pvalue > 1e-3
+    exact = m.gaussian_delta(sigma=sigma, epsilon=epsilon, sensitivity=sens)
+    assert exact == pytest.approx(delta, rel=1e-6)                  # the analytic σ meets δ exactly
+    excess = np.maximum(0.0, 1 - np.exp(epsilon - loss))
+    assert abs(excess.mean() - exact) < 4 * excess.std() / np.sqrt(n) < 0.1 * exact
+    above, below = (loss > epsilon).mean(), (loss2 < -epsilon).mean()
+    se = np.sqrt(above * (1 - above) / n + np.exp(2 * epsilon) * below * (1 - below) / n)
+    assert abs(above - np.exp(epsilon) * below - exact) < 4 * se
+    # δ is NOT the probability that the loss exceeds ε: that probability is larger
+    assert pld.sf(epsilon) > 1.5 * exact and above > 1.5 * exact
+
+
+def test_gaussian_calibrations():
+    for eps in (0.1, 0.5, 0.9):
+        for delta in (1e-2, 1e-6):
+            classical = m.gaussian_scale(epsilon=eps, delta=delta, calibration="classical")
+            analytic = m.gaussian_scale(epsilon=eps, delta=delta)
+            assert analytic < classical                                    # less noise, same guarantee
+            assert m.gaussian_delta(sigma=classical, epsilon=eps) <= delta   # Thm A.1 holds for ε < 1
+            assert m.gaussian_delta(sigma=analytic, epsilon=eps) <= delta
+            assert m.gaussian_delta(sigma=analytic * (1 - 1e-6), epsilon=eps) > delta   # and it is the smallest
+    # the classical formula beyond ε < 1 fails: at ε = 20, δ = 1e-6 its σ gives δ(ε) ≈ 160·δ
+    sigma = np.sqrt(2 * np.log(1.25 / 1e-6)) / 20.0
+    assert m.gaussian_delta(sigma=sigma, epsilon=20.0) > 100 * 1e-6
+    with pytest.raises(ValueError, match="epsilon < 1"):
+        m.gaussian_scale(epsilon=1.0, delta=1e-5, calibration="classical")
+    assert m.gaussian_scale(epsilon=2.0, delta=1e-5, sensitivity=3.0) == pytest.approx(
+        3 * m.gaussian_scale(epsilon=2.0, delta=1e-5), rel=1e-9)           # σ is linear in Δ
+
+
+def test_gaussian_samples_have_the_calibrated_scale_and_reject_bad_input():
+    sigma = m.gaussian_scale(epsilon=0.5, delta=1e-4, calibration="classical")
+    x = m.gaussian(np.full(N, 3.0), epsilon=0.5, delta=1e-4, calibration="classical", random_state=18)
+    assert stats.kstest(x - 3.0, stats.norm(scale=sigma).cdf).pvalue > 1e-3
+    for kwargs, message in [({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"), ({"epsilon": -1}, "epsilon"),
+                            ({"calibration": "tight"}, "calibration"), ({"sensitivity": 0}, "sensitivity")]:
+        with pytest.raises(ValueError, match=message):
+            m.gaussian(1.0, **{"epsilon": 1.0, "delta": 1e-5, **kwargs})
+    assert isinstance(m.gaussian(1.0, epsilon=1.0, delta=1e-5, random_state=0), float)
+
+
+def test_gaussian_audit_within_epsilon_and_flags_understated_sensitivity():
+    call = lambda d, rng, n: m.gaussian(np.full(n, d), epsilon=1.0, delta=1e-5, random_state=rng)
+    assert not privacy_loss(call, 0.0, 1.0, batched=True, n_samples=200_000, random_state=19).violates(1.0)
+    broken = lambda d, rng, n: m.gaussian(np.full(n, 4.0 * d), epsilon=1.0, delta=1e-5, random_state=rng)
+    assert privacy_loss(broken, 0.0, 1.0, batched=True, n_samples=200_000, random_state=20).violates(1.0)

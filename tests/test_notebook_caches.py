@@ -126,3 +126,47 @@ def test_06_cache_matches_a_tiny_recomputation():
     # same protocol: the tiny 3-fold reference is in the range of the shipped 10-fold one
     tiny_lr = tiny[tiny.method == "LR (non-private)"]["auc"].median()
     assert tiny_lr == pytest.approx(lr, abs=0.05)
+
+
+# --------------------------------------------------------------------------- 14
+def test_14_svt_audit_cache_matches_a_recomputation():
+    b14 = load_benchmark("14_svt_audit.py")
+    shipped = _csv("14_svt_audit.csv")
+    assert list(shipped.columns) == ["variant", "pair", "n_samples", "claimed_epsilon", "epsilon_lower", "epsilon_hat",
+                                     "violates"]
+    assert set(shipped["variant"]) == set(b14.VARIANTS) and sorted(shipped["n_samples"].unique()) == list(b14.DRAWS)
+    assert len(shipped) == len(b14.VARIANTS) * 4 * len(b14.DRAWS)
+    # each row has its own seed: a recomputation gives the shipped bound exactly
+    for variant, pair, n in [("no query noise", "threshold ± 1", 500), ("AboveThreshold", "below then above", 1_000),
+                             ("no halting", "opposite blocks", 250)]:
+        row = b14.audit_row(variant, pair, n)
+        ref = shipped[(shipped.variant == variant) & (shipped.pair == pair) & (shipped.n_samples == n)].iloc[0]
+        assert row["epsilon_lower"] == pytest.approx(ref["epsilon_lower"], rel=1e-5) and row["violates"] == ref["violates"]
+    # the lesson notebook 14 reads: every broken variant refuted, AboveThreshold never, the released value last
+    first = shipped[shipped["violates"]].groupby("variant")["n_samples"].min()
+    assert "AboveThreshold" not in first.index and set(first.index) == set(b14.VARIANTS) - {"AboveThreshold"}
+    assert first.idxmax() == "released value"
+
+
+# --------------------------------------------------------------------------- 10
+def test_10_reconstruction_cache_matches_a_tiny_recomputation():
+    b10 = load_benchmark("10_reconstruction_grid.py")
+    secret = b10.attacked_records()
+    tiny = b10.grid(secret, queries=[100, 400], noise=[0, 10], reps=1)
+    shipped = pd.read_csv(RESULTS / "10_reconstruction.csv")
+    assert list(shipped.columns) == list(tiny.columns)
+    assert sorted(shipped["n_queries"].unique()) == b10.QUERIES and sorted(shipped["noise"].unique()) == b10.NOISE
+    assert (shipped.groupby(["n_queries", "noise"]).size() == 10).all()
+    assert shipped["rate"].between(0, 1).all()
+    # the secret the notebook attacks, and seeded runs: the first run of a setting is the same again
+    assert shipped["secret"].dropna().nunique() == 1
+    assert np.array(shipped["secret"].dropna().iloc[0].split(), dtype=int).tolist() == secret.tolist()
+    first = shipped[shipped.rep == 0].set_index(["n_queries", "noise"])
+    for row in tiny.itertuples():
+        assert first.loc[(row.n_queries, row.noise), "rate"] == pytest.approx(row.rate)
+        assert first.loc[(row.n_queries, row.noise), "guess"] == row.guess
+    # the lesson: exact answers give the column back, errors far past √n leave about a coin flip
+    mean = shipped.groupby(["n_queries", "noise"])["rate"].mean()
+    assert all(mean[(k, 0)] == 1.0 for k in (100, 200, 400, 800))
+    assert all(mean[(k, 100)] < 0.6 for k in b10.QUERIES)
+    assert mean[(400, 2)] > 0.95 > 0.75 > mean[(400, 10)]

@@ -96,6 +96,24 @@ def test_spark_read_errors_quote_no_private_record(spark, tmp_path):
         assert err.value.__cause__ is None and err.value.__suppress_context__
 
 
+def test_spark_csv_with_inferred_types_counts_a_late_record_like_an_early_one(spark, tmp_path):
+    """dpexplore reads no text file through Spark (a Spark source is the caller's DataFrame); a
+    CSV read with ``inferSchema=True`` infers from every row (``samplingRatio`` 1.0), so a declared
+    category first seen after row 30,000 gives the table it gives at the top, as DuckDB's
+    declared-type read does (tests/test_declared_types.py)."""
+    from dpexplore.domain import Attribute, Schema
+    schema = Schema([Attribute.categorical("code", ["0", "1", "X"])], "y", ["0", "1"])
+    n = 30_001
+    d = pd.DataFrame({"code": (np.arange(n) % 2).astype(object), "y": (np.arange(n) // 2) % 2})
+    late = pd.DataFrame({"code": ["X"], "y": [1]})
+    got = {}
+    for where, rows in (("top", [late, d]), ("bottom", [d, late])):
+        pd.concat(rows).to_csv(tmp_path / f"{where}.csv", index=False)
+        df = spark.read.csv(str(tmp_path / f"{where}.csv"), header=True, inferSchema=True)
+        got[where] = sources.spark(df, schema).count_table()
+    assert got["top"] == got["bottom"] == sources.csv(tmp_path / "bottom.csv", schema).count_table()
+
+
 def test_missing_java_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(_spark_engine, "find_java", lambda: None)
     with pytest.raises(RuntimeError, match="Java was not found.*openjdk-17-jre-headless"):

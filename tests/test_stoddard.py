@@ -24,8 +24,9 @@ from dpexplore.select.stoddard import (
     ClusterSelection, ExponentialTopKSelector, NotDifferentiallyPrivateWarning,
     PrivateThresholdTesting, ScorePerturbationSelector, SparseVectorSelector, audit_selectors,
     cap_row_ones, exponential_top_k, private_threshold_testing, ptt_counterexample,
-    ptt_pattern_probability, score_sensitivity, selection_quality, sparse_vector,
+    ptt_pattern_probability, score_sensitivity, selection_quality,
 )
+from dpexplore.svt import sparse_vector
 
 
 def _sparse_data(n=300, d=30, seed=0):

@@ -239,3 +239,152 @@ def test_exported_ledger_groups_a_partitions_spends_and_keeps_the_total(messy, t
     assert exported["charged"].sum() == pytest.approx(result.ledger["charged"].sum(), rel=1e-9)
     assert exported["scope"].str.len().max() < 120
     assert paths["ledger"].stat().st_size < 50_000
+
+
+# ============================================================================= the 333-row and 7,000-row tables
+# An analyst's edge cases: one test per case, each failing on the code before the fix.
+def _caught(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [w for w in caught if not issubclass(w.category, PrivacyLeakWarning)]
+
+
+def test_synthetic_size_warns_on_the_high_side_from_public_figures_only():
+    """The size rule's high side mirrors its low side: a count whose error bar (two standard
+    deviations of its noise, from ε) is wider than half of it, or a count above the public cap,
+    warns; the inputs are the released count, its public noise and the public cap."""
+    from dpexplore.exceptions import SyntheticSizeWarning
+    from dpexplore.publish.base import count_noise_sd, synthetic_size
+    assert count_noise_sd(0.5) == pytest.approx(2 ** 0.5 / 0.5) and count_noise_sd(0.0) == 0.0
+    assert count_noise_sd(1.0, n_counts=8) == pytest.approx(4.0)
+    size, caught = _caught(lambda: synthetic_size(5000.4, noise_sd=1000))           # ± 2000 < 2500: quiet
+    assert size == 5000 and caught == []
+    size, caught = _caught(lambda: synthetic_size(41663.7, noise_sd=11000))
+    assert size == 41664 and [w.category for w in caught] == [SyntheticSizeWarning]
+    assert "41664 rows follow the release's noisy record count (41664 ± 22000" in str(caught[0].message)
+    size, caught = _caught(lambda: synthetic_size(5000, cap=1000, noise_sd=1))
+    assert size == 1000 and "above the public cap max_synthetic_rows=1000" in str(caught[0].message)
+    size, caught = _caught(lambda: synthetic_size(120.0, noise_sd=1e6))              # the low side, as before
+    assert size == 300 and [w.category for w in caught] == [FewRecordsWarning]
+    size, caught = _caught(lambda: synthetic_size(1e6, n=500, noise_sd=1e9))         # n= chosen: no rule
+    assert size == 500 and caught == []
+
+
+@pytest.mark.parametrize("method", ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
+def test_every_publisher_passes_its_public_count_noise_to_the_size_rule(method, monkeypatch):
+    import importlib
+    from dpexplore.publish.base import count_noise_sd
+    module = importlib.import_module({"PrivPfC": "dpexplore.publish.privpfc", "ProjectedHistogram":
+                                      "dpexplore.publish.projected"}.get(method, "dpexplore.publish.partition"))
+    seen = []
+    rule = module.synthetic_size
+    monkeypatch.setattr(module, "synthetic_size", lambda *a, **kw: seen.append(kw["noise_sd"]) or rule(*a, **kw))
+    frame, schema = load_adult()
+    est = tables.METHODS[method].build(schema, epsilon=0.5, random_state=0)
+    est.fit(*schema.split(frame.iloc[:3000]))
+    est.synthetic(random_state=0, n=10)
+    released = (count_noise_sd(est.leaf_epsilon_, np.size(est.noisy_counts_)) if method.startswith("Diff")
+                else count_noise_sd(est.epsilon_split_["record count"]))
+    assert seen == [released] and released > 0
+
+
+def test_a_release_at_a_tiny_epsilon_says_its_size_is_noise():
+    """333 records at ε = 0.01 gave 41,664 synthetic rows without a word; the 7,032-row table
+    36,066 (DiffMulti) and 19,166 (PrivPfC). Every such release now warns, on one side or the
+    other; at ε = 1 on a few thousand rows, nothing is said."""
+    from dpexplore.exceptions import SyntheticSizeWarning
+    for rows, methods in ((333, ("DiffMulti", "PrivPfC")), (7032, ("DiffMulti", "PrivPfC"))):
+        table = tables.select_columns(make_messy_table(rows, random_state=1, n_codes=50), KEEP)
+        schema, encoded, _ = tables.build_schema(table, declared(table), missing="drop-rows")
+        for method in methods:
+            for seed in range(3):
+                result, caught = _caught(lambda: tables.release(encoded, schema, method, 0.01, random_state=seed,
+                                                                progress=False, evaluate=False))
+                kinds = {w.category for w in caught}
+                assert kinds & {SyntheticSizeWarning, FewRecordsWarning}, (rows, method, seed)
+                if len(result.synthetic) > 300:     # not raised to the floor: the high side spoke
+                    assert SyntheticSizeWarning in kinds, (rows, method, seed, len(result.synthetic))
+    table = tables.select_columns(make_messy_table(3000, random_state=1, n_codes=50), KEEP)
+    schema, encoded, _ = tables.build_schema(table, declared(table), missing="drop-rows")
+    for method in ("DiffMulti", "PrivPfC"):
+        _, caught = _caught(lambda: tables.release(encoded, schema, method, 1.0, random_state=0, progress=False,
+                                                   evaluate=False))
+        assert not any(issubclass(w.category, SyntheticSizeWarning) for w in caught), method
+
+
+def test_the_estimator_at_a_vanishing_epsilon_warns_and_is_capped():
+    from dpexplore.exceptions import SyntheticSizeWarning
+    from dpexplore.publish import PrivPfC
+    frame, schema = load_adult()
+    model = PrivPfC(epsilon=1e-9, random_state=0, schema=schema, max_synthetic_rows=2000)
+    model.fit(*schema.split(frame.iloc[:2000]))
+    assert model.n_hat_ > 2000                   # this seed: a noisy count far above the cap
+    table, caught = _caught(lambda: model.synthetic(random_state=0))
+    assert len(table) == 2000 and [w.category for w in caught] == [SyntheticSizeWarning]
+    assert "above the public cap max_synthetic_rows=2000" in str(caught[0].message)
+    assert caught[0].filename == __file__        # points at the caller's line
+
+
+def test_a_duplicated_column_that_reaches_release_is_named():
+    from dpexplore.budget import BudgetAccountant
+    from dpexplore.datasets import make_synthetic
+    from dpexplore.publish import PrivPfC
+    frame, schema = make_synthetic(n_samples=200, n_numeric=1, n_categorical=1, random_state=0)
+    for column in ("cat_0", "label"):
+        twice = pd.concat([frame, frame[[column]]], axis=1)
+        acc = BudgetAccountant(2.0)
+        with pytest.raises(InputError, match=rf"names a column twice \('{column}' at columns \d, 4\): keep one") as err:
+            tables.release(twice, schema, "PrivPfC", 1.0, accountant=acc, progress=False)
+        assert "1-dimensional" not in str(err.value) and "build_schema" not in str(err.value) and acc.spent == 0
+    X, y = schema.split(frame)
+    with pytest.raises(ValueError, match=r"X names the column\(s\) \['cat_0'\] more than once"):
+        schema.validate(pd.concat([X, X[["cat_0"]]], axis=1), y)
+    with pytest.raises(ValueError, match="'cat_0'"):           # the estimator names it too
+        PrivPfC(epsilon=1.0, random_state=0, schema=schema).fit(pd.concat([X, X[["cat_0"]]], axis=1), y)
+
+
+def test_the_summary_shows_no_negative_count():
+    tiny = tables.select_columns(make_messy_table(30, random_state=3, n_codes=5), KEEP)
+    schema, encoded, _ = tables.build_schema(tiny, declared(tiny), missing="drop-rows")
+    for seed in range(20):
+        result, _ = _caught(lambda: tables.release(encoded, schema, "PrivPfC", 0.01, random_state=seed,
+                                                   progress=False, evaluate=False))
+        if result.estimator.n_hat_ < 0:
+            break
+    else:
+        pytest.fail("no seed gave a negative noisy count")
+    assert result.occupancy["clamped"] and result.occupancy["n_hat"] == 0 == result.occupancy["records per cell"]
+    line = next(line for line in tables.summary_markdown(result).splitlines() if line.startswith("- Grid:"))
+    assert "about 0 training records (the noisy record count came out below 0 and is shown as 0" in line
+    assert "post-processing" in line and not re.search(r"-\d", line)
+
+
+def test_schema_from_json_takes_a_path_or_the_text(tmp_path):
+    frame, schema = load_adult()
+    text = schema.to_json()
+    assert Schema.from_json(text).to_dict() == schema.to_dict()
+    schema.to_json(tmp_path / "s.json")
+    assert (tmp_path / "s.json").read_text() == text
+    for path in (tmp_path / "s.json", str(tmp_path / "s.json")):
+        assert Schema.from_json(path).to_dict() == schema.to_dict()
+    assert Schema.from_json("  \n" + text).classes == schema.classes
+    with pytest.raises(FileNotFoundError, match="no schema file at .*nope.json.*or the JSON text itself"):
+        Schema.from_json(tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="the JSON text is not valid JSON"):
+        Schema.from_json("{not json")
+    assert Schema.from_json.__doc__ and ">>> Schema.from_json(" in Schema.from_json.__doc__
+
+
+def test_declared_integer_categories_stay_integers():
+    table = tables.select_columns(make_messy_table(600, random_state=2, n_codes=50), KEEP)
+    table = table.assign(emergency=(table["n_emergency"] > 0).astype(np.int64)).drop(columns="n_emergency")
+    draft = tables.declare(declared(table.assign(n_emergency=0)).query("column != 'n_emergency'"),
+                           "emergency", kind="categorical", categories=[0, 1])
+    schema, encoded, _ = tables.build_schema(table, draft, missing="drop-rows")
+    assert encoded["emergency"].dtype == np.int64 and set(encoded["emergency"]) <= {0, 1}
+    for method in ("PrivPfC", "DiffGen"):
+        result, _ = _caught(lambda: tables.release(encoded, schema, method, 1.0, random_state=0, progress=False,
+                                                   evaluate=False))
+        assert result.synthetic["emergency"].dtype == np.int64 and set(result.synthetic["emergency"]) <= {0, 1}
+    assert Schema.from_json(schema.to_json())["emergency"].dtype == np.int64

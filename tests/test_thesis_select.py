@@ -254,7 +254,7 @@ def test_widgets_and_plots_build_on_small_data():
     lr = LogisticNoiseExplorer(n_points=50)
     lr.epsilon.value = 1.0
     curves = lr.curves(0.1)
-    assert set(curves["method"]) == {"output (2/(λε))", "objective (2/ε′, divided by the effective λ)"}
+    assert set(curves["method"]) == {"output (2/(λε))", "objective (2/ε_obj, divided by the effective λ)"}
     from dpexplore.plots import thesis as plots
     assert isinstance(plots.ledger_chart(state["ledger"]), alt.Chart)
 

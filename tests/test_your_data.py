@@ -547,7 +547,7 @@ def test_rare_class_missing_from_training_is_not_refused(monkeypatch):
     assert held_out > 0
 
 
-@pytest.mark.parametrize("case, match", [("empty", "training part holds no record"),
+@pytest.mark.parametrize("case, match", [("empty", "the table holds no record"),
                                          ("outside", "outside|bounds|domain"), ("test_size", "test_size")])
 def test_release_bad_input_fails_before_any_spend(case, match, monkeypatch):
     fitted = []

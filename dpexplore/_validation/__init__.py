@@ -44,7 +44,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     Rules: ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
-    ``"unreadable"`` (the ``engine`` cannot read a value as the column's type).
+    ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
+    DataFrame's or a file's own types; a CSV that :func:`dpexplore.sources.csv` reads gets the
+    schema's types, and a non-number in a numeric column then meets ``"non_numeric"``).
     """
     if rule == "missing":
         if isinstance(column, (list, tuple)):
@@ -69,10 +71,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
                 "declare every class the target can take")
     if rule == "unreadable":
         where = f"column {column!r}" if column is not None else "a column of the table"
-        return (f"{where} holds a value that {engine} cannot read as the type it detected for the column (the "
-                "detection reads a sample of the rows; the engine's own message is withheld: it quotes private "
-                "rows). Read with sample_size=-1 (the whole file decides the type) or fix the file; "
-                + CHECK_TABLE_HINT)
+        return (f"{where} holds a value that {engine} cannot read as the type the column was given (the "
+                "engine's own message is withheld: it quotes private rows). Give the column a type that holds "
+                "every value it may take (declare it in the schema) or fix the data; " + CHECK_TABLE_HINT)
     raise ValueError(f"unknown rule {rule!r}")
 
 
@@ -89,6 +90,15 @@ def check_positive(value: Any, name: str) -> float:
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return value
+
+
+def check_finite(value: Any, name: str) -> float:
+    """Return ``value`` as a float after checking that it is a finite real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not np.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = 0, allow_none: bool = False) -> int | None:
@@ -139,6 +149,15 @@ def check_binary_matrix(a: Any, name: str = "X", *, dtype: Any = np.int64, hint:
         raise ValueError(f"{name} must hold only 0/1 values: binarise it with public cut points first "
                          f"(dpexplore.encode.Binarizer){hint}")
     return arr.astype(dtype)
+
+
+def check_bits(bits: Any, name: str) -> np.ndarray:
+    """``bits`` (0/1 numbers or booleans, any shape) as a new int64 array, after checking it is
+    non-empty and holds only 0 and 1."""
+    b = np.asarray(bits)
+    if b.size == 0 or (b.dtype != bool and (b.dtype.kind not in "iuf" or not is_zero_one(b))):
+        raise ValueError(f"{name} must be a non-empty array of 0/1 values (or booleans)")
+    return b.astype(np.int64)
 
 
 def check_random_state(random_state: RandomState) -> np.random.Generator:
@@ -207,6 +226,14 @@ def check_same_length(X: Any, y: Any, names: tuple[str, str] = ("X", "y")) -> No
     if len(X) != len(y):  # the counts are private: the message does not show them
         raise ValueError(f"{names[0]} and {names[1]} have different numbers of rows: pass the labels of the "
                          "same records")
+
+
+def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
+    """``scores`` as a new 1-D float array, after checking it is non-empty and finite."""
+    q = np.asarray(scores, dtype=float)
+    if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
+        raise ValueError(f"{name} must be a non-empty 1-D array of finite numbers")
+    return q
 
 
 def is_zero_one(a: Any) -> bool:

@@ -35,10 +35,11 @@ import pandas as pd
 from .._deprecation import renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction, check_int, check_random_state,
                            check_same_length, rule_message)
-from ..budget import BudgetAccountant
+from ..budget import BudgetAccountant, Reservation
 from ..domain import declared_classes
 from ..exceptions import DegenerateCurveWarning
 from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
+from ..sensitivity import sum_sensitivity, utility_sensitivity
 
 __all__ = [
     "private_roc_curve", "private_auc", "laplace_roc_curve", "roc_curve_exact", "curve_auc",
@@ -109,14 +110,14 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = Non
     return positive, s, (lo, hi)
 
 
-def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> tuple[BudgetAccountant, int]:
+def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> BudgetAccountant:
     epsilon = check_epsilon(epsilon)
     if accountant is None:
         accountant = BudgetAccountant(epsilon)
     elif not isinstance(accountant, BudgetAccountant):
         raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
     accountant.require(epsilon)   # BudgetExceededError before anything is computed
-    return accountant, accountant.n_spends
+    return accountant
 
 
 # =========================================================================== Privelet (§4.2.1)
@@ -170,11 +171,13 @@ def haar_weights(m: int) -> np.ndarray:
 
 
 def privelet_sensitivity(m: int) -> float:
-    """Generalised sensitivity Σ W(c)·|Δc| = 1 + log2 m of the Haar coefficients (add/remove)."""
+    """Generalised sensitivity Σ W(c)·|Δc| = 1 + log2 m of the Haar coefficients (add/remove):
+    each record adds the weighted coefficients of one count, whose L1 norm is 1 + log2 m
+    (:func:`~dpexplore.sensitivity.sum_sensitivity`)."""
     m = check_int(m, "m", minimum=1)
     if m & (m - 1):
         raise ValueError(f"m must be a power of two, got {m}")
-    return 1.0 + math.log2(m)
+    return sum_sensitivity(per_record=1.0 + math.log2(m))
 
 
 def privelet(counts: Any, *, epsilon: float, random_state: RandomState = None) -> np.ndarray:
@@ -298,7 +301,7 @@ def _exponential_median(part: np.ndarray, left: float, right: float, epsilon: fl
     edges = np.concatenate([[start], inside, [right]])
     below = np.arange(edges.size - 1) + np.count_nonzero(part <= left)
     utilities = -np.abs(2.0 * below - part.size)   # #{p ≤ x} = below, #{p > x} = n − below
-    return exponential_interval(edges, utilities, epsilon=epsilon, sensitivity=1.0,
+    return exponential_interval(edges, utilities, epsilon=epsilon, sensitivity=utility_sensitivity(1.0),
                                 resolution=THRESHOLD_RESOLUTION, random_state=rng)
 
 
@@ -426,8 +429,8 @@ def auc_error(y_true: Any, scores: Any, curve: pd.DataFrame, *, classes: Any = N
     return abs(roc_curve_exact(y_true, scores, classes=classes).attrs["auc"] - curve_auc(curve))
 
 
-def _finish(frame: pd.DataFrame, degenerate: bool, accountant: BudgetAccountant, start: int,
-            epsilon: float, method: str, n_bins: int) -> pd.DataFrame:
+def _finish(frame: pd.DataFrame, degenerate: bool, held: Reservation, epsilon: float, method: str,
+            n_bins: int) -> pd.DataFrame:
     if degenerate:
         warnings.warn("a noisy class total came out ≤ 0 (too little ε or too few records of one "
                       "class): the private ROC curve is the diagonal", DegenerateCurveWarning,
@@ -435,7 +438,7 @@ def _finish(frame: pd.DataFrame, degenerate: bool, accountant: BudgetAccountant,
     frame.attrs.update({
         "auc": curve_auc(frame), "epsilon": epsilon, "method": method, "n_bins": n_bins,
         "degenerate": degenerate,
-        "ledger": accountant.ledger.iloc[start:].reset_index(drop=True),
+        "ledger": held.ledger,   # this call's spends only, whatever other threads spend
     })
     return frame
 
@@ -501,52 +504,53 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
         if median not in ("smooth", "exponential"):
             raise ValueError(f"median must be 'smooth' or 'exponential', got {median!r}")
         fraction = check_fraction(threshold_share, "threshold_share", high_closed=False)
-    accountant, start = _prepare(epsilon, accountant)
+    accountant = _prepare(epsilon, accountant)
     epsilon = float(epsilon)
-    rng = check_random_state(random_state)
-    s01 = (np.clip(s, lo, hi) - lo) / (hi - lo)       # per-record clipping: no budget needed
+    with accountant.reserve(epsilon, "PriROC") as held:  # refused now, or never half-way
+        rng = check_random_state(random_state)
+        s01 = (np.clip(s, lo, hi) - lo) / (hi - lo)       # per-record clipping: no budget needed
 
-    # Step 1: thresholds Θ (§4.2.2)
-    if thresholds == "recursive_medians":
-        depth = n_bins.bit_length() - 1
-        eps1, eps2 = accountant.split([fraction, 1.0 - fraction], total=epsilon)
-        for level in range(depth):   # each level: disjoint partitions, charged once (Thm 4.7)
-            accountant.spend(eps1 / depth, f"thresholds: noisy medians, level {level + 1} of "
-                                           f"{depth} (parallel over partitions)")
-        interior = recursive_median_thresholds(s01, epsilon=eps1, depth=depth, median=median,
-                                               random_state=rng)
-    else:
-        eps2 = epsilon
-        interior = fixed_space_thresholds(n_bins)[1:-1]
+        # Step 1: thresholds Θ (§4.2.2)
+        if thresholds == "recursive_medians":
+            depth = n_bins.bit_length() - 1
+            eps1, eps2 = accountant.split([fraction, 1.0 - fraction], total=epsilon)
+            for level in range(depth):   # each level: disjoint partitions, charged once (Thm 4.7)
+                accountant.spend(eps1 / depth, f"thresholds: noisy medians, level {level + 1} of "
+                                               f"{depth} (parallel over partitions)")
+            interior = recursive_median_thresholds(s01, epsilon=eps1, depth=depth, median=median,
+                                                   random_state=rng)
+        else:
+            eps2 = epsilon
+            interior = fixed_space_thresholds(n_bins)[1:-1]
 
-    # Step 2: noisy bin histograms and prefix sums (§4.2.1)
-    tp_bins, fp_bins = _bin_counts(s01, positive, interior)
+        # Step 2: noisy bin histograms and prefix sums (§4.2.1)
+        tp_bins, fp_bins = _bin_counts(s01, positive, interior)
 
-    def release(counts: np.ndarray, eps: float) -> np.ndarray:
-        if range_mechanism == "privelet":
-            return privelet(counts, epsilon=eps, random_state=rng)
-        return laplace(counts, epsilon=eps, sensitivity=1.0, random_state=rng)
+        def release(counts: np.ndarray, eps: float) -> np.ndarray:
+            if range_mechanism == "privelet":
+                return privelet(counts, epsilon=eps, random_state=rng)
+            return laplace(counts, epsilon=eps, sensitivity=sum_sensitivity(), random_state=rng)   # a histogram
 
-    label = "Privelet" if range_mechanism == "privelet" else "Laplace"
-    if counts_split == "sequential":
-        eps_tp, eps_fp = accountant.split([1, 1], total=eps2)
-        accountant.spend(eps_tp, f"positive bin counts ({label})")
-        accountant.spend(eps_fp, f"negative bin counts ({label})")
-    else:
-        eps_tp = eps_fp = eps2
-        with accountant.parallel("bin counts (disjoint by label)"):
+        label = "Privelet" if range_mechanism == "privelet" else "Laplace"
+        if counts_split == "sequential":
+            eps_tp, eps_fp = accountant.split([1, 1], total=eps2)
             accountant.spend(eps_tp, f"positive bin counts ({label})")
             accountant.spend(eps_fp, f"negative bin counts ({label})")
-    tp_prefix = np.cumsum(release(tp_bins, eps_tp))
-    fp_prefix = np.cumsum(release(fp_bins, eps_fp))
+        else:
+            eps_tp = eps_fp = eps2
+            with accountant.parallel("bin counts (disjoint by label)"):
+                accountant.spend(eps_tp, f"positive bin counts ({label})")
+                accountant.spend(eps_fp, f"negative bin counts ({label})")
+        tp_prefix = np.cumsum(release(tp_bins, eps_tp))
+        fp_prefix = np.cumsum(release(fp_bins, eps_fp))
 
-    # Step 3: consistency (§4.2.3)
-    if isotonic:
-        tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
-    grid = np.concatenate([[1.0], interior[::-1], [0.0]])
-    frame, degenerate = _curve_frame(lo + grid * (hi - lo), tp_prefix, fp_prefix)
+        # Step 3: consistency (§4.2.3)
+        if isotonic:
+            tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
+        grid = np.concatenate([[1.0], interior[::-1], [0.0]])
+        frame, degenerate = _curve_frame(lo + grid * (hi - lo), tp_prefix, fp_prefix)
     method = f"PriROC ({thresholds.replace('_', ' ')})"
-    return _finish(frame, degenerate, accountant, start, epsilon, method, n_bins)
+    return _finish(frame, degenerate, held, epsilon, method, n_bins)
 
 
 def private_auc(y_true: Any, scores: Any, *, epsilon: float, **kwargs: Any) -> float:
@@ -577,20 +581,21 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     t = check_int(n_thresholds, "n_thresholds", minimum=1)
     if sensitivity not in ("paper", "tight"):
         raise ValueError(f"sensitivity must be 'paper' or 'tight', got {sensitivity!r}")
-    accountant, start = _prepare(epsilon, accountant)
+    accountant = _prepare(epsilon, accountant)
     epsilon = float(epsilon)
-    rng = check_random_state(random_state)
-    s01 = (np.clip(s, lo, hi) - lo) / (hi - lo)
-    interior = np.linspace(0.0, 1.0, t + 2)[1:-1]
-    tp_bins, fp_bins = _bin_counts(s01, positive, interior)
-    # prefix sums TP(θ_1) ... TP(θ_t), then the class totals n1, n0 as the last entries
-    exact = np.concatenate([np.cumsum(tp_bins), np.cumsum(fp_bins)])
-    delta = 2 * t + 1 if sensitivity == "paper" else t + 1
-    accountant.spend(epsilon, f"TP, FP at {t} thresholds and n1, n0 (Laplace, sensitivity {delta})")
-    noisy = laplace(exact, epsilon=epsilon, sensitivity=float(delta), random_state=rng)
-    tp_prefix, fp_prefix = noisy[: t + 1], noisy[t + 1:]
-    if isotonic:
-        tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
-    grid = np.concatenate([[1.0], interior[::-1], [0.0]])
-    frame, degenerate = _curve_frame(lo + grid * (hi - lo), tp_prefix, fp_prefix)
-    return _finish(frame, degenerate, accountant, start, epsilon, "LaplaceROC", t + 1)
+    with accountant.reserve(epsilon, "LaplaceROC") as held:
+        rng = check_random_state(random_state)
+        s01 = (np.clip(s, lo, hi) - lo) / (hi - lo)
+        interior = np.linspace(0.0, 1.0, t + 2)[1:-1]
+        tp_bins, fp_bins = _bin_counts(s01, positive, interior)
+        # prefix sums TP(θ_1) ... TP(θ_t), then the class totals n1, n0 as the last entries
+        exact = np.concatenate([np.cumsum(tp_bins), np.cumsum(fp_bins)])
+        delta = 2 * t + 1 if sensitivity == "paper" else t + 1
+        accountant.spend(epsilon, f"TP, FP at {t} thresholds and n1, n0 (Laplace, sensitivity {delta})")
+        noisy = laplace(exact, epsilon=epsilon, sensitivity=sum_sensitivity(per_record=delta), random_state=rng)
+        tp_prefix, fp_prefix = noisy[: t + 1], noisy[t + 1:]
+        if isotonic:
+            tp_prefix, fp_prefix = isotonic_increasing(tp_prefix), isotonic_increasing(fp_prefix)
+        grid = np.concatenate([[1.0], interior[::-1], [0.0]])
+        frame, degenerate = _curve_frame(lo + grid * (hi - lo), tp_prefix, fp_prefix)
+    return _finish(frame, degenerate, held, epsilon, "LaplaceROC", t + 1)

@@ -1,6 +1,6 @@
-"""Self-checking exercises for the notebooks: ``from dpexplore import lab``; ``lab.check(id, answer)``.
+"""Self-checking exercises for the notebooks: ``from dpexplore import lab``; ``lab.check(id)``.
 
-Each notebook's checks live in their own module (``nb00`` … ``nb09``), registered with
+Each notebook's checks live in their own module (``nb00`` … ``nb14``), registered with
 :func:`exercise`; every module that exists is imported on first use (so a notebook's checks
 are available whichever notebook is opened). See :mod:`dpexplore.lab._core` for the messages.
 """
@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from ._core import EXERCISES, CheckResult, Exercise, check, evaluate, exercise
+from ._core import EXERCISES, CheckResult, Exercise, Verdict, check, evaluate, exercise, not_yet, right_if
 
-__all__ = ["CheckResult", "Exercise", "EXERCISES", "check", "evaluate", "exercise", "load_all",
-           "NOTEBOOK_MODULES"]
+__all__ = ["CheckResult", "Exercise", "EXERCISES", "Verdict", "check", "evaluate", "exercise", "right_if",
+           "not_yet", "load_all", "NOTEBOOK_MODULES"]
 
-NOTEBOOK_MODULES = tuple(f"nb{n:02d}" for n in range(10))
+NOTEBOOK_MODULES = tuple(f"nb{n:02d}" for n in range(15))
 """The per-notebook check modules, imported when present."""
 
 _loaded = False

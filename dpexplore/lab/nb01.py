@@ -2,19 +2,22 @@
 mechanism, budgets)."""
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 
-from ._core import close, exercise
-from ._grading import flags_leak, within_claim
+from ._core import close, exercise, right_if, write_function
+from ._grading import AuditPlan, Case, Refusal, grade_mechanism
 
-# --------------------------------------------------------------------------- 01.3: the audit grades a mechanism
+# --------------------------------------------------------------------------- 01.3: a graded mechanism
 CLASSES = ("a", "b", "c")        # the public classes of the exercise
-AUDIT_SAMPLES = 2_000            # per side: the audit of one pair takes well under a second
-TABLE = ["a"] * 30 + ["b"] * 30
-# Two pairs of add/remove neighbours (one record of class "c" added). The second puts the count of
-# "c" at the rounding edge 14 → 15 (1.4 tens → 1, 1.5 tens → 2), so a release without noise, or with
-# too little, changes its output there for certain.
-NEIGHBOURS = ((TABLE, TABLE + ["c"]), (TABLE + ["c"] * 14, TABLE + ["c"] * 15))
+EPSILON = 1.0                    # the claimed ε
+SENSITIVITY = 1.0                # one label moves one class count by 1 (add/remove)
+TENS = 10                        # the release shows each noisy count in tens
+BATTERY_SEED, AUDIT_SEED = 103, 1
+_RELEASE = re.compile(r"^\s*a\s*:\s*(-?\d+)\s+b\s*:\s*(-?\d+)\s+c\s*:\s*(-?\d+)\s*$")
+_WIDTH = 14                      # categories per class: the tens within ±40 b of the count
 
 
 def _leaky_class_counts(labels, rng):
@@ -22,113 +25,177 @@ def _leaky_class_counts(labels, rng):
     from ..mechanisms import laplace
     classes = sorted(set(labels))
     counts = np.array([labels.count(c) for c in classes], dtype=float)
-    noisy = laplace(counts, epsilon=1.0, random_state=rng)
-    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+    noisy = laplace(counts, epsilon=EPSILON, random_state=rng)
+    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / TENS).astype(int)))
 
 
-def _public_class_counts(labels, rng, classes=CLASSES):
-    from ..mechanisms import laplace
-    counts = np.array([labels.count(c) for c in classes], dtype=float)
-    noisy = laplace(counts, epsilon=1.0, random_state=rng)
-    return " ".join(f"{c}:{v}" for c, v in zip(classes, np.round(noisy / 10).astype(int)))
+def _tens_shown(release) -> np.ndarray:
+    """The three counts in tens of a release such as ``"a:3 b:3 c:0"``."""
+    found = _RELEASE.match(release) if isinstance(release, str) else None
+    if found is None:
+        raise Refusal(f"your release reads {str(release)[:60]!r}: it must list every declared class, a, b and c, "
+                      "in that order, as 'a:3 b:3 c:0'.")
+    return np.array([int(v) for v in found.groups()], dtype=float)
 
 
-def _exact_class_counts(labels, rng):          # public classes, but no noise at all
-    return " ".join(f"{c}:{int(np.round(labels.count(c) / 10))}" for c in CLASSES)
+def _class_count_case(counts, draws: int, rng: np.random.Generator) -> Case:
+    """A table with these class counts (shuffled labels): the reference releases each count as
+    round((count + L)/10) with L ~ Laplace(Δ/ε), independently; every release of 0 tens or fewer
+    is one category (a fair rounding of a negative count may differ)."""
+    counts = np.asarray(counts, dtype=int)
+    labels = [CLASSES[i] for i in rng.permutation(np.repeat(np.arange(3), counts))]
+    b = SENSITIVITY / EPSILON
+    rows, tens = [], []
+    for c in counts:
+        first, last = max(0, math.floor((c - 38 * b) / TENS)), math.ceil((c + 38 * b) / TENS)
+        shown = list(range(first, last + 1))         # tens with their own category (first: "or fewer")
+        rows.append(np.concatenate([[-np.inf], [(TENS * t + TENS / 2 - c) / b for t in shown[:-1]],
+                                    np.full(_WIDTH - len(shown) + 1, np.inf)]))
+        tens.append(shown)
+
+    def describe(unit: int, k: int) -> str:
+        shown, name = tens[unit], CLASSES[unit]
+        if k == 0:
+            return f"was reported as {name}:{shown[0]} or fewer"
+        return f"was reported as {name}:{shown[k]}{' or more' if k == len(shown) - 1 else ''}"
+
+    def decode(release) -> np.ndarray:
+        return (TENS * _tens_shown(release) - counts) / b
+
+    n = int(counts.sum())
+    label = f"a table of {n:,} labels (a: {counts[0]:,}, b: {counts[1]:,}, c: {counts[2]:,})"
+    return Case(label, lambda: (list(labels),), decode, np.array(rows), counts, n, draws, describe,
+                unit_names=[f"class {c}" for c in CLASSES])
 
 
-def _too_little_noise(labels, rng):             # noise for ε = 100 while claiming ε = 1
-    from ..mechanisms import laplace
-    counts = np.array([labels.count(c) for c in CLASSES], dtype=float)
-    noisy = laplace(counts, epsilon=100.0, random_state=rng)
-    return " ".join(f"{c}:{v}" for c, v in zip(CLASSES, np.round(noisy / 10).astype(int)))
+def _class_count_battery() -> list[Case]:
+    """Generated when the check runs: tables of a handful to 150 labels whose counts sit 2–3 records
+    from a rounding edge (where the tens carry most information about the noise scale), some with
+    a class of 0, 1 or on an edge; tables past 100 labels with classes of 0, 1 and 50+ records on an
+    edge; and tables of 10^4 and 10^5 labels."""
+    rng = np.random.default_rng(BATTERY_SEED)
+    informative = [10 * j + r for j in range(5) for r in (2, 3, 7, 8)]
+    cases = [_class_count_case(counts, 2_800, rng) for counts in ((2, 3, 0), (3, 2, 2), (1, 2, 3))]
+    for i in range(13):                                   # up to 150 labels: the noise scale
+        counts = rng.choice(informative, size=3)
+        if i % 2:
+            counts[rng.integers(3)] = rng.choice([0, 1, 4, 5, 14, 15, 16, 25])
+        cases.append(_class_count_case(counts, 2_800, rng))
+    for big in (55, 64, 105, 147, 996, 2_503, 5_006, 9_995):   # past 100 labels, counts ≥ 50 on an edge
+        counts = np.array([big, rng.choice([0, 1, 2]), rng.choice([13, 14, 15, 16, 17, 45, 54, 55])])
+        cases.append(_class_count_case(rng.permutation(counts), 400, rng))
+    for counts in ((9_994, 15, 1), (90_004, 9_995, 1)):         # 10^4 and 10^5 labels
+        cases.append(_class_count_case(counts, 60, rng))
+    return cases
 
 
-def _too_much_noise(labels, rng):               # private, but the counts are drowned
-    from ..mechanisms import laplace
-    counts = np.array([labels.count(c) for c in CLASSES], dtype=float)
-    noisy = laplace(counts, epsilon=0.01, random_state=rng)
-    return " ".join(f"{c}:{v}" for c, v in zip(CLASSES, np.round(noisy / 10).astype(int)))
+def _audited_class_counts(release):
+    def run(labels, rng):
+        return release(list(labels), rng)
+    return run
 
 
-def _tens(release: str) -> dict[str, int]:
-    pairs = [item.split(":") for item in str(release).split()]
-    return {k.strip(): int(v) for k, v in pairs}
+def _labels(a: int, b: int, c: int) -> tuple:
+    return ("a",) * a + ("b",) * b + ("c",) * c
 
 
-def _useful(mechanism) -> bool:
-    """Every public class is reported, in order, and a count of 200 reads as 20 tens almost always
-    (Laplace(1) noise moves it across a rounding edge with probability e^-5)."""
-    rng = np.random.default_rng(0)
-    labels = ["a"] * 200 + ["b"] * 100
-    releases = [_tens(mechanism(list(labels), rng)) for _ in range(50)]
-    if any(list(r) != list(CLASSES) for r in releases):
-        return False
-    return np.mean([r["a"] == 20 and r["b"] == 10 for r in releases]) >= 0.8
+CLASS_COUNT_AUDIT = AuditPlan(
+    mechanism=_audited_class_counts,
+    pairs=tuple((f"the tables {lbl} and one more label {extra!r}", _labels(*abc), _labels(*abc) + (extra,))
+                for lbl, abc, extra in [
+                    ("of 30 a and 30 b", (30, 30, 0), "c"),            # the notebook's pair: c absent, then present
+                    ("of 30 a, 30 b and 14 c", (30, 30, 14), "c"),     # 1.4 → 1.5 tens: a rounding edge
+                    ("of 30 a, 30 b and 15 c", (30, 30, 15), "c"),
+                    ("of 30 a, 30 b and 1 c", (30, 30, 1), "c"),       # count ≤ 1
+                    ("of 2 a and 3 b", (2, 3, 0), "a"),                # a handful of records
+                    ("of 100 a and 1 b", (100, 1, 0), "c"),            # past 100 labels
+                    ("of 100 a, 50 b and 24 c", (100, 50, 24), "c"),
+                    ("of 54 a and 9 b", (54, 9, 0), "a"),              # a count of 50 or more on an edge
+                    ("of 145 a and 2 c", (145, 0, 2), "a"),
+                    ("of 995 a, 4 b and 5 c", (995, 4, 5), "a"),
+                ]),
+    epsilon=EPSILON, planted_leak=_leaky_class_counts, n_samples=2_000, seed=AUDIT_SEED)
 
 
-@exercise("01.3", hint="The audit still finds a loss above ε = 1, or the release is not the noisy counts of "
-                       "every public class: where does the list of classes come from? Use the declared "
-                       "classes ('a', 'b', 'c'), Laplace noise at ε = 1, and keep the output format "
-                       "'a:3 b:3 c:0'.",
-          why="with the classes declared in advance the release has the same shape on both neighbours, only "
-              "the Laplace noise (ε = 1) differs, and the audit finds no loss above ε; the same audit flags "
-              "the class list read from the data.",
-          todo="write my_class_counts(labels, rng) in the cell above (a def replacing the None), run it, "
-               "then run this cell.",
-          wrong=[_leaky_class_counts, _exact_class_counts, _too_little_noise, _too_much_noise, "a:3 b:3 c:0"],
-          right=[_public_class_counts])
-def audited_class_counts(answer) -> bool:
-    if not callable(answer):
-        return False
-    # the planted leak must be caught, or passing the audit below proves nothing (a power check)
-    if not flags_leak(_leaky_class_counts, *_pair(0), 1.0, n_samples=AUDIT_SAMPLES, seed=1):
-        raise RuntimeError("the audit missed the planted leak: the check itself is broken")
-    return _useful(answer) and all(within_claim(answer, *_pair(i), 1.0, n_samples=AUDIT_SAMPLES, seed=1 + i)
-                                   for i in range(len(NEIGHBOURS)))
+def _allowed():
+    from ..mechanisms import laplace, laplace_scale    # the notebook's building blocks
+    return (laplace, laplace_scale)
 
 
-def _pair(i: int):
-    data, neighbour = NEIGHBOURS[i]
-    return data, [neighbour]
+@exercise("01.3", answer="my_class_counts",
+          hints=("Where does the function above get its list of classes, and what else in your release depends "
+                 "on the table, apart from the noisy counts?",
+                 "The classes are declared in advance: a class absent from the table has count 0 and is "
+                 "released like any other.",
+                 "Count every declared class (a class absent from the table has count 0), add Laplace noise of "
+                 "scale Δ/ε to each count with Δ the most one label can change one count, and keep the output "
+                 "format 'a:3 b:3 c:0'."),
+          why="{evidence} With the classes declared in advance the release has the same shape on every table; "
+              "only the Laplace noise differs, and the same audit flags the class list read from the data.",
+          todo=write_function("my_class_counts(labels, rng)"))
+def audited_class_counts(answer):
+    return grade_mechanism(answer, cases=_class_count_battery, audit=CLASS_COUNT_AUDIT, seed=BATTERY_SEED,
+                           mechanism="the Laplace mechanism with b = Δ/ε on each class count", unit="class",
+                           allowed=_allowed())
 
 
 # --------------------------------------------------------------------------- compute and predict
-@exercise("01.1", hint="The noise scale is b = Δ/ε, and Δ is the most one person can change the answer: "
-                       "here up to 5 visits.",
-          why="b = Δ/ε = 5/0.5 = 10: five times the sensitivity costs as much as a five times smaller ε.",
-          wrong=[2.0, 0.1, 2.5, "ten"], right=[10, 10.0, "10"])
-def laplace_scale_visits(answer) -> bool:
+VISITS_EPSILON, MAX_VISITS = 0.5, 5         # 01.1's givens
+
+
+@exercise("01.1", answer="b_visits",
+          hints=("The Laplace mechanism's noise scale depends on two numbers: ε, and how much one person "
+                 "can change the answer.",
+                 "b = Δ/ε, and Δ is the most one patient can change the count of visits."),
+          why="b = Δ/ε = {delta:g}/{epsilon:g} = {b:g}: five times the sensitivity costs as much as a five "
+              "times smaller ε.")
+def laplace_scale_visits(answer):
     from ..mechanisms import laplace_scale
-    return close(answer, laplace_scale(epsilon=0.5, sensitivity=5))
+    b = laplace_scale(epsilon=VISITS_EPSILON, sensitivity=MAX_VISITS)
+    return right_if(close(answer, b), delta=MAX_VISITS, epsilon=VISITS_EPSILON, b=b)
 
 
-@exercise("01.2", hint="The privacy loss is at most (how far the answer moves) / b. The noise was calibrated "
-                       "for Δ = 1, so b = 1/ε, but the answer moves by 2.",
-          why="b = 1/0.5 = 2 while the answer moves by Δ = 2, so the loss reaches Δ/b = 2 × 0.5 = 1.0: "
-              "twice the claimed ε.",
-          wrong=[0.5, 0.25, 2.0, 4.0], right=[1.0, "1", 1])
-def true_epsilon_of_bug(answer) -> bool:
+BUG_EPSILON, BUG_CALIBRATED, BUG_MOVE = 0.5, 1, 2     # 01.2's givens
+
+
+@exercise("01.2", answer="true_epsilon",
+          hints=("The privacy loss of the Laplace mechanism is at most (how far the answer can move) / b.",
+                 "The noise was calibrated for Δ = 1, so b = 1/ε; but the answer moves by 2."),
+          why="b = 1/{epsilon:g} = {b:g} while the answer moves by Δ = {move:g}, so the loss reaches Δ/b = "
+              "{loss:g}: {factor:g} times the claimed ε.")
+def true_epsilon_of_bug(answer):
     from ..mechanisms import laplace_scale
-    return close(answer, 2 / laplace_scale(epsilon=0.5, sensitivity=1))
+    b = laplace_scale(epsilon=BUG_EPSILON, sensitivity=BUG_CALIBRATED)
+    loss = BUG_MOVE / b
+    return right_if(close(answer, loss), epsilon=BUG_EPSILON, b=b, move=BUG_MOVE, loss=loss,
+                    factor=loss / BUG_EPSILON)
 
 
-@exercise("01.4", hint="Pr[c] ∝ exp(ε·u/(2Δu)): compute the weight of each candidate, then divide the "
-                       "winner's weight by the sum.",
-          why="the weights are e^(10/2) and e^(8/2), so the better one wins with 1/(1 + e^-1) ≈ 0.73: "
-              "a lead of 2 is not a certainty at ε = 1.",
-          wrong=[1.0, 0.5, 0.88, 10 / 18], right=[0.731, "0.73", 73.1 / 100])
-def exponential_two_candidates(answer) -> bool:
+UTILITIES = (10, 8)          # 01.4's two candidates, ε = 1, Δu = 1
+
+
+@exercise("01.4", answer="p_better",
+          hints=("The exponential mechanism gives each candidate a weight that grows with its utility; the "
+                 "probability is its share of the total weight.",
+                 "Pr[c] ∝ exp(ε·u/(2Δu)): compute the weight of each candidate, then divide the winner's "
+                 "weight by the sum."),
+          why="the weights are e^({u1}/2) and e^({u2}/2), so the better one wins with 1/(1 + e^-{gap:g}) ≈ "
+              "{p:.2f}: a lead of {lead} is not a certainty at ε = 1.")
+def exponential_two_candidates(answer):
     from ..mechanisms import exponential_probabilities
-    p = exponential_probabilities([10, 8], epsilon=1.0, sensitivity=1)[0]
-    return close(answer, p, rel=0.01)
+    p = exponential_probabilities(list(UTILITIES), epsilon=1.0, sensitivity=1)[0]
+    lead = UTILITIES[0] - UTILITIES[1]
+    return right_if(close(answer, p, rel=0.01), u1=UTILITIES[0], u2=UTILITIES[1], gap=lead / 2, p=p, lead=lead)
 
 
-@exercise("01.5", hint="Sequential questions add up; the four bins of the age histogram hold disjoint "
-                       "people, so together they are charged once, not four times.",
-          why="0.1 + 0.3 + 0.5 = 0.9: the parallel scope charges the four bins their maximum, 0.5.",
-          wrong=[2.4, 1.0, 0.5, 0.1 + 0.3 + 4 * 0.5 / 4 + 0.5], right=[0.9, "0.9", 0.9000001])
-def charged_budget(answer) -> bool:
+@exercise("01.5", answer="charged",
+          hints=("Two rules: questions about the same people add up (sequential composition); questions "
+                 "about disjoint groups of people are charged once (parallel composition).",
+                 "The four bins of the age histogram hold disjoint people, so together they are charged "
+                 "their maximum, not four times."),
+          why="{count:.1f} + {select:.1f} + {hist:.1f} = {total:.1f}: the parallel scope charges the four bins "
+              "their maximum, {hist:.1f}.")
+def charged_budget(answer):
     from ..budget import BudgetAccountant
     acc = BudgetAccountant(1.0)
     e_count, e_select, e_hist = acc.split([1, 3, 5], total=0.9)
@@ -137,4 +204,4 @@ def charged_budget(answer) -> bool:
     with acc.parallel("age histogram"):
         for b in range(4):
             acc.spend(e_hist, f"bin {b}")
-    return close(answer, acc.spent)
+    return right_if(close(answer, acc.spent), count=e_count, select=e_select, hist=e_hist, total=acc.spent)

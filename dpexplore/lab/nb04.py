@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._core import choice, close, exercise
+from ._core import choice, close, exercise, right_if
 from ._stored import read_results
 
 FLAT_RATIO = 3.0
@@ -40,66 +40,77 @@ def _flat_score_letter() -> str:
     return {(True, True): "c", (True, False): "a", (False, True): "b", (False, False): "d"}[tuple(flat)]
 
 
-@exercise("04.1",
-          hint="Look at the last column of section 2's table: the exponential mechanism only concentrates "
-               "when ε_FS·(range of the scores)/(2k·Δq) is large, and flattens when it is close to 0.",
-          why="mutual information's scores span only a few of its sensitivities (ΔI ≈ log₂N/N), so at "
-              "ε_FS = 0.05 every subset gets almost the same weight; the count score spans thousands "
-              "of Δq = 1.",
-          wrong=["a", "c", "count score", "d"], right=["b", " B ", "(b)", "mutual information"])
-def flat_selection(answer) -> bool:
+SCORE_NAMES = {"a": "the count score", "b": "mutual information", "c": "both", "d": "neither"}
+
+
+@exercise("04.1", answer="flat_score",
+          hints=("Look at the last column of section 2's table: the exponential mechanism concentrates only when "
+                 "ε_FS·(range of the scores)/(2k·Δq) is large.",
+                 "Compare each score's range with its sensitivity Δq: how many Δq apart are the best and the worst "
+                 "feature?"),
+          why="{score} gives nearly flat inclusion probabilities at ε_FS = 0.05: mutual information's scores span "
+              "only a few of its sensitivities (ΔI ≈ log₂N/N), while the count score spans thousands of Δq = 1.")
+def flat_selection(answer):
     letter = _flat_score_letter()
-    label = {"a": "count score", "b": "mutual information"}.get(letter, letter)
-    return choice(answer, letter, label)
+    return right_if(choice(answer, letter, SCORE_NAMES[letter]), score=SCORE_NAMES[letter].capitalize())
 
 
-@exercise("04.2",
-          hint="First find ε_NB, the share of the total ε left for training; then b = Δ/ε_NB, where Δ "
-               "is the L1 sensitivity of the count vector: one record moves one count per feature used.",
-          why="ε_NB = 0.6·0.1 = 0.06 and the count vector's L1 sensitivity is k = 20, so "
-              "b = 20/0.06 ≈ 333.",
-          wrong=[500, 200, 1 / 0.06, "a lot"], right=[333.33, "333.3", 1000 / 3])
-def naive_bayes_scale(answer) -> bool:
+NB_EPSILON, SELECTION_SHARE, NB_FEATURES = 0.1, 0.4, 20     # 04.2's givens
+
+
+@exercise("04.2", answer="b_nb",
+          hints=("First find ε_NB, the share of the total ε left for training.",
+                 "Then b = Δ/ε_NB, where Δ is the L1 sensitivity of the count vector: one record moves one count "
+                 "per feature used."),
+          why="ε_NB = {share:g}·{epsilon:g} = {eps_nb:g} and the count vector's L1 sensitivity is k = {k}, so "
+              "b = {k}/{eps_nb:g} ≈ {b:.0f}.")
+def naive_bayes_scale(answer):
     from ..mechanisms import laplace_scale
 
-    return close(answer, laplace_scale(epsilon=0.1 * (1 - 0.4), sensitivity=20))
+    eps_nb = NB_EPSILON * (1 - SELECTION_SHARE)
+    b = laplace_scale(epsilon=eps_nb, sensitivity=NB_FEATURES)
+    return right_if(close(answer, b), share=1 - SELECTION_SHARE, epsilon=NB_EPSILON, eps_nb=eps_nb, k=NB_FEATURES,
+                    b=b)
 
 
 _K_SUBSET, _ALL_FEATURES = "k-subset (count) k=10 + DP-NB", "DP-NB, all features"
 
 
-@exercise("04.3",
-          hint="Find ε = 1 on the (log) x axis and compare the two DP-NB lines there, not the "
-               "logistic regression or the baselines.",
-          why="at ε = 1 the noise D/ε_NB is small against Adult's counts, so all features beat a private "
-              "selection of 10: selection then only throws away signal (the thesis's Fig. 3.17).",
-          wrong=["a", "k-subset", "c"], right=["b", "(B)", "all features"])
-def better_at_eps_1(answer) -> bool:
+@exercise("04.3", answer="better_at_eps_1",
+          hints=("Find ε = 1 on the (log) x axis.",
+                 "Compare the two DP-NB lines there, not the logistic regression or the baselines."),
+          why="at ε = 1 {winner} {verb} a private selection of 10{reason}")
+def better_at_eps_1(answer):
     sweep = read_results("04_accuracy_epsilon.csv")
     at_1 = sweep[sweep["epsilon"] == 1.0].set_index("pipeline")["median"]
     if at_1[_ALL_FEATURES] > at_1[_K_SUBSET]:
-        return choice(answer, "b", "all features")
-    return choice(answer, "a", "k-subset")
+        return right_if(choice(answer, "b", "all features"), winner="all features", verb="beat",
+                        reason=": the noise D/ε_NB is small against Adult's counts, so selection only throws away "
+                               "signal (the thesis's Fig. 3.17).")
+    return right_if(choice(answer, "a", "k-subset"), winner="the k-subset selection", verb="beats",
+                    reason=" over all features: fewer features, less noise per count.")
 
 
-@exercise("04.4",
-          hint="λ* = c/(e^(ε/2) − 1) with c = 1/4 for the logistic loss (section 9); mind the ε/2 "
-               "in the exponent.",
-          why="λ* = 0.25/(e^0.1 − 1) ≈ 2.38: twice the budget moves the cliff to about half the λ.",
-          wrong=[4.876, 2.5, 0.25 / 0.2214, "5"], right=[2.379, "2.38", 0.25 / 0.10517])
-def lambda_star(answer) -> bool:
+@exercise("04.4", answer="lambda_star",
+          hints=("The cliff is where ε_obj, the budget objective perturbation has left, reaches 0 (section 9).",
+                 "λ* = c/(e^(ε/2) − 1) with c = 1/4 for the logistic loss; mind the ε/2 in the exponent."),
+          why="λ* = 0.25/(e^{half:g} − 1) ≈ {lam:.2f}: twice the budget moves the cliff to about half the λ.")
+def lambda_star(answer):
     from ..models.logistic import objective_branch_boundary
 
-    return close(answer, objective_branch_boundary(0.2))
+    lam = objective_branch_boundary(0.2)
+    return right_if(close(answer, lam), half=0.1, lam=lam)
 
 
-@exercise("04.5",
-          hint="Follow the objective-perturbation line from left to right and find the λ of the grid "
-               "where it dips lowest; the grid points are 0.01, 0.1, 1, 3, 5, 7, 10, 30, …",
-          why="λ = 5 is the first grid point just above λ* = 4.876: ε_obj is nearly 0 there, so the "
-              "noise vector is huge — the λ cliff.",
-          wrong=[0.01, 4.876, 10_000, 7], right=[5, "5", 5.0])
-def worst_lambda(answer) -> bool:
+@exercise("04.5", answer="worst_lambda",
+          hints=("Follow the objective-perturbation line from left to right.",
+                 "Find the λ of the grid where it dips lowest; the grid points are 0.01, 0.1, 1, 3, 5, 7, 10, 30, …"),
+          why="λ = {lam:g} is the first grid point just above λ* = {cliff:.3f}: ε_obj is nearly 0 there, so the noise "
+              "vector is huge — the λ cliff.")
+def worst_lambda(answer):
+    from ..models.logistic import objective_branch_boundary
+
     sweep = read_results("04_accuracy_lambda.csv")
     objective = sweep[sweep["pipeline"] == "objective perturbation"]
-    return close(answer, float(objective.loc[objective["median"].idxmin(), "lam"]))
+    lam = float(objective.loc[objective["median"].idxmin(), "lam"])
+    return right_if(close(answer, lam), lam=lam, cliff=objective_branch_boundary(0.1))

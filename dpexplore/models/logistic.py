@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state
 from .._validation.schema import check_schema
-from ..budget import BudgetAccountant, RecordsSpends, prepare_accountant
+from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant, RecordsSpends, prepare_accountant
 from ..domain import Schema, class_values, observed_attribute
 from ..encode import design_matrix
 from ..exceptions import PrivacyLeakWarning
@@ -222,7 +222,7 @@ class PrivateLogisticRegression(DPTags, RecordsSpends, ClassifierMixin, BaseEsti
             warnings.warn("PrivateLogisticRegression without public bounds: the feature ranges used to "
                           "scale rows into the unit ball are read from the private data, so the "
                           "release is not differentially private (thesis §4.3: ‖x‖ ≤ 1)",
-                          PrivacyLeakWarning, stacklevel=2)
+                          PrivacyLeakWarning, stacklevel=FIT_CALLER_STACKLEVEL)
             hi = np.where(hi > lo, hi, lo + 1.0)
         rng = self._start(epsilon)
         self.classes_ = classes
@@ -378,7 +378,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
         attrs = [observed_attribute(col, X[col]) for col in X.columns]
         warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
                       "labels are read from the private data, which no ε covers. Pass a Schema with the "
-                      "public domain.", PrivacyLeakWarning, stacklevel=3)
+                      "public domain.", PrivacyLeakWarning, stacklevel=FIT_CALLER_STACKLEVEL + 1)
         target = "__target__"
         return Schema(attrs, target, [str(c) for c in labels])
 

@@ -30,11 +30,12 @@ from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
 from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
-from ..budget import RecordsSpends
+from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import laplace, laplace_scale
 from ..select.base import check_binarize
+from ..sensitivity import sum_sensitivity
 from ._base import DPTags, check_bounds_pair, class_list, fit_input, on_counts, resolve_bounds
 
 __all__ = ["laplace_quantile", "Binarizer", "binarize_table", "PrivateNaiveBayes", "PrivateGaussianNB"]
@@ -206,7 +207,7 @@ class PrivateNaiveBayes(_NBBase):
         # their counts are 0 + noise, released like any other, §3.2)
         off = class_sizes[:, None] - on
         # §3.2: one added record changes one of (on, off) for each of the D features: Δ = D
-        self.sensitivity_ = float(D)
+        self.sensitivity_ = sum_sensitivity(per_record=D)
         eps = self._spend(epsilon, f"naive Bayes: on/off counts (Δ = {D})")
         self.noise_scale_ = laplace_scale(epsilon=eps, sensitivity=self.sensitivity_)
         noisy = laplace(np.stack([on, off]), epsilon=eps, sensitivity=self.sensitivity_, random_state=rng)
@@ -290,7 +291,7 @@ class PrivateGaussianNB(RenamedParams, _NBBase):
         if from_data:
             warnings.warn("PrivateGaussianNB without public bounds: the feature ranges are read "
                           "from the private data, so the release is not differentially private",
-                          PrivacyLeakWarning, stacklevel=2)
+                          PrivacyLeakWarning, stacklevel=FIT_CALLER_STACKLEVEL)
             hi = np.where(hi > lo, hi, lo + 1.0)
         rng = self._start(epsilon)
         C, D = classes.size, Xa.shape[1]
@@ -304,9 +305,10 @@ class PrivateGaussianNB(RenamedParams, _NBBase):
         e_count = self._spend(e_count, "Gaussian NB: class counts (Δ = 1)")
         e_sum = self._spend(e_sum, f"Gaussian NB: sums (Δ = {D})")
         e_sq = self._spend(e_sq, f"Gaussian NB: sums of squares (Δ = {D})")
-        n = np.maximum(laplace(counts, epsilon=e_count, sensitivity=1.0, random_state=rng), 1.0)
-        s = laplace(sums, epsilon=e_sum, sensitivity=float(D), random_state=rng)
-        sq = laplace(squares, epsilon=e_sq, sensitivity=float(D), random_state=rng)
+        # a record adds 1 to one class count, and |z| ≤ 1, z² ≤ 1 to D sums of its class
+        n = np.maximum(laplace(counts, epsilon=e_count, sensitivity=sum_sensitivity(), random_state=rng), 1.0)
+        s = laplace(sums, epsilon=e_sum, sensitivity=sum_sensitivity(per_record=D), random_state=rng)
+        sq = laplace(squares, epsilon=e_sq, sensitivity=sum_sensitivity(per_record=D), random_state=rng)
         mean = np.clip(s / n[:, None], -1.0, 1.0)
         var = np.clip(sq / n[:, None] - mean ** 2, vf, 1.0)
         self.class_count_ = n

@@ -130,20 +130,22 @@ def prefix_sum_chart(sums: pd.DataFrame, *, title: str = "Noisy prefix sums befo
 
 
 def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs the claimed ε",
-                width: int = 360, height: int = 200) -> alt.Chart:
-    """Bars of each selector's audited lower bound on ε, with the claimed ε as a red rule.
+                width: int = 360, height: int = 200, item: str = "selector") -> alt.Chart:
+    """Bars of each audited mechanism's lower bound on ε, with the claimed ε as a dashed rule.
 
-    ``table``: the output of :func:`dpexplore.select.stoddard.audit_selectors`.
+    ``table``: the output of :func:`dpexplore.select.stoddard.audit_selectors`, or any table with
+    ``epsilon_lower``, ``epsilon_hat``, ``violates``, ``claimed_epsilon`` and the column ``item``
+    naming each bar (``"selector"``, ``"variant"``, …).
     """
     data = table.assign(verdict=np.where(table["violates"], "claim refuted", "consistent with claim"),
                         mark=np.where(table["violates"], "✗ refuted", "✓ consistent"))
     # colour-blind-safe verdict colours, and the verdict written at the end of each bar as a second cue
-    y = alt.Y("selector:N", sort=None, title=None)
+    y = alt.Y(f"{item}:N", sort=None, title=None)
     bars = alt.Chart(data).mark_bar().encode(
         y=y, x=alt.X("epsilon_lower:Q", title="lower confidence bound on the privacy loss ε"),
         color=alt.Color("verdict:N", scale=alt.Scale(domain=["claim refuted", "consistent with claim"],
                                                      range=[REFUTED, CONSISTENT]), title=None),
-        tooltip=[alt.Tooltip("selector"), alt.Tooltip("epsilon_lower:Q", format=".2f"),
+        tooltip=[alt.Tooltip(f"{item}:N"), alt.Tooltip("epsilon_lower:Q", format=".2f"),
                  alt.Tooltip("epsilon_hat:Q", format=".2f")])
     words = alt.Chart(data).mark_text(align="left", dx=4, fontSize=11, fontWeight="bold").encode(
         y=y, x=alt.X("epsilon_lower:Q"), text=alt.Text("mark:N"),
@@ -151,14 +153,14 @@ def audit_chart(table: pd.DataFrame, *, title: str = "Measured privacy loss vs t
                                                                   range=[REFUTED, CONSISTENT])))
     claimed = alt.Chart(data.head(1)).mark_rule(color="black", strokeDash=[4, 3]).encode(
         x=alt.X("claimed_epsilon:Q"))
-    refuted = list(data.loc[data["violates"], "selector"])
+    refuted = list(data.loc[data["violates"], item])
     return describe(
         (bars + words + claimed).properties(title=title, width=width, height=height),
-        f"{title}: one bar per selector, the audit's lower confidence bound on its privacy loss, with the "
+        f"{title}: one bar per {item}, the audit's lower confidence bound on its privacy loss, with the "
         f"claimed ε = {fmt(data['claimed_epsilon'].iloc[0])} as a dashed line; each bar is labelled "
         "refuted or consistent.",
         "Take-away: " + (f"the audit refutes the claim of {', '.join(map(str, refuted))}: its measured loss "
-                         "exceeds the claimed ε." if refuted else "no selector's measured loss exceeds the claimed ε."))
+                         "exceeds the claimed ε." if refuted else f"no {item}'s measured loss exceeds the claimed ε."))
 
 
 def ptt_split_chart(frequencies: pd.DataFrame, *, title: str = "PTT output frequencies on neighbours",

@@ -19,12 +19,13 @@ from .. import mechanisms
 from .._deprecation import RenamedParams
 from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
                                   refuse_sparse, set_fit_features, source_input)
-from ..budget import RecordsSpends, prepare_accountant
+from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends, prepare_accountant
 from ..domain import Schema, Taxonomy
 from .._validation import format_number
-from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning
+from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning, SyntheticSizeWarning
 from ..histogram import sample_within
-from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS
+from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS, SIZE_ERROR_RATIO
+from ..sensitivity import ADD_REMOVE, sum_sensitivity, utility_sensitivity
 from .shape import (IntervalCells, NodeCells, apportion, consistent_counts, draw_in_cells, draw_leaves,
                     leaf_probabilities, rake)
 
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Publisher", "Release", "check_release_input", "check_release_features", "set_fit_features",
            "as_frame", "prepare_accountant", "source_input", "is_source", "CompleteSynthetic", "MarginalFiller",
-           "synthetic_size", "apportion", "check_marginal_share", "check_row_cap", "marginal_taxonomy",
-           "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
+           "synthetic_size", "count_noise_sd", "apportion", "check_marginal_share", "check_row_cap",
+           "marginal_taxonomy", "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
 
 DEFAULT_MAX_SYNTHETIC_ROWS = MAX_SYNTHETIC_ROWS
 """Default public cap on the rows ``synthetic()`` makes (:data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`)."""
@@ -99,14 +100,27 @@ def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
     return int(value)
 
 
+def count_noise_sd(epsilon: float, n_counts: int = 1, sensitivity: float = 1.0) -> float:
+    """The standard deviation of the noise in a sum of ``n_counts`` Laplace counts, each of
+    ``sensitivity`` at ``epsilon`` (√(2·n_counts)·Δ/ε): a public number, from ε and the released
+    number of counts; 0 when nothing was noised (``epsilon`` = 0, e.g. a public n)."""
+    if not epsilon > 0:
+        return 0.0
+    return float(np.sqrt(n_counts * mechanisms.laplace_variance(epsilon=epsilon, sensitivity=sensitivity)))
+
+
 def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS,
-                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS) -> int:
+                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS, noise_sd: float | None = None) -> int:
     """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
     (a noisy record count or the unclipped sum of noisy counts) raised to the public ``floor``
     (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_rows``, when
     given, replaces it). A total below the floor, or a table below
     :data:`~dpexplore.limits.FEW_RECORDS` rows, gets a :class:`FewRecordsWarning` saying why.
-    A function of DP outputs and public constants only."""
+    On the high side, symmetrically, a :class:`~dpexplore.exceptions.SyntheticSizeWarning`: when
+    the cap bounds the size, or when the total's error bar (two standard deviations of its noise,
+    ``noise_sd``, public: :func:`count_noise_sd`) is wider than
+    :data:`~dpexplore.limits.SIZE_ERROR_RATIO` of it. A function of DP outputs and public
+    constants only."""
     cap_name = "max_rows" if max_rows is not None else "max_synthetic_rows"
     cap = check_row_cap(cap if max_rows is None else max_rows, cap_name)
     if n is not None:
@@ -122,10 +136,26 @@ def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS
                           f"{floor} synthetic rows, so the table has {min(floor, cap)} rows drawn from counts that are "
                           "mostly noise; pass n= to choose the size", FewRecordsWarning, stacklevel=4)
             return size
+        _warn_noisy_size(total, size, cap, cap_name, noise_sd)
     if size < FEW_RECORDS:
         warnings.warn(f"the synthetic table has {size} rows because {reason}: too few to show the data's shape",
                       FewRecordsWarning, stacklevel=4)
     return size
+
+
+def _warn_noisy_size(total: float, size: int, cap: int, cap_name: str, noise_sd: float | None) -> None:
+    """:func:`synthetic_size`'s high side: one warning naming the public rule(s) that apply."""
+    bar = 2.0 * float(noise_sd) if noise_sd is not None else 0.0
+    wide, capped = bar > SIZE_ERROR_RATIO * total, total > cap
+    if not (wide or capped):
+        return
+    count = f"the release's noisy record count ({format_number(round(total))}" + (
+        f" ± {format_number(round(bar))}, two standard deviations of its noise: a public figure from ε)" if wide else ")")
+    text = (f"{count} is above the public cap {cap_name}={cap}, so the table has {size} rows" if capped
+            else f"the synthetic table's {size} rows follow {count}")
+    advice = ("the size says little about the table's. Pass n= to choose it, lower the public cap "
+              f"{cap_name}, or give the release more ε" if wide else f"pass n= to choose the size, or raise {cap_name}")
+    warnings.warn(f"{text}: {advice}", SyntheticSizeWarning, stacklevel=5)
 
 
 def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:
@@ -140,7 +170,7 @@ PARENT_SELECTION_SHARE = 0.1
 rest measures the two-way table. A public constant."""
 
 PARENT_NOISE_PENALTY = 2.0
-"""How many times the expected L1 noise of a candidate parent's two-way table (cells / ε) its
+"""How many times the expected L1 noise of a candidate parent's two-way table (cells · Δ / ε) its
 score loses (:meth:`MarginalFiller.release`): a public penalty on parents with many leaves, whose
 table the noise blurs. 2 chose well on Adult and the generated messy table (benchmarks/fidelity.py)."""
 
@@ -207,10 +237,12 @@ class MarginalFiller:
             self._weights = np.asarray(table.counts, dtype=float)
 
     def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
-                joint: Sequence[str] = ()) -> dict[str, np.ndarray]:
+                joint: Sequence[str] = (), neighbours: str = ADD_REMOVE) -> dict[str, np.ndarray]:
         """Noisy marginal of each column, one ε/m spend per column (m = len(columns): sequential
-        composition; ledger "marginal: <column>"), Laplace noise on counts whose table has L1
-        sensitivity 1 under add/remove-one (a record is in one of its cells):
+        composition; ledger "marginal: <column>"), Laplace noise on counts over a partition of the
+        records (a record is in one of its cells), calibrated to the release's ``neighbours``
+        (:func:`~dpexplore.sensitivity.sum_sensitivity`: 1 under add/remove, 2 under substitution,
+        where a replaced record leaves one cell and enters another):
 
         * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
           class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
@@ -218,8 +250,10 @@ class MarginalFiller:
           leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
           in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
           of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
-          (sensitivity 1: a record adds 1 to one cell), less :data:`PARENT_NOISE_PENALTY` times
-          the expected L1 noise of its table, |cells|/ε_table (public). ``self.parents`` says which;
+          (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
+          :func:`~dpexplore.sensitivity.utility_sensitivity`), less :data:`PARENT_NOISE_PENALTY`
+          times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
+          says which;
         * another column: one-way over its leaves; the class column over the classes.
         """
         out: dict[str, np.ndarray] = {}
@@ -230,6 +264,7 @@ class MarginalFiller:
             return out
         each = float(epsilon) / len(columns)
         joint = [a for a in joint if a in columns] if self._classes is not None else []
+        delta, score_delta = sum_sensitivity(neighbours), utility_sensitivity(1.0, neighbours, monotone=True)
         for a in columns:
             if a not in self._codes:
                 raise ValueError(f"no data for the marginal of {a!r}")
@@ -240,15 +275,16 @@ class MarginalFiller:
                               + joint[:joint.index(a)])
                 eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
                 tables = [self._table(p, a, size) for p in candidates]
-                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size / eps_table for t in tables]
-                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE, sensitivity=1.0,
-                                              random_state=rng)
+                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
+                          for t in tables]
+                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
+                                              sensitivity=score_delta, random_state=rng)
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
                 counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
                 eps_counts = spent
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=1.0, random_state=rng),
+            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng),
                                 dtype=float)
         self._codes, self._classes = {}, None   # the private codes are not kept
         return out
@@ -316,7 +352,8 @@ class CompleteSynthetic:
         self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
         self._marginal_taxonomies = {}
         if filler is not None and paid:
-            for a, noisy in filler.release(paid, share, accountant, rng, joint=rest).items():
+            noisy_marginals = filler.release(paid, share, accountant, rng, joint=rest, neighbours=self.neighbours)
+            for a, noisy in noisy_marginals.items():
                 if noisy.ndim == 2:                      # a two-way table: the one-way marginal is its sum
                     self.joint_marginals_[a] = noisy
                 self.marginals_[a] = noisy.sum(axis=1) if noisy.ndim == 2 else noisy
@@ -324,8 +361,9 @@ class CompleteSynthetic:
             self._marginal_taxonomies = {a: filler.taxonomies[a] for a in paid}
             self._parent_taxonomies = {p: filler.taxonomies[p] for p in self.marginal_parents_.values()
                                        if p != schema.target}
-            # the Laplace scale of a two-way table's counts
-            self._joint_scale = len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
+            # the Laplace scale Δ/ε of a two-way table's counts
+            self._joint_scale = (len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
+                                 * sum_sensitivity(self.neighbours))
         model_eps = self._model_epsilon()
         each = share / len(paid) if self.marginals_ else 0.0
         sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
@@ -500,6 +538,9 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
     """
 
     synthetic_values: tuple[str, ...] = ("sampled",)
+    # the neighbour relation ε is stated for (dpexplore.sensitivity); a method that offers another
+    # takes a ``neighbours`` parameter
+    neighbours: str = ADD_REMOVE
     _needs_taxonomy = True                        # fit(source): every predictor needs a taxonomy
     _synthetic_positional: tuple[str, ...] = ("random_state", "n")   # the former positional order
     _synthetic_removed: dict[str, str] = {}       # former synthetic() keyword → what to use instead
@@ -534,7 +575,7 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
         name = type(self).__name__
         warnings.warn(f"{name}.fit(X, y, schema) is deprecated and stops working in dpexplore 0.4: pass "
                       f"schema to the constructor, {name}(..., schema=schema).fit(X, y)",
-                      DpexploreDeprecationWarning, stacklevel=3)
+                      DpexploreDeprecationWarning, stacklevel=FIT_CALLER_STACKLEVEL + 1)
         if schema is None or schema is own:
             return own
         if own is not None and (not isinstance(schema, Schema) or schema.to_dict() != own.to_dict()):

@@ -27,6 +27,7 @@ from ..budget import BudgetAccountant, prepare_accountant
 from ..domain import Schema
 from ..histogram import decode_cells
 from ..limits import DIFFGEN_MAX_CELLS, MAX_SYNTHETIC_ROWS
+from ..sensitivity import sum_sensitivity
 from .partition import (RegionRelease, TaxonomyNavigator, WeightedRecords, categorical_children, child_scores,
                         interval_label, numeric_children, private_split_point, score_sensitivity, splittable)
 
@@ -169,7 +170,7 @@ class DiffGen(RegionRelease):
         counts = np.bincount(cells * K + yk, weights=data.w, minlength=n_cells * K).reshape(n_cells, K)
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(self.leaf_epsilon_, "DiffGen cell × class counts"),
-                                                random_state=rng)
+                                                sensitivity=sum_sensitivity(), random_state=rng)
         # after the cuts are released: marginals of the attributes never specialized (extension)
         self._fill_marginals({h["attribute"] for h in history}, acc, rng, filler)
         self._close_ledger()

@@ -32,6 +32,7 @@ from ..budget import BudgetAccountant, prepare_accountant
 from ..domain import Schema
 from ..limits import MAX_SYNTHETIC_ROWS as _DEFAULT_ROWS
 from ..limits import MAX_TREE_DEPTH
+from ..sensitivity import sum_sensitivity
 from .partition import (SCORES, ReleaseClassifier, RegionRelease, TaxonomyNavigator, WeightedRecords, c45_tree,
                         categorical_children, category_order, category_positions, child_scores, interval_label,
                         numeric_children, piece_utilities, private_split_point, score_sensitivity, split_utilities,
@@ -244,7 +245,7 @@ class DiffMulti(RegionRelease):
         counts = np.bincount(leaf_of * K + yk, weights=data.w, minlength=L * K).reshape(L, K)   # Phase 2
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(leaf_eps, "DiffMulti leaf × class counts"),
-                                                random_state=rng)
+                                                sensitivity=sum_sensitivity(), random_state=rng)
         # after the tree is released: marginals of the attributes it never split (extension)
         self._fill_marginals({nd["attribute"] for nd in self._nodes if "attribute" in nd}, acc, rng, filler)
         self._close_ledger()
@@ -313,7 +314,8 @@ class DiffMulti(RegionRelease):
         # sizes are not measured and that ε' is not spent (a rule on the DP output h' only).
         if self.allocation == "fair" and P.h > 1:
             sizes = np.array([self._data.size(g) for g in groups], dtype=float)
-            noisy = mechanisms.laplace(sizes, epsilon=acc.spend(e1, "child sizes"), random_state=rng)
+            noisy = mechanisms.laplace(sizes, epsilon=acc.spend(e1, "child sizes"), sensitivity=sum_sensitivity(),
+                                       random_state=rng)
         else:
             noisy = np.full(n_children, np.nan)
         measured = bool(np.isfinite(noisy).all())

@@ -19,7 +19,8 @@ from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
 from ..domain import Schema, class_values
-from .base import Publisher, check_release_features, synthetic_size
+from ..sensitivity import utility_sensitivity
+from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
@@ -50,17 +51,19 @@ def child_scores(counts: np.ndarray, score: str, ncp: np.ndarray | None = None) 
 
 
 def score_sensitivity(score: str, n_max: int | None = None) -> float:
-    """Δu: 1 for Max and NCP; 2·N_max + 1 for DM with N_max a *public* bound on |D| (§4.2).
+    """Δu under add/remove (:func:`~dpexplore.sensitivity.utility_sensitivity`): 1 for Max and
+    NCP (a record adds at most 1 to one child's count, or its NCP ≤ 1); 2·N_max + 1 for DM with
+    N_max a *public* bound on |D| (§4.2).
 
     The paper's ΔDM = 2|D| + 1 reads the private |D|; under add/remove neighbours that is not
     allowed, so the DP-safe reading replaces |D| by a public upper bound (a dpexplore choice, §4.2).
     """
     if score in ("max", "ncp"):
-        return 1.0
+        return utility_sensitivity(1.0)
     if n_max is None:
         raise ValueError("utility='dm' needs n_max, a public upper bound on the number of records "
                          "(its sensitivity 2·|D|+1 must not read the private |D|)")
-    return 2.0 * n_max + 1.0
+    return utility_sensitivity(2.0 * n_max + 1.0)
 
 
 # =========================================================================== numeric splits (§4.3)
@@ -502,7 +505,8 @@ class RegionRelease(Publisher):
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
         self._check_fitted()
-        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows)
+        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows,
+                              noise_sd=count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_)))
         cells = None
         if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])

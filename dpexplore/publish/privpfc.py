@@ -33,10 +33,11 @@ from ..domain import PrivacyLeakWarning, Schema, class_values
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..limits import MAX_GRID_CELLS, MAX_SYNTHETIC_ROWS
 from ..models.histogram import HistogramClassifier, generalize
+from ..sensitivity import count_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
-from .base import Publisher, check_release_features, synthetic_size
+from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import grid_cells
 
 __all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
@@ -133,13 +134,13 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     eps_size, eps_sel, eps_pert = acc.split(w, total=epsilon)
 
     n_hat = float(mechanisms.laplace(float(scorer.n_rows), epsilon=acc.spend(eps_size, "record count"),
-                                     random_state=rng))
+                                     sensitivity=count_sensitivity(), random_state=rng))
     tau = grid_threshold(n_hat, eps_pert, ratio)
     if min_records_per_cell is not None:   # a dpexplore option, not in the paper
         tau = min(tau, n_hat / min_records_per_cell)
     pool = enumerate_grids(scorer.level_sizes, theta, tau)
     qualities = scorer.score(pool, eps_pert)
-    delta = quality_sensitivity(eps_pert) if mode == "exact" else CONSTANT_SENSITIVITY
+    delta = utility_sensitivity(quality_sensitivity(eps_pert) if mode == "exact" else CONSTANT_SENSITIVITY)
     probabilities = mechanisms.exponential_probabilities(qualities, epsilon=eps_sel, sensitivity=delta)
     if private_selection:
         index = mechanisms.exponential(qualities, epsilon=acc.spend(eps_sel, "grid selection"),
@@ -369,7 +370,8 @@ class PrivPfC(Publisher):
             if values != "generalized":
                 raise ValueError("weighted=True only supports values='generalized'")
             return self.weighted_table()
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows)
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows,
+                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         rng = check_random_state(random_state)
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)

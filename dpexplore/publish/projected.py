@@ -17,8 +17,10 @@ neighbours (unbounded DP). Under it the (cell × class) count vector has L1 sens
 the histogram noise is Laplace(1/ε_h); the record count n is then private, so a small share of
 ε buys a noisy n̂ used wherever the paper uses n (bins, heuristics, τ). The paper uses
 substitution neighbours (bounded DP): n is public and one replaced record moves two cells, so
-the noise is Laplace(2/ε_h). Both are offered (``neighbours=``); the discernibility score has
-sensitivity < 2 under both (proof of Thm 1, and the bound in :func:`score_sensitivity`).
+the noise is Laplace(2/ε_h). Both are offered (``neighbours=``), and every measurement takes its
+sensitivity from the declared one (:mod:`dpexplore.sensitivity`): the histogram, the paid
+marginals (``marginal_share``) and the selection, whose discernibility score has sensitivity
+< 2 under both (proof of Thm 1, and the bound in :func:`score_sensitivity`).
 """
 from __future__ import annotations
 
@@ -42,9 +44,11 @@ from ..domain import Attribute, Schema, class_values
 from ..exceptions import EmptySyntheticWarning
 from ..histogram import cell_codes, decode_cells
 from ..limits import MAX_DOMAIN, MAX_FILLED_CELLS, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
+from ..sensitivity import (ADD_REMOVE, NEIGHBOURS, check_neighbours, count_sensitivity, sum_sensitivity,
+                           utility_sensitivity)
 from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
                             public_bin_count)
-from .base import MarginalFiller, Publisher, check_release_features, synthetic_size
+from .base import MarginalFiller, Publisher, check_release_features, count_noise_sd, synthetic_size
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -53,20 +57,12 @@ __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discre
            "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
            "SparseHistogram", "EmptySyntheticWarning", "MAX_RECORDS"]
 
-NEIGHBOURS = ("add/remove", "substitution")
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
 
 # MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
 # every publisher applies).
 __getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTHETIC_ROWS"})
-
-
-def _noise_sensitivity(neighbours: str) -> float:
-    """L1 sensitivity of the full count vector: 1 (add/remove) or 2 (substitution, Vinterbo 2012, §2.1)."""
-    if neighbours not in NEIGHBOURS:
-        raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
-    return 1.0 if neighbours == "add/remove" else 2.0
 
 
 # ============================================================================ discretisation (§2.1, 'Numeric data')
@@ -181,23 +177,24 @@ def candidate_scores(codes: Any, y: Any, selected: Sequence[int], weights: Any =
     return out
 
 
-def score_sensitivity(neighbours: str = "add/remove") -> float:
+def score_sensitivity(neighbours: str = ADD_REMOVE) -> float:
     """Δ(F) = 2 (proof of Thm 1).
 
-    Substitution: F_i moves by ≤ 1 and each other F_j by ≤ 1/n, so |ΔF| ≤ 2(n-1)/n < 2.
+    Substitution: F_i moves by ≤ 1 and each other F_j by ≤ 1/n, so |ΔF| ≤ 2(n-1)/n < 2 (the
+    paper's bound, tighter than twice the add/remove one).
     Add/remove: with N = n·F pairs and c ≤ n new discerning partners of the added record,
     F' - F = (2cn - N)/(n(n+1)) ∈ (-1, 2). Either way 2 is a valid bound.
     """
-    _noise_sensitivity(neighbours)
-    return 2.0
+    return utility_sensitivity(2.0, neighbours, substitution=2.0)
 
 
 def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[str] | None = None,
                accountant: BudgetAccountant | None = None, random_state: RandomState = None,
-               weights: Any = None) -> tuple[list[int], pd.DataFrame]:
+               weights: Any = None, neighbours: str = ADD_REMOVE) -> tuple[list[int], pd.DataFrame]:
     """PRIVATEKD (Alg. 1): k greedy picks, each by the exponential mechanism on F(S ∪ {a}).
 
-    Each pick spends ε/k with utility sensitivity 2, i.e. P(a) ∝ exp((ε/k)·g(a)/4) = exp(ε'·g(a))
+    Each pick spends ε/k with utility sensitivity 2 (:func:`score_sensitivity` under
+    ``neighbours``), i.e. P(a) ∝ exp((ε/k)·g(a)/4) = exp(ε'·g(a))
     with ε' = ε/(4k) (Corollary 1); using F(S ∪ {a}) instead of the gain g(a) gives the same
     probabilities (eq. 13). Returns the picks in order and a table of every step's candidates
     with their gains and selection probabilities (computed from the private data: a diagnostic,
@@ -213,6 +210,7 @@ def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[st
     names = [str(i) for i in range(p)] if names is None else list(names)
     rng = check_random_state(random_state)
     step_eps = epsilon / k
+    delta = score_sensitivity(neighbours)
     selected: list[int] = []
     rows = []
     current = discernibility(codes, y, [], weights)
@@ -221,7 +219,7 @@ def private_kd(codes: Any, y: Any, k: int, epsilon: float, *, names: Sequence[st
         cand = [a for a in range(p) if a not in selected]
         if accountant is not None:
             accountant.spend(step_eps, f"selection step {t}")
-        pick, probs = mechanisms.exponential(scores[cand], epsilon=step_eps, sensitivity=2.0,
+        pick, probs = mechanisms.exponential(scores[cand], epsilon=step_eps, sensitivity=delta,
                                              random_state=rng, return_probabilities=True)
         for a, pr in zip(cand, probs):
             rows.append({"step": t, "attribute": names[a], "gain": scores[a] - current,
@@ -542,7 +540,9 @@ class ProjectedHistogram(Publisher):
         private, so ``count_share``·ε buys n̂ = n + Laplace(1/ε_n), used for bins, heuristics and τ;
         the rest is split by γ. *substitution*: n is public, noise Laplace(2/ε_h) (one changed
         record moves two cells), exactly the paper. The selection's score has sensitivity 2 in
-        both models, so each of the k picks spends ε_p/k (ε' = ε_p/(4k), Corollary 1).
+        both models, so each of the k picks spends ε_p/k (ε' = ε_p/(4k), Corollary 1). The paid
+        marginals (``marginal_share``) follow the same relation: their counts have sensitivity 2
+        under substitution (:mod:`dpexplore.sensitivity`).
     n_bins : "literal" (s from bw(n, d-1) over all predictors, the paper read literally),
         "projected" (bw(n, k)) or an integer ≥ 2; the rules are clamped to ≥ 2 (ours; Vinterbo 2012, §2.1).
     sigma, p, B, loss : constants of the k and γ heuristics (0.1, 0.9, ½, 0.05).
@@ -594,7 +594,7 @@ class ProjectedHistogram(Publisher):
 
     def __init__(self, epsilon: float = 1.0, k: int | None = None, gamma: float | None = None, A: float = 0.5,
                  random_state: RandomState = None, accountant: BudgetAccountant | None = None, *,
-                 neighbours: str = "add/remove", n_bins: str | int = "literal", sigma: float = 0.1,
+                 neighbours: str = ADD_REMOVE, n_bins: str | int = "literal", sigma: float = 0.1,
                  p: float = 0.9, B: float = 0.5, loss: float = 0.05, count_share: float = 0.05,
                  test_values: str = "raw", C: float = 1e4, marginal_share: float = 0.0,
                  max_synthetic_rows: int = MAX_SYNTHETIC_ROWS, schema: Schema | None = None):
@@ -625,7 +625,7 @@ class ProjectedHistogram(Publisher):
         if self.gamma is not None:
             check_fraction(self.gamma, "gamma")
         check_positive(self.A, "A")
-        _noise_sensitivity(self.neighbours)
+        check_neighbours(self.neighbours)
         if isinstance(self.n_bins, str):
             if self.n_bins not in ("literal", "projected"):
                 raise ValueError(f"n_bins must be 'literal', 'projected' or an integer >= 2, got {self.n_bins!r}")
@@ -670,7 +670,7 @@ class ProjectedHistogram(Publisher):
         may take (:func:`~dpexplore.sources.bins.public_bin_count`); else None."""
         if not isinstance(self.n_bins, str):
             return int(self.n_bins)
-        if self.neighbours != "add/remove":            # n̂ = n: not clipped to a public range
+        if self.neighbours != ADD_REMOVE:            # n̂ = n: not clipped to a public range
             return None
         return public_bin_count([d] if self.n_bins == "literal" else [min(int(self.k), d)] if self.k is not None
                                 else range(1, d + 1))
@@ -699,7 +699,7 @@ class ProjectedHistogram(Publisher):
         filler = (MarginalFiller(schema, X=X, y=y, class_marginal=True)   # the threshold skews the class shares
                   if self.marginal_share > 0 and source is None else None)
         q, d = schema.n_classes, len(predictors)
-        delta = _noise_sensitivity(self.neighbours)
+        delta = sum_sensitivity(self.neighbours)        # the (cell × class) histogram over a partition
         # everything that can fail on the data or on sizes fails here, before the first spend
         if source is None:
             for a in schema.categorical:
@@ -708,7 +708,7 @@ class ProjectedHistogram(Publisher):
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
             _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
         if mechanisms.is_hardened():   # the exact sampler's public limits: ε_n, and ε_h ≥ γ_min·(ε - ε_n)
-            eps_n_min = self.count_share * eps if self.neighbours == "add/remove" else 0.0
+            eps_n_min = self.count_share * eps if self.neighbours == ADD_REMOVE else 0.0
             if eps_n_min > 0:
                 mechanisms.hardened_laplace_parameters(epsilon=eps_n_min)
             gamma_min = float(self.gamma) if self.gamma is not None else 0.01   # eq. 11 is clipped to ≥ 0.01
@@ -719,10 +719,11 @@ class ProjectedHistogram(Publisher):
         self.classes_ = class_values(schema.classes, source.target_like if source is not None else y)
 
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
-        if self.neighbours == "add/remove":
+        if self.neighbours == ADD_REMOVE:
             eps_n = self.count_share * eps
             n_hat = n_records + float(mechanisms.laplace(0.0, epsilon=acc.spend(eps_n, "record count"),
-                                                      sensitivity=1.0, random_state=rng))
+                                                      sensitivity=count_sensitivity(self.neighbours),
+                                                      random_state=rng))
             n_hat = min(max(n_hat, 2.0), float(MAX_RECORDS))   # public clip: post-processing
         else:
             eps_n, n_hat = 0.0, float(n_records)
@@ -764,7 +765,7 @@ class ProjectedHistogram(Publisher):
             picks = [int(a) for a in rng.choice(d, size=k, replace=False)]   # is a uniform draw, free
         else:  # the step table private_kd returns reads the data: not kept (see diagnostics())
             picks, _ = private_kd(codes, y_codes, k, eps_p, names=predictors, accountant=acc, random_state=rng,
-                                  weights=weights)
+                                  weights=weights, neighbours=self.neighbours)
         eps_p = eps_p if k < d else 0.0
         eps_h = rest - eps_p
 
@@ -846,7 +847,8 @@ class ProjectedHistogram(Publisher):
             for t in range(k):
                 scores = candidate_scores(codes, y_codes, picks[:t])
                 cand = [a for a in range(len(predictors)) if a not in picks[:t]]
-                probs = mechanisms.exponential_probabilities(scores[cand], epsilon=eps_p / k, sensitivity=2.0)
+                probs = mechanisms.exponential_probabilities(scores[cand], epsilon=eps_p / k,
+                                                             sensitivity=score_sensitivity(self.neighbours))
                 for a, pr in zip(cand, probs):
                     rows.append({"step": t + 1, "attribute": predictors[a], "gain": scores[a] - current,
                                  "score": scores[a], "probability": float(pr), "chosen": a == picks[t]})
@@ -890,7 +892,8 @@ class ProjectedHistogram(Publisher):
         """
         self._check_fitted()
         generalized = values == "generalized"
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows)
+        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows,
+                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         kept, copies = self.counts_.decode(), self.counts_.rounded()
         cells = None
         if getattr(self, "marginals_", None):

@@ -11,7 +11,7 @@ Sound selectors (scikit-learn transformers: ``fit`` / ``transform`` / ``get_supp
 * :class:`ExponentialTopKSelector` — the exponential mechanism over k-subsets, one shot
   (:func:`dpexplore.mechanisms.exponential_subset`) or by peeling (k rounds at ε/k) (McSherry & Talwar 2007; thesis §3.5.5).
 * :class:`SparseVectorSelector` — the sparse vector technique with a cutoff c (Lyu, Su & Li 2017,
-  Alg. 1).
+  Alg. 1; :func:`dpexplore.svt.sparse_vector`).
 
 The three sound selectors also take ``fit(source)`` (a :class:`dpexplore.sources.Source`): the
 ``Binarizer(source.schema)`` columns from the count table's occupied cells, weighted by their
@@ -44,24 +44,25 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .._deprecation import RenamedParams, renamed_keyword
+from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction, check_int,
-                           check_random_state)
+                           check_random_state, check_scores)
 from ..audit import privacy_loss
-from ..budget import BudgetAccountant
+from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant
 from ..exceptions import NotDifferentiallyPrivateWarning
 from ..mechanisms import exponential, exponential_subset, laplace, laplace_cdf
+from ..sensitivity import utility_sensitivity
+from ..svt import sparse_vector, svt_split
 from .base import SelectorBase
 from .scores import (difference_count, information_gain, mutual_information_sensitivity,
                      purity_index, total_count)
 
 __all__ = [
     "NotDifferentiallyPrivateWarning", "SCORES", "cap_row_ones", "score_sensitivity",
-    "exponential_top_k", "sparse_vector", "private_threshold_testing", "ptt_counterexample",
+    "exponential_top_k", "private_threshold_testing", "ptt_counterexample",
     "ptt_pattern_probability", "audit_selectors",
     "ScorePerturbationSelector", "ExponentialTopKSelector", "SparseVectorSelector",
-    "PrivateThresholdTesting", "ClusterSelection", "binarize_leaves", "svt_split",
-    "selection_quality", "check_scores",
+    "PrivateThresholdTesting", "ClusterSelection", "binarize_leaves", "selection_quality",
 ]
 
 SCORES: dict[str, Callable] = {"TC": total_count, "DC": difference_count, "PI": purity_index,
@@ -126,7 +127,8 @@ def binarize_leaves(X: pd.DataFrame, schema: Any, attributes: Any = None) -> pd.
 
 def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = None,
                       n_min: int | None = None) -> tuple[float, int]:
-    """(S(Q), Δ(Q)): one score's sensitivity and how many scores one record can move (§2 table).
+    """(S(Q), Δ(Q)): one score's sensitivity and how many scores one record can move (§2 table),
+    under the paper's add/remove neighbours (:func:`~dpexplore.sensitivity.utility_sensitivity`).
 
     TC, DC: (1, s); PI: (1, |F|); IG: (ΔI(n_min) in nats, |F|), with ``n_min`` a *public lower
     bound* on the number of records: the mutual-information sensitivity shrinks with n, so the
@@ -137,26 +139,19 @@ def score_sensitivity(score: str, *, n_features: int, max_ones: int | None = Non
     n_features = check_int(n_features, "n_features", minimum=1)
     s = n_features if max_ones is None else min(check_int(max_ones, "max_ones", minimum=1), n_features)
     if score in ("TC", "DC"):
-        return 1.0, s
+        return utility_sensitivity(1.0), s
     if score == "PI":
-        return 1.0, n_features
+        return utility_sensitivity(1.0), n_features
     if n_min is None:
         raise ValueError("the 'IG' score needs n_min, a public lower bound on the number of records")
-    return mutual_information_sensitivity(check_int(n_min, "n_min", minimum=1), base=math.e), n_features
+    n_min = check_int(n_min, "n_min", minimum=1)
+    return utility_sensitivity(mutual_information_sensitivity(n_min, base=math.e)), n_features
 
 
 def _check_score(score: Any, name: str = "score") -> str:
     if score not in SCORES:
         raise ValueError(f"{name} must be one of {sorted(SCORES)}, got {score!r}")
     return score
-
-
-def check_scores(scores: Any) -> np.ndarray:
-    """``scores`` as a new 1-D float array, after checking it is non-empty and finite."""
-    q = np.asarray(scores, dtype=float)
-    if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
-        raise ValueError("scores must be a non-empty 1-D array of finite numbers")
-    return q
 
 
 # =========================================================================== sound mechanisms
@@ -190,42 +185,6 @@ def exponential_top_k(scores: Any, k: int, *, epsilon: float, score_sensitivity:
         chosen.append(i)
         utilities[i] = -np.inf                  # never picked again
     return np.array(sorted(chosen), dtype=int)
-
-
-def svt_split(cutoff: int) -> tuple[float, float]:
-    """Lyu et al.'s suggested split ε1 : ε2 = 1 : (2c)^{2/3}, as fractions of ε."""
-    r = (2.0 * check_int(cutoff, "cutoff", minimum=1)) ** (2.0 / 3.0)
-    return 1.0 / (1.0 + r), r / (1.0 + r)
-
-
-@renamed_keyword(threshold_fraction="threshold_share")
-def sparse_vector(scores: Any, threshold: float, *, epsilon: float, cutoff: int,
-                  sensitivity: float = 1.0, monotone: bool = False,
-                  threshold_share: float | None = None,
-                  random_state: RandomState = None) -> np.ndarray:
-    """Sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1).
-
-    ρ ~ Lap(Δ/ε1); for each query in order, ν_i ~ Lap(2cΔ/ε2) (cΔ/ε2 for monotone queries such
-    as TC); answer ⊤ when Q_i + ν_i ≥ τ + ρ and stop after c ⊤'s. ε = ε1 + ε2 with ε1 =
-    ``threshold_share``·ε (default 1/(1 + (2c)^{2/3})). Returns the indices answered ⊤.
-    The caller spends ``epsilon``.
-    """
-    q = check_scores(scores)
-    epsilon = check_epsilon(epsilon)
-    c = check_int(cutoff, "cutoff", minimum=1)
-    frac = svt_split(c)[0] if threshold_share is None else check_fraction(threshold_share, "threshold_share",
-                                                                            high_closed=False)
-    rng = check_random_state(random_state)
-    eps1, eps2 = frac * epsilon, (1 - frac) * epsilon
-    rho = laplace(0.0, epsilon=eps1, sensitivity=sensitivity, random_state=rng)
-    query_sens = (1 if monotone else 2) * c * sensitivity
-    above = []
-    for i, value in enumerate(q):
-        if value + laplace(0.0, epsilon=eps2, sensitivity=query_sens, random_state=rng) >= threshold + rho:
-            above.append(i)
-            if len(above) == c:
-                break
-    return np.array(above, dtype=int)
 
 
 # =========================================================================== flawed mechanisms
@@ -711,5 +670,5 @@ class ClusterSelection(_BinarySelector):
         self.centres_ = centres
         self.support_ = centre_score[label] >= float(self.threshold)
         warnings.warn(_NOT_DP.format(name="ClusterSelection"), NotDifferentiallyPrivateWarning,
-                      stacklevel=2)
+                      stacklevel=FIT_CALLER_STACKLEVEL)
         return self

@@ -29,14 +29,16 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_int, check_random_state,
-                           check_same_length)
+                           check_same_length, check_scores)
 from .._validation.inputs import check_y
 from ..audit import privacy_loss
+from ..budget import FIT_CALLER_STACKLEVEL
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion, laplace
+from ..sensitivity import utility_sensitivity
 from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
-from .stoddard import NotDifferentiallyPrivateWarning, check_scores
+from .stoddard import NotDifferentiallyPrivateWarning
 
 __all__ = ["THESIS_SCORES", "thesis_scores", "score_sensitivity", "iterative_select",
            "iterative_selection_probabilities", "audit_iterative_vs_subset",
@@ -100,8 +102,8 @@ def _check_n_min(n_min: Any) -> int:
 
 
 def score_sensitivity(score: str, n_min: int | None = None) -> float:
-    """Δq of one score under add/remove-one: 1 for counts, ΔI(n_min) bits for MI (thesis
-    §3.5.2.2, eq. 3.20, Table 3.2).
+    """Δq of one score under add/remove-one (:func:`~dpexplore.sensitivity.utility_sensitivity`):
+    1 for counts, ΔI(n_min) bits for MI (thesis §3.5.2.2, eq. 3.20, Table 3.2).
 
     ΔI(N) shrinks with N, so ``n_min`` must be a public *lower bound* on the number of records;
     ``n_min=2`` gives ΔI(2) = 1 bit, the whole range of the MI of two binary variables, a bound
@@ -109,8 +111,8 @@ def score_sensitivity(score: str, n_min: int | None = None) -> float:
     """
     score = _check_score(score)
     if score == "count":
-        return 1.0
-    return mutual_information_sensitivity(_check_n_min(n_min), base=2)
+        return utility_sensitivity(1.0)
+    return utility_sensitivity(mutual_information_sensitivity(_check_n_min(n_min), base=2))
 
 
 # =========================================================================== Algorithm 4 (NOT DP)
@@ -440,7 +442,8 @@ class IterativeSelector(_ThesisSelector):
         dq = self._sensitivity(score)
         warnings.warn("IterativeSelector (thesis Algorithm 4) is NOT differentially private: its "
                       "loop length and examination order depend on the data (thesis §3.5.3). Use "
-                      "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning, stacklevel=2)
+                      "PrivateKSubsetSelector.", NotDifferentiallyPrivateWarning,
+                      stacklevel=FIT_CALLER_STACKLEVEL)
         rng = self._start(epsilon)
         q = self._scores(Xb, yb, w, score)
         self._spend(epsilon, "feature selection: iterative Alg. 4 (claimed ε; NOT DP)")

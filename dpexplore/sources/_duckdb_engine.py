@@ -5,6 +5,12 @@ the schema; one ``GROUP BY`` computes the leaf code of every predictor (a balanc
 over the numeric leaf edges, ``list_position`` in the declared leaves for categories) and the
 class code, and returns only the occupied cells.
 
+A CSV file is read with the types the schema declares (:func:`declared_csv_types`), never with
+the types DuckDB's sniffer would guess from a sample of the rows: a declared category first seen
+after the sample would otherwise fail the guessed cast, and refuse a table whose neighbour with
+the same record near the top is released. A value outside the declared domain then meets the
+same rule wherever it sits in the file.
+
 DuckDB's errors about a file, the catalog or the SQL text are passed on; an error raised while it
 reads the rows (a value it cannot convert, a malformed CSV line) quotes the line and its number,
 so it is replaced by one naming the column and the rule (:func:`~._base.engine_error`).
@@ -14,6 +20,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -21,8 +28,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from .._validation import rule_message
 from .._validation.schema import check_schema
-from ..domain import Schema
+from ..domain import Schema, declared_dtype
 from ._backend import ExpressionSource
 from ._base import check_columns, engine_error
 
@@ -34,14 +42,31 @@ _counter = itertools.count()
 _ROWLESS_ERRORS = (duckdb.IOException, duckdb.CatalogException, duckdb.ParserException, duckdb.BinderException)
 
 
-def failure(error: "duckdb.Error", schema: Schema, prefix: str) -> ValueError:
+_COLUMN = r'converting column "([^"]+)"'
+
+
+def failure(error: "duckdb.Error", schema: Schema, prefix: str, *, declared: bool = False) -> ValueError:
     """The ValueError to raise ``from None`` for a DuckDB error: its text when it quotes no row,
-    else the column and the rule only."""
+    else the column and the rule only. ``declared``: the rows are read with the schema's types
+    (:func:`declared_csv_types`), so a value that fails its column's cast is a non-number in a
+    numeric column, and gets that rule's message, word for word as the pandas path says it."""
     if isinstance(error, _ROWLESS_ERRORS):
         return ValueError(f"{prefix}: {error}")
-    return engine_error(error, prefix, schema, engine="DuckDB",
-                        unreadable=isinstance(error, duckdb.ConversionException),
-                        column_pattern=r'converting column "([^"]+)"')
+    unreadable = isinstance(error, duckdb.ConversionException)
+    if declared and unreadable:
+        found = [c for c in re.findall(_COLUMN, str(error)) if c in schema.numeric]
+        if found:
+            return ValueError(rule_message("non_numeric", found[0]))
+    return engine_error(error, prefix, schema, engine="DuckDB", unreadable=unreadable, column_pattern=_COLUMN)
+
+
+def declared_csv_types(schema: Schema, header: Sequence[str]) -> dict[str, str]:
+    """The type DuckDB reads each column of a CSV file as, from the schema alone: DOUBLE for a
+    numeric predictor, VARCHAR for everything else (categories, the target, columns the schema
+    does not use, so that none of their values can fail a cast). The categories and classes are
+    then matched by their text, as the pandas path matches them."""
+    numeric = set(schema.numeric)
+    return {str(c): "DOUBLE" if c in numeric else "VARCHAR" for c in header}
 
 
 def ident(name: str) -> str:
@@ -92,9 +117,11 @@ class DuckDBSource(ExpressionSource):
     engine_errors = (duckdb.Error,)
 
     def __init__(self, relation: "duckdb.DuckDBPyRelation", schema: Schema, *, what: str,
-                 connection: "duckdb.DuckDBPyConnection | None" = None, from_clause: str | None = None):
+                 connection: "duckdb.DuckDBPyConnection | None" = None, from_clause: str | None = None,
+                 declared: bool = False):
         super().__init__(schema)
         self._rel, self._con, self._from, self._what = relation, connection, from_clause, what
+        self._declared = declared    # read with the schema's types (a CSV file: declared_csv_types)
         try:
             columns, types = list(relation.columns), list(relation.types)
         except duckdb.Error as e:
@@ -118,10 +145,18 @@ class DuckDBSource(ExpressionSource):
     def double_literal(self, x: float) -> str:
         return dbl(x)
 
+    def _target_dtype(self) -> np.dtype:
+        """Read with the schema's types, the target is text: its type is then the declared
+        classes' (:func:`~dpexplore.domain.declared_dtype`), else the column's."""
+        return declared_dtype(self.schema.classes) if self._declared else super()._target_dtype()
+
     def text(self, name: str) -> str:
         c = ident(name)
         if self._kinds[name] == "bool":
             return f"(CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END)"
+        labels = self.schema.classes if name == self.schema.target else getattr(self.schema[name], "categories", None)
+        if self._declared and labels and declared_dtype(labels) == bool:   # the spellings DuckDB reads as booleans
+            return f"(CASE lower({c}) WHEN 'true' THEN 'True' WHEN 'false' THEN 'False' ELSE {c} END)"
         return f"CAST({c} AS VARCHAR)"
 
     def is_missing(self, name: str) -> str:
@@ -179,7 +214,7 @@ class DuckDBSource(ExpressionSource):
         return np.column_stack([np.asarray(got[n], dtype=np.int64) for n in names + ["n"]]).reshape(-1, len(keys) + 1)
 
     def translate_error(self, error: BaseException) -> BaseException:
-        return failure(error, self.schema, f"DuckDB failed on {self._what}")
+        return failure(error, self.schema, f"DuckDB failed on {self._what}", declared=self._declared)
 
     # ------------------------------------------------------------------ streaming
     def _iter_frames(self, batch_rows: int) -> Iterator[pd.DataFrame]:
@@ -216,18 +251,35 @@ def _connection(connection: Any) -> "duckdb.DuckDBPyConnection":
 
 
 def from_files(kind: str, path_or_glob: Any, schema: Schema, connection: Any = None, **options: Any) -> DuckDBSource:
+    """A source over Parquet or CSV files. A CSV is read with the schema's types
+    (:func:`declared_csv_types`; a ``types`` option of the caller's is applied over them), so no
+    sample of the rows decides a column's type."""
     schema = check_schema(schema)
     paths = _paths(path_or_glob, kind)
     con = _connection(connection)
     reader = {"csv": "read_csv", "parquet": "read_parquet"}[kind]
-    opts = "".join(f", {k} := {_sql_value(v)}" for k, v in options.items())
-    from_clause = f"{reader}([{', '.join(lit(p) for p in paths)}]{opts})"
     what = f"{kind} {paths[0] if len(paths) == 1 else paths}"
-    try:
-        rel = con.sql(f"SELECT * FROM {from_clause}")
-    except duckdb.Error as e:  # the CSV sniffer reads rows: its errors may quote them
-        raise failure(e, schema, f"DuckDB could not read {what}") from None
-    return DuckDBSource(rel, schema, what=what, connection=con, from_clause=from_clause)
+
+    def relation(opts: dict[str, Any]) -> tuple[str, "duckdb.DuckDBPyRelation"]:
+        settings = "".join(f", {k} := {_sql_value(v)}" for k, v in opts.items())
+        clause = f"{reader}([{', '.join(lit(p) for p in paths)}]{settings})"
+        try:
+            return clause, con.sql(f"SELECT * FROM {clause}")
+        except duckdb.Error as e:  # the CSV sniffer reads rows: its errors may quote them
+            raise failure(e, schema, f"DuckDB could not read {what}") from None
+
+    from_clause, rel = relation(options)
+    key = next((k for k in ("types", "dtypes", "column_types") if k in options), "types")
+    given = options.get(key, {})
+    declared = kind == "csv" and "columns" not in options and isinstance(given, dict)
+    if declared:   # the header's names (as the sniffer reads them), then every column as the schema declares it
+        try:
+            header = list(rel.columns)
+        except duckdb.Error as e:
+            raise failure(e, schema, f"DuckDB could not read {what}") from None
+        types = {**declared_csv_types(schema, header), **given}
+        from_clause, rel = relation({**{k: v for k, v in options.items() if k != key}, key: types})
+    return DuckDBSource(rel, schema, what=what, connection=con, from_clause=from_clause, declared=declared)
 
 
 def _sql_value(v: Any) -> str:
@@ -237,7 +289,10 @@ def _sql_value(v: Any) -> str:
         return repr(v)
     if isinstance(v, str):
         return lit(v)
-    raise TypeError(f"reader option values must be bool, number or text, got {type(v).__name__}")
+    if isinstance(v, dict) and all(isinstance(t, str) for t in v.values()):   # e.g. types := {'age': 'DOUBLE'}
+        return "{" + ", ".join(f"{lit(k)}: {lit(t)}" for k, t in v.items()) + "}"
+    raise TypeError(f"reader option values must be bool, number, text or a {{column: type}} dict, "
+                    f"got {type(v).__name__}")
 
 
 def from_relation(relation_or_sql: Any, schema: Schema, connection: Any = None) -> DuckDBSource:

@@ -3,8 +3,9 @@
 :func:`draft_schema` reads a first schema from the data: one editable row per column, every row
 flagged ``from_data`` (those values leak; a :class:`PrivacyLeakWarning` says so) plus notes that
 say what to do about missing values, text in numeric columns and columns with thousands of
-values. :func:`declare` sets a row's values and marks it declared — typing the value the draft
-already shows counts as declaring it. :func:`build_schema` turns the reviewed
+values. :func:`declare` sets a row's values and marks it declared: it cannot tell where a typed
+value came from, so type values from a public source (a data dictionary, the system's rules), never
+copied from the draft, which read them from the data. :func:`build_schema` turns the reviewed
 rows into a :class:`~dpexplore.domain.Schema` and the table encoded to it: typed cut points per
 numeric column (``"long-tail"`` by default for counts: 0 | 1 | 2–3 | 4–7 | …, read from the
 declared bounds only), a typed taxonomy that groups a categorical column's values, and the
@@ -24,13 +25,13 @@ import numpy as np
 import pandas as pd
 
 from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy, equal_cuts,
-                      long_tail_cuts, observed_attribute)
+                      long_tail_cuts, match_labels, observed_attribute, typed_labels)
 from .._validation import CHECK_TABLE_HINT, format_number, rule_message
 from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
 from .read import read_table, repeated_names
 
-__all__ = ["DRAFT_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups",
-           "schema_leaks"]
+__all__ = ["DRAFT_COLUMNS", "built_dropping_rows", "check_table", "draft_schema", "declare", "build_schema",
+           "parse_cuts", "parse_groups", "schema_leaks"]
 
 #: the columns every draft has (``cuts`` and ``groups`` are optional: empty means the default)
 DRAFT_COLUMNS = ["column", "kind", "lower", "upper", "integer", "categories", "from_data"]
@@ -40,6 +41,17 @@ DERIVED_FROM = "derived_from"
 MISSING_RULES = ("error", "drop-rows")
 #: what build_schema read from the data for each schema it built (the summary states it)
 _BUILT: "weakref.WeakKeyDictionary[Schema, tuple[str, ...]]" = weakref.WeakKeyDictionary()
+#: the schemas build_schema built with missing="drop-rows" (a public choice of the analyst)
+_DROPPED_ROWS: "weakref.WeakSet[Schema]" = weakref.WeakSet()
+
+
+def built_dropping_rows(schema: Any) -> bool:
+    """Whether :func:`build_schema` built ``schema`` with ``missing="drop-rows"`` in this session
+    (the analyst's public choice of rule, not a fact about the rows)."""
+    try:
+        return schema in _DROPPED_ROWS
+    except TypeError:
+        return False
 
 
 def schema_leaks(schema: Schema) -> list[str] | None:
@@ -183,17 +195,19 @@ def _check_rules(frame: pd.DataFrame, rules: list[tuple[str, str, dict]]) -> lis
             add(name, "infinite", np.isinf(v), s)
             add(name, "range", np.isfinite(v) & ((v < domain["lower"]) | (v > domain["upper"])), s, **domain)
             continue
-        text = s.astype(str).str.strip()
-        if "groups" in domain:
+        if "groups" in domain:   # matched as build_schema matches them
             patterns = [p for _, ps in domain["groups"] for p in ps]
-            in_group = text.map(lambda t: any(fnmatch.fnmatchcase(t, p) for p in patterns))
+            in_group = _value_text(s).map(lambda t: any(fnmatch.fnmatchcase(t, p) for p in patterns))
             if (present & ~in_group).any():
                 found(name, f"column {name!r} has values in no group: add them, or end with a catch-all group "
                             "'other: *'", present & ~in_group, s)
-        elif kind == "target":
-            add(name, "class", present & ~text.isin(domain["classes"]), s, classes=domain["classes"])
+            continue
+        labels = domain["classes" if kind == "target" else "categories"]
+        unmatched = present & pd.Series([v is None for v in match_labels(s, labels)], index=s.index)
+        if kind == "target":
+            add(name, "class", unmatched, s, classes=labels)
         else:
-            add(name, "category", present & ~text.isin(domain["categories"]), s)
+            add(name, "category", unmatched, s)
     return out
 
 
@@ -291,8 +305,8 @@ def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | 
     classes = sorted(map(str, frame[target].astype(str).unique()))
     rows.append([target, "target", np.nan, np.nan, False, ", ".join(classes), "", "", True])
     leak = ("the draft read the domain from the private data (bounds, category lists and the target's "
-            "classes): no ε pays for them. Type the values you would know without the data (typing the "
-            "value shown is fine) to declare each row")
+            "classes): no ε pays for them. Type the values you would know without the data (from a public "
+            "source, not copied from the draft) to declare each row")
     warnings.warn(leak, PrivacyLeakWarning, stacklevel=2)
     return pd.DataFrame(rows, columns=_ALL_COLUMNS), [leak] + notes
 
@@ -311,8 +325,9 @@ def declare(draft: pd.DataFrame, column: str, *, derived_from: str | None = None
 
     ``values``: kind, lower, upper, integer, categories (list or text), cuts (list, "long-tail",
     "equal" or "equal:k"), groups (mapping group → values/patterns, or text "A: a, b; B: c*").
-    With no values, the row as drafted is declared public knowledge. Typing the value the draft
-    shows counts as declaring it.
+    With no values, the row as drafted is declared public knowledge: do that only when a public
+    source gives those same values (the draft read them from the data; a value copied from it stays
+    data-dependent).
 
     A derived column, a public function of another (:meth:`~dpexplore.domain.Attribute.derived`):
     ``derived_from`` names its source column, with ``edges`` e0 < e1 < … < ek covering the
@@ -641,6 +656,26 @@ def _apply_groups(name: str, values: pd.Series, pairs: list[tuple[str, list[str]
     return values.map(mapping)
 
 
+def _value_text(values: pd.Series) -> pd.Series:
+    """Each value's text as typed groups match it: stripped; True/False for booleans; a whole
+    number as an integer ("1", whether pandas typed the column int, or float because of a missing
+    value elsewhere)."""
+    def text(v: Any) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return str(bool(v))
+        if isinstance(v, (float, np.floating)) and math.isfinite(v) and float(v).is_integer():
+            return str(int(v))
+        return str(v).strip()
+    return values.map(text) if len(values) else values.astype(str)
+
+
+def _typed_column(labels: Any, declared: Sequence[str], index: pd.Index) -> pd.Series:
+    """Declared labels (texts) as a column of their declared type
+    (:func:`~dpexplore.domain.declared_dtype`: int, bool, else text)."""
+    typed = pd.Series(typed_labels(labels, declared), index=index)
+    return typed.astype(str) if typed.dtype == object else typed
+
+
 # --------------------------------------------------------------------------- build
 def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int] = (2, 2, 2), *,
                  missing: str = "error") -> tuple[Schema, pd.DataFrame, list[str]]:
@@ -665,7 +700,17 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     private rows (:func:`check_table` shows those, on your own machine); the inputs are not
     modified. Nothing here refuses a table for its number of rows or of classes, before or after
     dropping rows: those would tell neighbouring tables apart (:func:`~dpexplore.tables.release`
-    answers them with noise).
+    answers them with noise). A rule that drops every row (a kept column missing in every row)
+    gives an empty table without a word here, for the same reason; :func:`~dpexplore.tables.release`
+    refuses an empty table, as it refuses every empty one, and its message names this rule.
+
+    **Types come from the schema.** After the rule, every column has its declared type
+    (:attr:`~dpexplore.domain.Attribute.dtype`), whatever type pandas gave it from the values
+    around it (one missing value makes an int column float, one text value makes it text): integer
+    columns int64, other numbers float64, categories and classes the type of their declared list
+    (``[0, 1]`` int64, ``[False, True]`` bool, anything else text). A value matches a declared
+    category or class by its text or, for a number, by its value: 1, 1.0 and "1" all match "1"
+    (:func:`~dpexplore.domain.match_labels`).
     """
     if missing not in MISSING_RULES:
         raise InputError(f"missing must be one of {MISSING_RULES}, got {show(missing)}")
@@ -744,12 +789,12 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             else:
                 out[name] = values.clip(lower, upper).astype(float)
             continue
-        text = out[name].astype(str).str.strip()
         groups = r.get("groups", "")
         if kind == "categorical" and not _blank(groups):
             pairs = parse_groups(name, groups)
-            out[name] = _apply_groups(name, text, pairs)
-            built[name] = Attribute.categorical(name, [g for g, _ in pairs])
+            names = [g for g, _ in pairs]
+            out[name] = _typed_column(_apply_groups(name, _value_text(out[name]), pairs), names, out.index)
+            built[name] = Attribute.categorical(name, names)
             continue
         cats = _typed_categories(r["categories"])
         word = "classes" if kind == "target" else "categories"
@@ -759,13 +804,14 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
             raise InputError(f"target {name!r}: declare at least two classes (comma-separated)")
         if not cats:
             raise InputError(f"column {name!r}: declare its categories (comma-separated), or type groups")
-        if not text.isin(cats).all():
+        labels = match_labels(out[name], cats)      # 1, 1.0 and "1" alike: the type pandas chose does not count
+        if any(v is None for v in labels):
             raise InputError(f"column {name!r} has values that are not among its declared {word}: add them to "
                              f"the list{'' if kind == 'target' else ' or group them'}; {hint}")
+        out[name] = _typed_column(labels, cats, out.index)
         if kind == "target":
             classes = cats
         else:
-            out[name] = text
             if len(cats) > HIGH_CARDINALITY:
                 warnings.warn(_high_cardinality_text(name, len(cats), cats), HighCardinalityWarning, stacklevel=2)
             built[name] = Attribute.categorical(name, cats)
@@ -777,6 +823,8 @@ def build_schema(frame: pd.DataFrame, draft: pd.DataFrame, fanouts: Sequence[int
     except ValueError as exc:
         raise InputError(str(exc)) from None
     _BUILT[schema] = tuple(leaks)
+    if missing == "drop-rows":
+        _DROPPED_ROWS.add(schema)
     if leaks:
         warnings.warn("the public schema still uses domains read from the private data, which no ε pays for: "
                       + "; ".join(leaks) + ". Type the values you know without the data (or tick 'public').",

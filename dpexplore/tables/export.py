@@ -214,8 +214,10 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
                       "them from a DP marginal, or drop them.", ""]
     if result.occupancy:
         o = result.occupancy
-        parts += [f"- Grid: {o['cells']:,} histogram cells (grid cells × classes) for about {o['n_hat']:,.0f} training records: "
-                  f"**{o['records per cell']:.2g} records per cell** expected"
+        clamped = (" (the noisy record count came out below 0 and is shown as 0: post-processing of a "
+                   "released value)" if o.get("clamped") else "")
+        parts += [f"- Grid: {o['cells']:,} histogram cells (grid cells × classes) for about {o['n_hat']:,.0f} training "
+                  f"records{clamped}: **{o['records per cell']:.2g} records per cell** expected"
                   + (" — too fine: most cells are noise; a coarser grid (fewer bins, groups) or a larger "
                      "table helps" if o["records per cell"] < 5 else ""), ""]
     parts += ["## Budget ledger", "", _md_table(ledger_table(result.ledger)), ""]

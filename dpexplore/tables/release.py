@@ -14,12 +14,14 @@ import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT
 from ..budget import BudgetAccountant
-from ..domain import Schema, class_values
+from ..domain import Schema, class_values, typed_labels
 from ..evaluate.fidelity import fidelity_summary
 from ..exceptions import DpexploreDeprecationWarning
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
 from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
+from .draft import built_dropping_rows
+from .read import repeated_names
 
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
            "default_marginal_share", "column_sources", "grid_occupancy", "labels_like"]
@@ -153,12 +155,13 @@ def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.Data
 def grid_occupancy(est: Any) -> dict:
     """Cells of the released histogram and the expected records per cell (n̂ / cells, both
     released values): PrivPfC on a small table picks grids so fine that cells hold < 1 record
-    (Su et al. 2018, Alg. 2 line 4). Empty dict when the publisher has no single grid."""
+    (Su et al. 2018, Alg. 2 line 4). A noisy count n̂ below 0 is shown as 0 (post-processing of
+    a released value; ``"clamped"`` says so). Empty dict when the publisher has no single grid."""
     counts, n_hat = getattr(est, "counts_", None), getattr(est, "n_hat_", None)
     if counts is None or n_hat is None or not isinstance(getattr(est, "grid_", None), dict):
         return {}
-    cells = int(np.asarray(counts).size)
-    return {"cells": cells, "n_hat": float(n_hat), "records per cell": float(n_hat) / max(cells, 1)}
+    cells, shown = int(np.asarray(counts).size), max(float(n_hat), 0.0)
+    return {"cells": cells, "n_hat": shown, "records per cell": shown / max(cells, 1), "clamped": float(n_hat) < 0}
 
 
 def _error(model: Any, X: pd.DataFrame, y: pd.Series) -> float:
@@ -169,15 +172,20 @@ def _error(model: Any, X: pd.DataFrame, y: pd.Series) -> float:
 
 
 def _as_declared(synthetic: pd.DataFrame, schema: Schema, like: Any) -> pd.DataFrame:
-    """Post-processing: integer columns as integers inside their bounds, derived columns computed
-    from their final source values (:meth:`~dpexplore.domain.Attribute.derive`: they agree in
-    every row), the declared columns in schema order, the target in the caller's type (int, bool
-    or text: :func:`class_values`)."""
+    """Post-processing: every column in its declared type (:attr:`~dpexplore.domain.Attribute.dtype`):
+    integer columns as integers inside their bounds, categories as declared (``[0, 1]`` gives
+    0 and 1, not "0" and "1"); derived columns computed from their final source values
+    (:meth:`~dpexplore.domain.Attribute.derive`: they agree in every row), the declared columns in
+    schema order, the target in the caller's type (int, bool or text: :func:`class_values`)."""
     out = synthetic.copy()
     for name in schema.numeric:
         a = schema[name]
         if a.integer and name in out.columns and pd.api.types.is_numeric_dtype(out[name]):
             out[name] = out[name].round().clip(np.ceil(a.lower), np.floor(a.upper)).astype(np.int64)
+    for name in schema.categorical:
+        a = schema[name]
+        if a.dtype != object and name in out.columns and out[name].astype(str).isin(a.categories).all():
+            out[name] = typed_labels(out[name].astype(str), a.categories)
     for name, a in schema.derived.items():
         if a.source in out.columns:
             out[name] = a.derive(out[a.source])
@@ -197,8 +205,22 @@ def labels_like(labels: Any, schema: Schema, like: Any) -> np.ndarray:
 
 def _no_training_record(test_size: float) -> str:
     return ("the training part holds no record (each row is held out with probability "
-            f"{float(test_size):g}; an empty table has none) and the publishing methods need at least one: "
-            "nothing was spent. Use test_size=0 for a small table")
+            f"{float(test_size):g}) and the publishing methods need at least one: nothing was spent. Use "
+            "test_size=0 for a small table")
+
+
+def _empty_table(schema: Schema) -> str:
+    """The refusal of a table with no row (certain, whatever the method: README, "What the package
+    refuses"). When :func:`build_schema` built ``schema`` with ``missing="drop-rows"`` (a public
+    choice), the message names that rule; it names no column and no count, and says nothing the
+    refusal itself does not."""
+    if built_dropping_rows(schema):
+        return ("the table holds no record: build_schema's missing='drop-rows' rule dropped every row (each "
+                "had a missing value, or text in a numeric column, in a kept column; one column missing in "
+                "every row is enough). Drop such columns (kind 'drop') or keep fewer, and build again: nothing "
+                "was spent. dpexplore.tables.check_table(frame, draft) shows the missing values per column on "
+                "your own machine (a non-private diagnosis: do not share its output)")
+    return "the table holds no record: load a table with rows (nothing was spent)"
 
 
 def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
@@ -284,12 +306,16 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     missing = [c for c in schema.predictors + [schema.target] if c not in frame.columns]
     if missing:
         raise InputError(f"the table lacks the schema's column(s) {missing}: encode it with build_schema first")
+    twice = repeated_names(frame.columns, schema.columns + [schema.target])
+    if twice:   # column names are public: pandas would hand a two-column frame to every check
+        raise InputError(f"the table names a column twice ({twice}): keep one of each, e.g. "
+                         "frame.loc[:, ~frame.columns.duplicated()], or rename the repeat")
     # no refusal from the number of rows or of classes: either would tell neighbours apart
     like = frame[schema.target]
     data = frame.copy()
     data[schema.target] = like.astype(str)  # int, bool and text targets give the same release
-    if len(data) == 0:  # the publishing methods need a record: the empty training part, for certain
-        raise InputError(_no_training_record(test_size))
+    if len(data) == 0:  # the publishing methods need a record: refused for certain (README)
+        raise InputError(_empty_table(schema))
     try:
         schema.validate(data[schema.predictors], data[schema.target])
     except ValueError as exc:  # the column and the rule, never the value

@@ -21,7 +21,6 @@ from typing import Any, Sequence
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-from IPython.display import display
 
 from ..accuracy import epsilon_for_accuracy, laplace_accuracy
 from ..audit import privacy_loss
@@ -29,47 +28,14 @@ from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..mechanisms import (exponential, exponential_probabilities, geometric, geometric_variance,
                           laplace, laplace_scale, laplace_variance)
-from ._display import show_chart
+from ._display import LAYOUT, STYLE, Explorer, log_slider
 from ..plots.mechanisms import (accuracy_chart, audit_points, budget_chart, curve_labels, exponential_chart,
                                 exponential_frame, noise_chart, noise_frames, privacy_loss_chart,
                                 privacy_loss_frames)
 
 __all__ = ["NoiseExplorer", "AccuracyExplorer", "PrivacyLossExplorer", "ExponentialExplorer", "BudgetExplorer"]
 
-_STYLE = {"description_width": "120px"}
-_LAYOUT = widgets.Layout(width="440px")
-
-
-def _epsilon_slider(value: float, description: str, lo: float = -1.3, hi: float = 0.7) -> widgets.FloatLogSlider:
-    return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=0.05,
-                                  description=description, readout_format=".3g",
-                                  continuous_update=False, style=_STYLE, layout=_LAYOUT)
-
-
-class _Explorer:
-    """Shared plumbing: ``update()`` recomputes and redraws ``self.chart`` into ``self.output``."""
-
-    controls: list[widgets.Widget]
-
-    def _build(self, controls: list[widgets.Widget]) -> None:
-        self.controls = controls
-        self.summary = widgets.HTML()
-        self.output = widgets.Output()
-        for control in controls:
-            control.observe(self.update, names="value")
-        self.widget = widgets.VBox(controls + [self.summary, self.output])
-        self.chart = None
-        self.update()
-
-    def _draw(self, chart: Any) -> None:
-        self.chart = chart
-        show_chart(self.output, chart)   # one state update of the Output widget (see _display)
-
-    def _ipython_display_(self) -> None:
-        display(self.widget)
-
-
-class NoiseExplorer(_Explorer):
+class NoiseExplorer(Explorer):
     """Laplace vs geometric noise on one count: slide ε and the sensitivity Δ.
 
     ``true_count`` is the count to protect; each redraw adds noise to it ``n_samples`` times
@@ -84,9 +50,9 @@ class NoiseExplorer(_Explorer):
         self.n_samples = int(n_samples)
         self.random_state = random_state
         self._truth = np.full(self.n_samples, self.true_count, dtype=np.int64)  # slider-independent
-        self.epsilon = _epsilon_slider(epsilon, "ε")
+        self.epsilon = log_slider(epsilon, "ε")
         self.sensitivity = widgets.IntSlider(value=sensitivity, min=1, max=5, description="sensitivity Δ",
-                                             continuous_update=False, style=_STYLE, layout=_LAYOUT)
+                                             continuous_update=False, style=STYLE, layout=LAYOUT)
         self._build([self.epsilon, self.sensitivity])
 
     def samples(self) -> dict[str, np.ndarray]:
@@ -115,7 +81,7 @@ class NoiseExplorer(_Explorer):
                                      f"at ε = {eps:.3g}, Δ = {delta}"))
 
 
-class AccuracyExplorer(_Explorer):
+class AccuracyExplorer(Explorer):
     """Accuracy before release: slide ε, Δ and α and read the (1 − α) error bound a = b·ln(1/α)
     of the Laplace mechanism (:func:`~dpexplore.accuracy.laplace_accuracy`), drawn on the noise
     distribution, with an empirical check: the share of ``n_samples`` noise draws at or beyond ±a.
@@ -131,12 +97,12 @@ class AccuracyExplorer(_Explorer):
         # slider-independent: Laplace(1) draws, scaled by b on each redraw
         self._unit = laplace(np.zeros(self.n_samples), epsilon=1.0, sensitivity=1.0,
                              random_state=np.random.default_rng(random_state))
-        self.epsilon = _epsilon_slider(epsilon, "ε")
+        self.epsilon = log_slider(epsilon, "ε")
         self.sensitivity = widgets.IntSlider(value=sensitivity, min=1, max=5, description="sensitivity Δ",
-                                             continuous_update=False, style=_STYLE, layout=_LAYOUT)
+                                             continuous_update=False, style=STYLE, layout=LAYOUT)
         self.alpha = widgets.FloatLogSlider(value=alpha, base=10, min=-3, max=-0.3, step=0.05,
                                             description="α (miss chance)", readout_format=".3g",
-                                            continuous_update=False, style=_STYLE, layout=_LAYOUT)
+                                            continuous_update=False, style=STYLE, layout=LAYOUT)
         self._build([self.epsilon, self.sensitivity, self.alpha])
 
     def update(self, change: Any = None) -> None:
@@ -157,7 +123,7 @@ class AccuracyExplorer(_Explorer):
                                   exceeded=self.exceeded))
 
 
-class PrivacyLossExplorer(_Explorer):
+class PrivacyLossExplorer(Explorer):
     """The privacy-loss picture on two neighbouring datasets, with an empirical audit.
 
     D has true answer ``value``; its neighbour D′ differs by one person, which moves the answer
@@ -171,9 +137,9 @@ class PrivacyLossExplorer(_Explorer):
         self.value = float(value)
         self.n_samples = int(n_samples)
         self.random_state = random_state
-        self.epsilon = _epsilon_slider(epsilon, "claimed ε")
+        self.epsilon = log_slider(epsilon, "claimed ε")
         self.sensitivity = widgets.IntSlider(value=sensitivity, min=1, max=5, description="sensitivity Δ",
-                                             continuous_update=False, style=_STYLE, layout=_LAYOUT)
+                                             continuous_update=False, style=STYLE, layout=LAYOUT)
         self.bug = widgets.Checkbox(value=False, description="bug: noise for Δ = 1", indent=False)
         self._build([self.epsilon, self.sensitivity, self.bug])
 
@@ -208,7 +174,7 @@ class PrivacyLossExplorer(_Explorer):
         self._draw(privacy_loss_chart(self.densities, self.loss, epsilon=eps, audit=self.points))
 
 
-class ExponentialExplorer(_Explorer):
+class ExponentialExplorer(Explorer):
     """The exponential mechanism picking the most common category of an attribute.
 
     Utility u(D, c) = number of records with category c (sensitivity Δu = 1). The candidates
@@ -235,8 +201,8 @@ class ExponentialExplorer(_Explorer):
             self.curves[name] = exponential_frame(cats, self.utilities[name].to_numpy(), grid)
         self._labels = {name: curve_labels(c) for name, c in self.curves.items()}   # the curves' names
         self.attribute = widgets.Dropdown(options=attributes, value=attributes[0], description="attribute",
-                                          style=_STYLE, layout=_LAYOUT)
-        self.epsilon = _epsilon_slider(epsilon, "ε (selection)", lo=-2, hi=1)
+                                          style=STYLE, layout=LAYOUT)
+        self.epsilon = log_slider(epsilon, "ε (selection)", lo=-2, hi=1)
         self._build([self.attribute, self.epsilon])
 
     def update(self, change: Any = None) -> None:
@@ -257,7 +223,7 @@ class ExponentialExplorer(_Explorer):
                                      labels=self._labels[self.attribute.value]))
 
 
-class BudgetExplorer(_Explorer):
+class BudgetExplorer(Explorer):
     """Split a total ε over three private questions and see where it went.
 
     The questions (all on ``frame``): the number of records (Laplace, Δ = 1); the most common
@@ -284,7 +250,7 @@ class BudgetExplorer(_Explorer):
         self._bins = taxonomy.labels(depth)
         codes = taxonomy.node_codes(taxonomy.leaf_codes(frame[numeric]), depth)
         self._hist = np.bincount(codes, minlength=len(self._bins))
-        self.total = _epsilon_slider(total, "total ε", lo=-1, hi=1)
+        self.total = log_slider(total, "total ε", lo=-1, hi=1)
         self.shares = {
             "record count": widgets.FloatSlider(value=0.1, min=0, max=1, step=0.05, description="share: count"),
             f"most common {category}": widgets.FloatSlider(value=0.3, min=0, max=1, step=0.05,
@@ -295,7 +261,7 @@ class BudgetExplorer(_Explorer):
                                                   description="share: keep"),
         }
         for s in self.shares.values():
-            s.style, s.layout, s.continuous_update = _STYLE, _LAYOUT, False
+            s.style, s.layout, s.continuous_update = STYLE, LAYOUT, False
         self.results = widgets.HTML()
         self._build([self.total] + list(self.shares.values()))
         self.widget.children = self.widget.children + (self.results,)

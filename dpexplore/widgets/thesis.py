@@ -165,7 +165,7 @@ class LogisticNoiseExplorer:
             rows.append({"lam": lam, "method": "output (2/(λε))",
                          "noise_scale": output_perturbation_scale(epsilon, lam)})
             p = objective_perturbation_parameters(epsilon, lam)
-            rows.append({"lam": lam, "method": "objective (2/ε′, divided by the effective λ)",
+            rows.append({"lam": lam, "method": "objective (2/ε_obj, divided by the effective λ)",
                          "noise_scale": p["noise_scale"] / p["effective_lambda"]})
         return pd.DataFrame(rows)
 
@@ -178,8 +178,8 @@ class LogisticNoiseExplorer:
         cloud = pd.concat([pd.DataFrame({"x": l1[:, 0], "y": l1[:, 1], "norm": "L1: Laplace per coordinate"}),
                            pd.DataFrame({"x": l2[:, 0], "y": l2[:, 1], "norm": "L2: Gamma norm, uniform direction"})])
         boundary = objective_branch_boundary(eps)
-        self.summary.value = (f"objective perturbation: branch {p['branch']}, ε′ = {p['epsilon_prime']:.3g}, "
-                              f"‖b‖ scale 2/ε′ = {p['noise_scale']:.4g}, effective λ = {p['effective_lambda']:.4g} · "
+        self.summary.value = (f"objective perturbation: branch {p['branch']}, ε_obj = {p['epsilon_prime']:.3g}, "
+                              f"‖b‖ scale 2/ε_obj = {p['noise_scale']:.4g}, effective λ = {p['effective_lambda']:.4g} · "
                               f"λ* = {boundary:.4g} · output perturbation: ‖b‖ scale 2/(λε) = {out_scale:.4g}")
         chart = alt.vconcat(lambda_noise_chart(self.curves(eps), boundary,
                                                title=f"ε = {eps:.3g}: noise-norm scale against λ"),

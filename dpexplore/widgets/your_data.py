@@ -144,8 +144,9 @@ class YourDataApp:
             W.HBox([self.upload, self.path, self.load_button]),
             W.HTML("<b>2. Columns and target</b> (columns you leave out may hold anything)"),
             W.HBox([self.columns, W.VBox([self.target, self.apply_columns, self.drop_missing])]),
-            W.HTML("<b>3. Public schema</b>: type the values you know without the data (typing the value "
-                   "shown counts), or tick <i>public</i>"),
+            W.HTML("<b>3. Public schema</b>: type the values you know without the data (from a public "
+                   "source, not copied from the grey draft), or tick <i>public</i> if a public source gives "
+                   "the drafted value"),
             self.schema_box,
             W.HTML("<b>Derived column</b> (optional): bands of a number or a mapping of categories, computed by "
                    "a public rule (no ε)"),

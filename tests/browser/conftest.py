@@ -70,6 +70,19 @@ def static_lab_server(served_root, tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def all_cells_lab(served_root, tmp_path_factory):
+    """A JupyterLab that attaches every cell to the page: axe sees the whole notebook, and a cell
+    far down is in the DOM without scrolling (``axedriver.all_cells_attached``)."""
+    from axedriver import all_cells_attached
+
+    tmp = tmp_path_factory.mktemp("all-cells-lab")
+    all_cells_attached(tmp)
+    server = start_lab(served_root, tmp)
+    yield server
+    server.stop()
+
+
 def _voila(target: Path, tmp: Path) -> Server:
     """The package's launcher (Voilà with its fixes and the class server's rules) on ``target``:
     a folder (its app pages, /voila/render/<name>) or one notebook (served at /)."""

@@ -30,16 +30,6 @@ def _explain(findings: list[axe.Finding]) -> str:
 
 
 @pytest.fixture(scope="module")
-def axe_lab(served_root, tmp_path_factory):
-    """A JupyterLab that attaches every cell to the page (axe sees the whole notebook)."""
-    tmp = tmp_path_factory.mktemp("axe-lab")
-    axe.all_cells_attached(tmp)
-    server = lab.start_lab(served_root, tmp)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
 def exports(tmp_path_factory):
     folder = tmp_path_factory.mktemp("axe-html")
     server = axe.StaticServer(folder)
@@ -48,8 +38,8 @@ def exports(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ALL_NOTEBOOKS)
-def test_stored_notebook_in_lab_breaks_no_serious_rule_of_its_own(axe_lab, page, name):
-    axe.open_stored_in_lab(page, axe_lab.url, name)
+def test_stored_notebook_in_lab_breaks_no_serious_rule_of_its_own(all_cells_lab, page, name):
+    axe.open_stored_in_lab(page, all_cells_lab.url, name)
     bad = axe.severe(axe.axe_findings(page), "content")
     assert not bad, f"{name} in JupyterLab:\n{_explain(bad)}"
 
@@ -78,8 +68,8 @@ def test_html_export_shows_the_explorers_picture_offline(exports, served_root, p
         assert box and box["height"] > 100 and box["width"] > 200, f"{name}: explorer picture {i} is not shown"
 
 
-def test_showdown_fits_a_1400px_window(axe_lab, page):
-    axe.open_stored_in_lab(page, axe_lab.url, "07_showdown.ipynb")
+def test_showdown_fits_a_1400px_window(all_cells_lab, page):
+    axe.open_stored_in_lab(page, all_cells_lab.url, "07_showdown.ipynb")
     wide = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
         .filter(o => o.scrollWidth > o.clientWidth + 2).map(o => o.textContent.slice(0, 60))""")
     assert not wide, f"07 outputs wider than the notebook at 1400 px: {wide}"
