@@ -72,9 +72,17 @@ def test_a_restarted_server_is_said_at_once_and_reload_works(app_root, tmp_path,
         _open(page, server.url)
         _step(page, "epsilon is 1.1")                  # the visitor's cookie opens its own kernel
 
+        page.evaluate("""() => new MutationObserver((_, observer) => {   // when the message appears
+            if (document.getElementById("dpexplore-kernel-lost")) { window.lostAt = Date.now(); observer.disconnect(); }
+        }).observe(document.body, {childList: true})""")
+        stopped = page.evaluate("() => Date.now()")
         server.stop()                                  # the instructor restarts the server
         server = start(app_root, tmp_path / "second", port)
+        up = page.evaluate("() => Date.now()")
         page.wait_for_selector("#dpexplore-kernel-lost", state="visible", timeout=60_000)
+        lost_at = page.evaluate("() => window.lostAt")
+        print(f"\nlost-connection message {(lost_at - stopped) / 1000:.1f} s after the server was told to stop "
+              f"(the new server answered {(up - stopped) / 1000:.1f} s after)")
         reason = page.evaluate("() => document.body.getAttribute('data-dpexplore-lost-reason')")
         page.screenshot(path=str(screenshot_dir / "voila_server_restarted.png"))
         assert reason in ("server unreachable", "kernel not found", "connection closed"), reason
