@@ -27,6 +27,16 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def wait_until(predicate, timeout: float) -> bool:
+    """Poll ``predicate`` every 0.25 s until it is true or ``timeout`` seconds passed: its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.25)
+    return predicate()
+
+
 def tiny_notebook(path: Path, cells: list) -> Path:
     """A notebook of code cells: each a source, or (source, tags)."""
     nb = nbformat.v4.new_notebook()

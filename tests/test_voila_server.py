@@ -9,11 +9,10 @@ No timing is asserted: waits are bounded polls.
 """
 from __future__ import annotations
 
-import time
 
 import pytest
 
-from _voila_classroom import VoilaServer, tiny_notebook
+from _voila_classroom import VoilaServer, tiny_notebook, wait_until
 
 ANSWER = "THE-ANSWER-42"
 APP = [("import ipywidgets as w\nslider = w.IntSlider(description='ε')\nslider", ()),
@@ -40,15 +39,6 @@ def server(folder, tmp_path_factory):
     server.wait_log(r"Kernel pool of 07_showdown\.ipynb is filled with 1 kernel", timeout=120)
     yield server
     server.stop()
-
-
-def _wait_until(predicate, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.25)
-    return predicate()
 
 
 # ----------------------------------------------------------------------------- only the app pages
@@ -97,7 +87,7 @@ def test_a_kernel_answers_only_its_visitor(server):
     ws = owner.connect(kernel)
     ws.close()
     assert owner.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"") == 204
-    assert _wait_until(lambda: not owner.kernel_exists(kernel), 30)
+    assert wait_until(lambda: not owner.kernel_exists(kernel), 30)
 
 
 @pytest.mark.parametrize("query", ["?template=lab", "?template=classic", "?template=reveal", "?theme=dark",
@@ -143,13 +133,13 @@ def test_a_page_that_never_connects_frees_its_kernel(strict_server):
     _, used = opened.page("07_showdown.ipynb")
     ws = opened.connect(used)
     try:
-        assert _wait_until(lambda: not fetched.kernel_exists(idle), 30), "the unopened page kept its kernel"
+        assert wait_until(lambda: not fetched.kernel_exists(idle), 30), "the unopened page kept its kernel"
         assert f"shutting down kernel {idle}: its page did not connect within 2 s" in strict_server.log_text()
         assert opened.kernel_exists(used), "the page that connected lost its kernel"
     finally:
         ws.close()
     assert opened.request(f"/voila/api/shutdown/{used}", "POST", data=b"") == 204
-    assert _wait_until(lambda: not opened.kernel_exists(used), 30)
+    assert wait_until(lambda: not opened.kernel_exists(used), 30)
 
 
 def test_one_client_holds_a_bounded_number_of_kernels(strict_server):
@@ -164,7 +154,7 @@ def test_one_client_holds_a_bounded_number_of_kernels(strict_server):
     kernel, ws = held.pop(0)
     ws.close()
     assert visitor.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"") == 204
-    assert _wait_until(lambda: not visitor.kernel_exists(kernel), 30)
+    assert wait_until(lambda: not visitor.kernel_exists(kernel), 30)
     _, again = visitor.page("07_showdown.ipynb")            # one closed: a page again
     for kernel in (again, held[0][0]):
         visitor.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"")
