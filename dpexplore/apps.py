@@ -32,9 +32,12 @@ For a class (``docs/teaching_a_class.md``) the launcher also
   (``cull_idle_timeout``/``cull_interval``/``cull_connected`` in ``voila.json``) shuts down a
   kernel with no open page after the timeout; a pool kernel handed to a visitor counts as active
   from that moment, not from its pre-render (which may be older than the timeout);
-* **shuts a closed page's kernel down**: :func:`apply_xsrf_cookie_patch` sets the cookie that
-  Voilà's own "page closed" request needs (without it the request is refused and every visitor's
-  kernel stays until the server stops);
+* **shuts a closed page's kernel down**: the page sets the cookie that Voilà's own "page closed"
+  request needs (without it the request is refused and every visitor's kernel stays until the
+  server stops; :func:`apply_xsrf_cookie_patch` does the same inside JupyterLab);
+* **serves only the app pages, each kernel to its own visitor**
+  (:class:`dpexplore.app_server.ClassroomVoila`: an allow-list of pages, kernels bound to a visitor
+  cookie, a bound on the kernels one client holds, a page that never connects freed);
 * runs every kernel with one BLAS/OpenMP thread (many kernels share few cores).
 
 The template shows a visitor whose kernel is gone (culled, crashed, restarted empty, server
