@@ -25,7 +25,7 @@ import pandas as pd  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB  # noqa: E402
 
-from dpexplore._config import quick, repetitions  # noqa: E402
+from dpexplore.config import quick, repetitions  # noqa: E402
 from dpexplore.datasets import load_adult, train_test_split  # noqa: E402
 from dpexplore.models.logistic import PrivateLogisticRegression, make_gaussian_toy  # noqa: E402
 from dpexplore.models.naive_bayes import Binarizer, PrivateNaiveBayes  # noqa: E402

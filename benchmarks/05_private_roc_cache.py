@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
-from dpexplore._config import repetitions  # noqa: E402
+from dpexplore.config import repetitions  # noqa: E402
 from dpexplore.budget import BudgetAccountant  # noqa: E402
 from dpexplore.datasets import load_adult  # noqa: E402
 from dpexplore.models.logistic import PrivateLogisticRegression  # noqa: E402

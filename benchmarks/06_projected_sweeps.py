@@ -21,7 +21,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pandas as pd  # noqa: E402
 
-from dpexplore._config import repetitions  # noqa: E402
+from dpexplore.config import repetitions  # noqa: E402
 from dpexplore.datasets import load_adult, load_iris  # noqa: E402
 from dpexplore.publish.projected import ProjectedHistogram  # noqa: E402
 from dpexplore.evaluate import projected as explore  # noqa: E402

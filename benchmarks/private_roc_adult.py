@@ -24,7 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from dpexplore._config import repetitions
+from dpexplore.config import repetitions
 from dpexplore.datasets import load_adult
 from dpexplore.evaluate.roc import (DegenerateCurveWarning, area_between_curves, laplace_roc_curve,
                                     private_roc_curve, recursive_median_thresholds, roc_curve_exact)

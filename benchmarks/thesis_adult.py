@@ -28,7 +28,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB  # noqa: E402
 
-from dpexplore._config import repetitions  # noqa: E402
+from dpexplore.config import repetitions  # noqa: E402
 from dpexplore.datasets import load_adult, train_test_split  # noqa: E402
 from dpexplore.models.logistic import PrivateLogisticRegression, make_gaussian_toy  # noqa: E402
 from dpexplore.models.naive_bayes import Binarizer, PrivateNaiveBayes  # noqa: E402

@@ -14,11 +14,10 @@ from . import _lazy
 from ._version import __version__
 
 __all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError", "Attribute", "PrivacyLeakWarning", "Schema",
-           "Taxonomy", "SKLEARN_EXPECTED_FAILURES", "all_methods", "__version__", "config", "exceptions", "limits"]
+           "Taxonomy", "all_methods", "__version__", "config", "exceptions", "limits"]
 
-# SKLEARN_EXPECTED_FAILURES loads every estimator module
 __getattr__, __dir__ = _lazy.lazy_exports(__name__, {
     "BudgetAccountant": ".budget", "BudgetExceededError": ".exceptions", "DetachedAccountantError": ".exceptions",
     "Attribute": ".domain", "PrivacyLeakWarning": ".exceptions", "Schema": ".domain", "Taxonomy": ".domain",
-    "SKLEARN_EXPECTED_FAILURES": ".conformance", "all_methods": ".registry",
+    "all_methods": ".registry",
     "config": ".config", "exceptions": ".exceptions", "limits": ".limits"}, globals())

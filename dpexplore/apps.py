@@ -55,8 +55,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["APPS", "app_pages", "apply_rearm_patch", "apply_xsrf_cookie_patch", "classroom_kernel_manager_factory",
-           "main", "size_pools"]
+__all__ = ["APPS", "app_pages", "apply_rearm_patch", "main", "size_pools"]
 
 _CHECKOUT_SHARE = Path(__file__).resolve().parents[1] / "share" / "jupyter"
 #: The notebooks made to be served as Voilà apps (the others run long sweeps when executed).

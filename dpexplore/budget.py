@@ -35,7 +35,7 @@ from ._validation import check_epsilon, check_fraction, check_fraction_weights, 
 from .exceptions import BudgetExceededError, DetachedAccountantError
 
 __all__ = ["BudgetAccountant", "BudgetExceededError", "DetachedAccountantError", "FIT_CALLER_STACKLEVEL",
-           "RecordsSpends", "Reservation", "prepare_accountant"]
+           "RecordsSpends", "Reservation", "check_accountant", "prepare_accountant"]
 
 # Floating-point slack, relative to the total: 0.03 + 0.37 + 0.6 must exhaust 1.0 although the
 # float sum may differ from 1.0 in the last bit. Rounding errors of a few hundred additions are
@@ -659,9 +659,14 @@ def prepare_accountant(epsilon: float, accountant: BudgetAccountant | None) -> B
     epsilon = check_epsilon(epsilon)
     if accountant is None:
         return BudgetAccountant(epsilon)
+    check_accountant(accountant).require(epsilon)
+    return accountant
+
+
+def check_accountant(accountant: Any, error: type[Exception] = TypeError) -> BudgetAccountant:
+    """``accountant`` if it is a :class:`BudgetAccountant`, else ``error`` (the one wording)."""
     if not isinstance(accountant, BudgetAccountant):
-        raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-    accountant.require(epsilon)
+        raise error(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
     return accountant
 
 

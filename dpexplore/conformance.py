@@ -8,8 +8,7 @@ of them. A spec that cannot be built raises (no silent skip). A check may fail o
 estimator's class lists it in ``_sklearn_expected_failures`` (at most five, each with a one-line
 reason: a check that contradicts differential privacy by design, such as identical results from
 two unseeded fits). The union of those lists is the public mapping
-:data:`SKLEARN_EXPECTED_FAILURES` (``{estimator name: {check name: reason}}``), also available as
-``dpexplore.SKLEARN_EXPECTED_FAILURES``.
+:data:`SKLEARN_EXPECTED_FAILURES` (``{estimator name: {check name: reason}}``).
 """
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ from typing import Any
 
 from .registry import MethodSpec, all_methods
 
-__all__ = ["ESTIMATORS", "SKLEARN_EXPECTED_FAILURES", "estimator_instances", "expected_failed_checks",
-           "checked_methods"]
+__all__ = ["ESTIMATORS", "SKLEARN_EXPECTED_FAILURES", "estimator_instances", "expected_failed_checks"]
 
 
 def checked_methods() -> list[MethodSpec]:

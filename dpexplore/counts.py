@@ -24,12 +24,11 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_target, rule_message
-from ._validation.schema import check_schema
-from .domain import Schema
+from .domain import Schema, check_schema
 from .histogram import cell_codes, resolve_grid
 from .limits import MAX_DENSE_ENTRIES
 
-__all__ = ["CountTable", "Marginal", "group_counts"]
+__all__ = ["CountTable", "group_counts"]
 
 
 def group_counts(columns: Sequence[np.ndarray], sizes: Sequence[int],

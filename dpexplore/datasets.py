@@ -20,11 +20,10 @@ import numpy as np
 import pandas as pd
 
 from ._validation import RandomState, check_fraction, check_frame, check_int, check_random_state
-from ._validation.schema import check_schema
-from .domain import Attribute, Schema, Taxonomy
+from .domain import Attribute, Schema, Taxonomy, check_schema
 
-__all__ = ["ADULT_COLUMNS", "load_adult", "load_adult_multiclass", "load_german", "load_iris",
-           "make_synthetic", "make_messy_table", "train_test_split", "bernoulli_split", "data_path"]
+__all__ = ["load_adult", "load_adult_multiclass", "load_german", "load_iris", "make_synthetic",
+           "make_messy_table", "train_test_split", "bernoulli_split", "data_path"]
 
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",

@@ -23,11 +23,12 @@ import pandas as pd
 
 from ._validation import check_frame, check_same_length, check_target, format_number, rule_message
 from .exceptions import PrivacyLeakWarning
+from .limits import MARGINAL_BINS
 from .mechanisms import check_lattice, lattice_resolution
 
-__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "class_values", "declared_classes",
-           "declared_dtype", "typed_labels", "match_labels", "observed_attribute", "long_tail_cuts", "equal_cuts",
-           "cut_taxonomy"]
+__all__ = ["PrivacyLeakWarning", "Taxonomy", "Attribute", "Schema", "check_schema", "check_class_list", "marginal_taxonomy",
+           "class_values", "declared_classes", "declared_dtype", "typed_labels", "match_labels", "observed_attribute",
+           "long_tail_cuts", "equal_cuts", "cut_taxonomy"]
 
 
 def class_values(classes: Sequence, like: Any) -> np.ndarray:
@@ -167,6 +168,18 @@ def match_labels(values: Any, declared: Sequence) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
+def check_class_list(classes: Any) -> list:
+    """``classes`` as a list, after the one check of a declared class list: a list of at least
+    two labels, distinct as text (TypeError for a string or a non-iterable, else ValueError)."""
+    if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
+        raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
+    declared = list(classes)
+    text = [str(c) for c in declared]
+    if len(text) < 2 or len(set(text)) != len(text):
+        raise ValueError(f"classes must hold at least two distinct labels, got {declared!r}")
+    return declared
+
+
 def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.ndarray, np.ndarray]:
     """The public class list and each label's index in it, for estimators without a schema.
 
@@ -189,12 +202,8 @@ def declared_classes(y: Any, classes: Sequence | None, owner: str) -> tuple[np.n
         values = order if order.dtype != object else np.asarray(labels, dtype=object)
         text = np.asarray(labels, dtype=object)
     else:
-        if isinstance(classes, (str, bytes)) or not isinstance(classes, Iterable):
-            raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
-        declared = list(classes)
+        declared = check_class_list(classes)
         text = np.asarray([str(c) for c in declared], dtype=object)
-        if len(declared) < 2 or len(set(text)) != len(text):
-            raise ValueError(f"classes must hold at least two distinct labels, got {declared!r}")
         values = class_values(text, arr)
     codes = pd.Index(list(text), dtype=object).get_indexer(arr.astype(str).astype(object))
     if np.any(codes < 0):
@@ -755,10 +764,7 @@ class Schema:
                                  "the schema (a derived column is computed from a declared, non-derived column)")
             a.check_source(self.attributes[a.source])
         self.target = str(target)
-        classes = tuple(str(c) for c in classes)
-        if len(classes) < 2 or len(set(classes)) != len(classes):
-            raise ValueError(f"classes must hold at least two distinct labels, got {classes}")
-        self.classes = classes
+        self.classes = tuple(str(c) for c in check_class_list(classes))
 
     def __repr__(self) -> str:
         return (f"Schema({len(self.attributes)} predictors: {len(self.numeric)} numeric, "
@@ -769,6 +775,15 @@ class Schema:
             return self.attributes[name] if name in self.attributes else self.derived[name]
         except KeyError:
             raise KeyError(f"unknown column {name!r}; the schema knows {self.predictors}") from None
+
+    def taxonomy_of(self, name: str) -> Taxonomy:
+        """The taxonomy of attribute ``name``; the one error for an attribute declared without one
+        (the grid methods generalise every attribute through its taxonomy)."""
+        taxonomy = self[name].taxonomy
+        if taxonomy is None:
+            raise ValueError(f"attribute {name!r} has no taxonomy; declare one (Attribute(..., taxonomy=...) "
+                             "or a Schema built with taxonomies) to generalise it")
+        return taxonomy
 
     @property
     def predictors(self) -> list[str]:
@@ -831,10 +846,7 @@ class Schema:
         names = self.predictors if attributes is None else self.check_columns(attributes)
         out = {}
         for n in names:
-            tax = self.attributes[n].taxonomy
-            if tax is None:
-                raise ValueError(f"attribute {n!r} has no taxonomy; declare one to generalise it")
-            out[n] = tax.leaf_codes(X[n])
+            out[n] = self.taxonomy_of(n).leaf_codes(X[n])
         return out
 
     def split(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
@@ -859,11 +871,6 @@ class Schema:
     def with_target(self, target: str, classes: Sequence) -> "Schema":
         """The same predictors with another target column and class list."""
         return Schema([self[n] for n in self.columns if n != target and self[n].source != target], target, classes)
-
-    def __setstate__(self, state: dict) -> None:     # schemas pickled before derived columns existed
-        state.setdefault("derived", {})
-        state.setdefault("columns", list(state["attributes"]))
-        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ from data (leaks)
     @classmethod
@@ -935,6 +942,18 @@ class Schema:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
         return cls.from_dict(spec)
+
+
+def check_schema(schema: Any, *, taxonomies: bool = True, name: str = "schema") -> Schema:
+    """Return ``schema`` after checking that it is a dpexplore :class:`~dpexplore.domain.Schema`
+    and, with ``taxonomies=True``, that every attribute declares a taxonomy (the methods that
+    count on a grid generalise each attribute through its taxonomy)."""
+    if not isinstance(schema, Schema):
+        raise TypeError(f"{name} must be a dpexplore Schema, got {type(schema).__name__}")
+    if taxonomies:
+        for attribute in schema.attributes:
+            schema.taxonomy_of(attribute)
+    return schema
 
 
 # =========================================================================== cut points
@@ -1013,3 +1032,13 @@ def cut_taxonomy(name: str, lower: float, upper: float, cuts: Sequence[float], *
     labels = [[label(a, b, i == 0) for i, (a, b) in enumerate(zip(e[:-1], e[1:]))] for e in edge_levels]
     maps = [tax.leaf_to_node(d) for d in range(tax.height)]
     return Taxonomy(name, "numeric", labels[-1], labels, maps, edges=edge_levels)
+
+
+def marginal_taxonomy(attr: "Attribute") -> "Taxonomy":
+    """The taxonomy whose leaves are the domain of a column's one-way marginal: its own, or
+    :data:`~dpexplore.limits.MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
+    if attr.taxonomy is not None:
+        return attr.taxonomy
+    if attr.kind == "numeric":
+        return Taxonomy.equal_width(attr.name, attr.lower, attr.upper, (MARGINAL_BINS,))
+    return Taxonomy.flat(attr.name, attr.categories)

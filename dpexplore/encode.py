@@ -23,10 +23,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_int, format_number
-from ._validation.schema import check_schema
+from ._validation import check_int, format_number, rule_message
 from .counts import CountTable
-from .domain import Schema, observed_attribute
+from .domain import Schema, check_schema, observed_attribute
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["Binarizer", "binarize_table", "design_matrix"]
@@ -167,7 +166,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "columns_")
         X = self._as_frame(X, reset=False)
         if len(X) == 0:
-            raise ValueError("X is empty: at least one row is needed")
+            raise ValueError(rule_message("empty"))
         missing = [c for c in self.columns_ if c not in X.columns]
         if missing:
             raise ValueError(f"X lacks column(s) {missing}")

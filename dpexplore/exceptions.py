@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = ["PrivacyLeakWarning", "BudgetExceededError", "DetachedAccountantError", "DegenerateCurveWarning",
            "EmptySyntheticWarning", "NotDifferentiallyPrivateWarning", "InputError", "HighCardinalityWarning",
-           "FewRecordsWarning", "SyntheticSizeWarning", "DpexploreDeprecationWarning", "MethodUnavailableError"]
+           "FewRecordsWarning", "SyntheticSizeWarning", "MethodUnavailableError"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -55,14 +55,6 @@ class SyntheticSizeWarning(UserWarning):
     """A synthetic table's default size says little (judged on released values and public
     parameters only): the noisy count behind it has an error bar wide relative to it, or a public
     cap bounded it. The high-side counterpart of :class:`FewRecordsWarning`."""
-
-
-class DpexploreDeprecationWarning(FutureWarning):
-    """An old spelling (a parameter, a function or a module path) that still works but stops
-    working in a later release; the message names the new spelling.
-
-    A ``FutureWarning``, so end users see it by default (Python hides ``DeprecationWarning``
-    outside ``__main__``)."""
 
 
 class MethodUnavailableError(ImportError):

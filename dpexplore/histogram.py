@@ -39,10 +39,7 @@ def resolve_grid(grid: Grid | None, names: Iterable[str], schema: Schema, *, mis
     names = list(names)
     taxes: list[Taxonomy] = []
     for a in names:
-        tax = schema[a].taxonomy
-        if tax is None:
-            raise ValueError(f"attribute {a!r} has no taxonomy; declare one to build a grid on it")
-        taxes.append(tax)
+        taxes.append(schema.taxonomy_of(a))
     if grid is None or isinstance(grid, Mapping):
         given = {} if grid is None else grid
         unknown = [k for k in given if k not in names]

@@ -18,7 +18,7 @@ __all__ = ["MAX_SYNTHETIC_ROWS", "OWN_TABLE_SYNTHETIC_ROWS", "MARGINAL_BINS", "M
 # ------------------------------------------------------------------------------ synthetic tables
 MAX_SYNTHETIC_ROWS = 1_000_000
 """Rows a synthetic table may have: the default of every publisher's ``max_synthetic_rows`` and
-of :func:`dpexplore.publish.base.synthetic_size`, and the default ``max_rows`` of
+of :func:`dpexplore.publish.complete.synthetic_size`, and the default ``max_rows`` of
 :func:`dpexplore.histogram.synthetic_from_counts`. The size is a DP total (a noisy count) clamped
 to this cap before any row is drawn: at a tiny ε the noisy counts can be astronomically large."""
 
@@ -28,7 +28,7 @@ published there as ``dpexplore.tables.MAX_SYNTHETIC_ROWS``. Passed to the publis
 ``max_synthetic_rows`` before the release spends anything."""
 
 MIN_SYNTHETIC_ROWS = 300
-"""The public floor of a synthetic table's default size (:func:`dpexplore.publish.base.synthetic_size`):
+"""The public floor of a synthetic table's default size (:func:`dpexplore.publish.complete.synthetic_size`):
 a DP total below it is raised to it, with a :class:`~dpexplore.exceptions.FewRecordsWarning`
 naming the reason; a caller's ``n`` replaces the rule. Post-processing of a DP value."""
 
@@ -36,7 +36,7 @@ SIZE_ERROR_RATIO = 0.5
 """The widest error bar a synthetic table's default size may carry without a warning: when two
 standard deviations of the noise in the release's DP total (about a 95% error bar, from ε and
 the public or released number of noisy counts summed) exceed this fraction of the total,
-:func:`dpexplore.publish.base.synthetic_size` warns :class:`~dpexplore.exceptions.SyntheticSizeWarning`
+:func:`dpexplore.publish.complete.synthetic_size` warns :class:`~dpexplore.exceptions.SyntheticSizeWarning`
 (the size could as well be half or one and a half times what it is). A rule on released values
 and public parameters only."""
 

@@ -82,7 +82,7 @@ __all__ = [
     "discrete_laplace", "discrete_laplace_pmf", "discrete_laplace_tail", "discrete_laplace_tail_probability",
     "laplace_variance", "laplace_pdf", "laplace_cdf", "laplace_tail",
     "geometric", "geometric_pmf", "geometric_variance",
-    "exponential", "exponential_log_weights", "exponential_probabilities",
+    "exponential", "exponential_probabilities",
     "exponential_interval", "exponential_interval_probabilities",
     "lattice_resolution", "check_lattice", "lattice_value", "lattice_index", "snap_to_lattice",
     "exponential_subset", "exponential_subset_inclusion",
@@ -792,11 +792,9 @@ def gaussian(value: Any, *, epsilon: float, delta: float, sensitivity: float = 1
     v = _as_float_array(value)
     rng = check_random_state(random_state)
     if accountant is not None:
-        from .budget import BudgetAccountant   # here: importing the mechanisms stays light (no pandas)
+        from .budget import check_accountant   # here: importing the mechanisms stays light (no pandas)
 
-        if not isinstance(accountant, BudgetAccountant):
-            raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-        accountant.spend(epsilon, "Gaussian mechanism", delta=delta)
+        check_accountant(accountant).spend(epsilon, "Gaussian mechanism", delta=delta)
     return _as_output(v + rng.normal(0.0, sigma, size=v.shape), value)
 
 

@@ -7,15 +7,18 @@ has a name of its own), its kind, the ``"module:Class"`` path imported on demand
 private, tags saying which workflows offer it, the parameters scikit-learn's checks use and the
 node id of its privacy audit. The conformance suite (:mod:`dpexplore.conformance`), the showdown
 (:func:`dpexplore.evaluate.showdown.candidate_methods`), :func:`dpexplore.tables.release`, the
-README's table and ``docs/methods.md`` read this list; nothing else lists methods.
+README's table and ``docs/methods.md`` (written by ``python -m dpexplore.registry --write``) read
+this list, and so do the tests (the publisher contract, label types, tables) and the golden releases
+(``benchmarks/golden_releases.py``).
 
 >>> from dpexplore.registry import all_methods, get_method
->>> [s.name for s in all_methods("publisher", private=True)]
-['PrivPfC', 'DiffMulti', 'DiffGen', 'ProjectedHistogram']
+>>> "PrivPfC" in [s.name for s in all_methods("publisher", private=True)]
+True
 >>> get_method("ProjectedHistogram").display
 'Projected histogram'
 
-``python -m dpexplore.registry --markdown`` prints the table of methods (README, docs/methods.md).
+``python -m dpexplore.registry --markdown`` prints the table of methods; ``--write`` rewrites it in
+README.md and docs/methods.md.
 Adding a method: see CONTRIBUTING.md ("Adding a publishing method").
 """
 from __future__ import annotations
@@ -61,6 +64,8 @@ class MethodSpec:
     id of the method's privacy audit. ``display`` is the label charts and the showdown use.
     ``marginal_share`` is a publisher's own default share of ε for the marginals that shape its
     synthetic table in :func:`dpexplore.tables.release` (None: the workflow's general default).
+    ``test_params`` are small, fast parameters for the tests that run every method (the publisher
+    contract, label types) and for the golden releases.
     """
 
     name: str
@@ -78,6 +83,7 @@ class MethodSpec:
     requires: tuple[str, ...] = ()
     audit: str = ""
     marginal_share: float | None = None
+    test_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -89,7 +95,7 @@ class MethodSpec:
         if not self.display:
             object.__setattr__(self, "display", self.name)
         object.__setattr__(self, "tags", frozenset(self.tags))
-        for attr in ("params", "synthetic_kwargs", "check_params"):
+        for attr in ("params", "synthetic_kwargs", "check_params", "test_params"):
             object.__setattr__(self, attr, MappingProxyType(dict(getattr(self, attr))))
 
     @property
@@ -147,26 +153,26 @@ METHODS: tuple[MethodSpec, ...] = (
     # ---------------------------------------------------------------- publishers
     MethodSpec("PrivPfC", "publisher", "dpexplore.publish.privpfc:PrivPfC", "Su et al. 2018, Alg. 2",
                "noisy record count, one exponential-mechanism grid choice, Laplace counts of every (cell, class)",
-               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED,
+               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"theta": 40},
                audit="tests/test_audit_publish.py::test_release_is_private",
                # its grid choice keeps its accuracy with half of ε (benchmarks/fidelity.py, README)
                marginal_share=0.5),
     MethodSpec("DiffMulti", "publisher", "dpexplore.publish.diffmulti:DiffMulti", "Al-Hussaeni et al. 2018, Alg. 1",
                "private splits (exponential mechanism), noisy partition sizes, Laplace leaf × class counts",
-               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED,
+               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"h": 12},
                audit="tests/test_audit_diffmulti.py::test_release_is_private_at_its_claimed_epsilon"),
     MethodSpec("DiffGen", "publisher", "dpexplore.publish.diffgen:DiffGen", "Mohammed et al. 2011, Alg. 1",
                "private specializations (exponential mechanism), Laplace leaf × class counts",
-               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED,
+               tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"steps": 3},
                audit="tests/test_audit_diffmulti.py::test_release_is_private_at_its_claimed_epsilon"),
     MethodSpec("ProjectedHistogram", "publisher", "dpexplore.publish.projected:ProjectedHistogram",
                "Vinterbo 2012, §2.3",
                "noisy record count, k attributes by the exponential mechanism, thresholded Laplace histogram",
-               display="Projected histogram", tags=_tags("showdown", "tables", "fits_source"),
+               display="Projected histogram", tags=_tags("showdown", "tables", "fits_source"), test_params={"k": 2},
                audit="tests/test_audit_lattice_projected.py::test_hardened_release_is_private"),
     MethodSpec("PrivPfCSelNF", "publisher", "dpexplore.publish.privpfc:PrivPfCSelNF", "Su et al. 2018, §5.5, Fig. 10",
                "not differentially private: the grid is chosen without noise (a diagnostic)", private=False,
-               tags=_tags("fits_source")),
+               tags=_tags("fits_source"), test_params={"theta": 40}),
     # ---------------------------------------------------------------- classifiers
     MethodSpec("PrivateNaiveBayes", "classifier", "dpexplore.models.naive_bayes:PrivateNaiveBayes",
                "master's thesis, Alg. 1", "Laplace on/off counts per class and feature",
@@ -300,13 +306,43 @@ def naive_bayes_on_schema(schema: Any = None, **params: Any) -> Any:
     return make_pipeline(Binarizer(schema), PrivateNaiveBayes(classes=list(schema.classes), **params))
 
 
+#: The files holding the table of methods between ``<!-- methods-table -->`` markers (``--write``).
+TABLE_FILES = ("README.md", "docs/methods.md")
+_TABLE_BLOCK = r"(<!-- methods-table -->\n)(.*?)(<!-- /methods-table -->)"
+
+
+def write_tables(root: Any) -> list[str]:
+    """Rewrite the table of methods in each of :data:`TABLE_FILES` under ``root`` (a checkout);
+    returns the files that changed. A file without the markers is an error."""
+    import re
+    from pathlib import Path
+
+    changed = []
+    for name in TABLE_FILES:
+        path = Path(root) / name
+        text = path.read_text(encoding="utf-8")
+        if not re.search(_TABLE_BLOCK, text, re.S):
+            raise ValueError(f"{name} lacks the <!-- methods-table --> ... <!-- /methods-table --> block")
+        new = re.sub(_TABLE_BLOCK, lambda m: m.group(1) + markdown_table() + m.group(3), text, flags=re.S)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(name)
+    return changed
+
+
 def _main(argv: list[str] | None = None) -> int:
     import argparse
+    from pathlib import Path
 
     parser = argparse.ArgumentParser(prog="python -m dpexplore.registry", description=__doc__.split("\n\n")[0])
     parser.add_argument("--markdown", action="store_true", help="print the table of methods (README, docs)")
+    parser.add_argument("--write", action="store_true",
+                        help=f"rewrite the table in {' and '.join(TABLE_FILES)} (run from the checkout)")
     args = parser.parse_args(argv)
-    if args.markdown:
+    if args.write:
+        changed = write_tables(Path.cwd())
+        print(f"rewrote {', '.join(changed)}" if changed else "the tables are current")
+    elif args.markdown:
         print(markdown_table(), end="")
     else:
         for spec in METHODS:

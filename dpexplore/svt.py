@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from ._deprecation import renamed_keyword
 from ._validation import (RandomState, check_epsilon, check_finite, check_fraction, check_int, check_positive,
                           check_random_state, check_scores)
 from .budget import BudgetAccountant, prepare_accountant
@@ -46,7 +45,6 @@ def svt_split(cutoff: int) -> tuple[float, float]:
     return 1.0 / (1.0 + r), r / (1.0 + r)
 
 
-@renamed_keyword(threshold_fraction="threshold_share")
 def sparse_vector(scores: Any, threshold: float, *, epsilon: float, cutoff: int,
                   sensitivity: float = 1.0, monotone: bool = False,
                   threshold_share: float | None = None,

@@ -48,6 +48,7 @@ from dpexplore import lab
 from dpexplore.config import repetitions
 from dpexplore.datasets import load_iris, train_test_split
 from dpexplore.publish import projected as ph
+from dpexplore.publish import sparse_histogram
 from dpexplore.publish.projected import ProjectedHistogram
 from dpexplore.evaluate import projected as evaluation
 from dpexplore.plots import projected as charts
@@ -288,9 +289,9 @@ charts.survival_chart(evaluation.survival_table(n_iris, [0.1, 0.3, 1.0], A=0.5, 
 
 # %%
 rng = np.random.default_rng(0)
-tau = ph.threshold(n_iris, 0.3)
+tau = sparse_histogram.threshold(n_iris, 0.3)
 noise = rng.laplace(0, 1 / 0.3, size=repetitions(20_000, 5_000))
-pd.DataFrame({"z": [0, 5, 10, 20], "formula": ph.survival_probability(np.array([0, 5, 10, 20]), n_iris, 0.3, 0.5, 1.0),
+pd.DataFrame({"z": [0, 5, 10, 20], "formula": sparse_histogram.survival_probability(np.array([0, 5, 10, 20]), n_iris, 0.3, 0.5, 1.0),
               "simulated": [np.mean(z + noise > tau) for z in (0, 5, 10, 20)]}).round(3)
 
 # %% [markdown]

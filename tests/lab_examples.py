@@ -406,7 +406,7 @@ def histogram_shared_noise(counts, epsilon, tau, rng):
 
 
 def histogram_calls_the_package(counts, epsilon, tau, rng):
-    from dpexplore.publish.projected import perturb_dense
+    from dpexplore.publish.sparse_histogram import perturb_dense
     codes, values = perturb_dense(counts, epsilon=epsilon, tau=tau, sensitivity=1.0, random_state=rng)
     out = np.zeros(len(counts))
     out[codes] = values

@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from dpexplore import mechanisms
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
-from dpexplore.publish import ProjectedHistogram, projected
+from dpexplore.publish import ProjectedHistogram, projected, sparse_histogram
 from dpexplore.publish.projected import EmptySyntheticWarning
 from dpexplore.tables import release
 from privacy_audit import LONG, assert_flagged, assert_private, long_audit
@@ -102,34 +102,23 @@ def release_run(data: pd.DataFrame, rng: np.random.Generator) -> tuple[int, str]
 
 
 # ----------------------------------------------------------------------------- broken variants
-def _old_sparse(public_lattice: bool):
-    """The sparse path before the fix, verbatim except for the lattice of the occupied cells:
-    ``public_lattice=False`` is the old code (the hardened grid follows ``counts.size``, the
-    private number of occupied cells); True fixes the lattice and keeps only the other channel.
-    Either way the kept empty cells are τ + Exponential: off every lattice."""
-    def perturb(codes, counts, n_cells, *, epsilon, tau, sensitivity=2.0, random_state=None):
-        codes = np.asarray(codes, dtype=np.int64).ravel()
-        counts = np.asarray(counts, dtype=float).ravel()
-        m = int(n_cells)
-        rng = random_state
-        noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=rng,
-                                   integer=public_lattice)
-        keep = noisy > tau
-        p0 = float(mechanisms.laplace_tail(tau, epsilon=epsilon, sensitivity=sensitivity))
-        n_empty = m - codes.size
-        q_hat = int(rng.binomial(n_empty, p0)) if n_empty > 0 else 0
-        spurious = projected._sample_empty(m, np.sort(codes), q_hat, rng)
-        spurious_values = tau + rng.exponential(sensitivity / epsilon, size=q_hat)
-        all_codes = np.concatenate([codes[keep], spurious])
-        values = np.concatenate([noisy[keep], spurious_values])
-        empty = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(q_hat, dtype=bool)])
-        order = np.argsort(all_codes, kind="stable")
-        return all_codes[order], values[order], empty[order]
-    return perturb
+def _off_lattice_empty_cells(mp) -> None:
+    """The kept empty cells drawn from the textbook law (τ + Exponential: off every lattice)
+    whatever the noise, the occupied ones still on the public lattice: the support channel alone."""
+    law = sparse_histogram._kept_empty_law
+    mp.setattr(sparse_histogram, "_kept_empty_law",
+               lambda tau, epsilon, sensitivity, exact: law(tau, epsilon, sensitivity, False))
+
+
+def _spacing(mp) -> None:
+    """The histogram's lattice from the number of entries noised (:class:`_OccupiedCountLattice`)."""
+    proxy = _OccupiedCountLattice()
+    for module in (projected, sparse_histogram):      # the estimator's checks and the histogram's draws
+        mp.setattr(module, "mechanisms", proxy)
 
 
 class _OccupiedCountLattice:
-    """:mod:`dpexplore.mechanisms` as the projected module sees it, except that the histogram's
+    """:mod:`dpexplore.mechanisms` as the projected histogram sees it, except that the histogram's
     lattice follows the number of entries noised (for the sparse path: the private number of
     occupied cells), with the kept empty cells drawn exactly on that same lattice: the spacing
     channel alone."""
@@ -147,9 +136,10 @@ class _OccupiedCountLattice:
         return mechanisms.hardened_laplace_parameters(**dict(kwargs, integer=False, size=self.size))
 
 
-BROKEN = {"old sparse path": lambda mp: mp.setattr(projected, "perturb_sparse", _old_sparse(False)),
-          "spacing alone": lambda mp: mp.setattr(projected, "mechanisms", _OccupiedCountLattice()),
-          "off-lattice empty cells alone": lambda mp: mp.setattr(projected, "perturb_sparse", _old_sparse(True))}
+# the old sparse path had both channels: the spacing from the occupied count, empty cells τ + Exponential
+BROKEN = {"old sparse path": lambda mp: (_spacing(mp), _off_lattice_empty_cells(mp)),
+          "spacing alone": _spacing,
+          "off-lattice empty cells alone": _off_lattice_empty_cells}
 RUNS = {"estimator histogram_": (estimator_run, N_ESTIMATOR), "tables.release counts_": (release_run, N_RELEASE)}
 
 

@@ -481,9 +481,9 @@ def test_warnings_raised_by_a_fit_point_at_the_line_that_called_it():
     import pandas as pd
 
     from dpexplore.datasets import make_synthetic
-    from dpexplore.exceptions import DpexploreDeprecationWarning, NotDifferentiallyPrivateWarning, PrivacyLeakWarning
+    from dpexplore.exceptions import EmptySyntheticWarning, NotDifferentiallyPrivateWarning, PrivacyLeakWarning
     from dpexplore.models import PrivateGaussianNB, PrivateLogisticRegression, PrivateLRClassifier
-    from dpexplore.publish import PrivPfC
+    from dpexplore.publish import ProjectedHistogram
     from dpexplore.select.stoddard import ClusterSelection
     from dpexplore.select.thesis import IterativeSelector
 
@@ -501,8 +501,9 @@ def test_warnings_raised_by_a_fit_point_at_the_line_that_called_it():
                         lambda: IterativeSelector(k=1, epsilon=1.0, classes=[0, 1], random_state=0).fit(Xb, y)),
         "ClusterSelection": (NotDifferentiallyPrivateWarning,
                              lambda: ClusterSelection(classes=[0, 1], random_state=0).fit(Xb, y)),
-        "deprecated": (DpexploreDeprecationWarning,
-                       lambda: PrivPfC(epsilon=1.0, random_state=0).fit(Xs, ys, schema)),
+        "predicting the class shares": (EmptySyntheticWarning,   # a publisher's, after its ledger closed
+                                        lambda: ProjectedHistogram(epsilon=1e-3, k=1, random_state=0,
+                                                                   schema=schema).fit(Xs, ys)),
     }
     for match, (category, fit) in fits.items():
         with warnings.catch_warnings(record=True) as record:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _event_loop import run_coroutine
 from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.datasets import make_synthetic
@@ -332,7 +333,7 @@ def test_asyncio_tasks_spend_in_the_scopes_they_were_created_in():
             await straggler
         return acc
 
-    acc = asyncio.run(asyncio.wait_for(main(), WAIT))
+    acc = run_coroutine(asyncio.wait_for(main(), WAIT))
     scopes = acc.ledger.set_index("label")["scope"].to_dict()
     assert scopes == {"left": "halves/a", "outsider": "", "created inside a": "halves/a", "right": "halves/b"}
     assert acc.spent == pytest.approx(0.3 + max(0.5 + 0.2, 0.5))

@@ -8,7 +8,6 @@ from sklearn.base import clone
 
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.publish import diffgen as diffgen_module
 from dpexplore.publish.diffgen import DiffGen
 
@@ -148,9 +147,9 @@ def test_bad_data_and_budget():
     assert len(acc.ledger) == 1
 
 
-def test_score_alias_and_flag_checks():
-    with pytest.warns(DpexploreDeprecationWarning, match="'score' was renamed 'utility'"):
-        assert DiffGen(1.0, score="ncp").utility == "ncp"
+def test_flag_checks_and_unknown_parameters():
+    with pytest.raises(TypeError, match="unexpected"):
+        DiffGen(1.0, score="ncp")                          # the utility is ``utility=``
     X, y, schema = toy_data(100)
     acc = BudgetAccountant(2.0)
     with pytest.raises(TypeError, match="reuse_budget"):

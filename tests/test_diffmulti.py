@@ -13,7 +13,6 @@ from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
 from dpexplore.mechanisms import exponential_interval_probabilities
 from dpexplore.publish.diffgen import DiffGen
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.publish.diffmulti import DiffMulti, fair_allocation, private_split_point, split_utilities
 from dpexplore.publish.partition import WeightedRecords
 
@@ -538,16 +537,15 @@ def test_explorer_redraws_when_a_slider_moves():
 
 
 # --------------------------------------------------------------------------- added in review
-def test_score_alias_of_the_issue_is_accepted():
-    with pytest.warns(DpexploreDeprecationWarning, match="'score' was renamed 'utility'"):
-        m = DiffMulti(1.0, h=5, score="ncp")
+def test_utility_parameter_and_unknown_keywords():
+    m = DiffMulti(1.0, h=5, utility="ncp")
     assert m.utility == "ncp" and clone(m).utility == "ncp"
     X, y, schema = toy_data(300)
     assert m.set_params(random_state=0, schema=schema).fit(X, y).epsilon_spent_ == pytest.approx(1.0)
-    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
-        DiffMulti(1.0, utility="dm", score="ncp")
     with pytest.raises(TypeError, match="unexpected"):
         DiffMulti(1.0, depth=3)
+    with pytest.raises(TypeError, match="unexpected"):
+        DiffMulti(1.0, score="ncp")                       # the utility is ``utility=``
 
 
 def _children_counts(child, y, n_children, n_classes=2):

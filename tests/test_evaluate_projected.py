@@ -10,7 +10,6 @@ import pytest
 from dpexplore.domain import Attribute, Schema
 from dpexplore.encode import design_matrix
 from dpexplore.evaluate import projected as evaluation
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.models import PrivateLRClassifier
 from dpexplore.publish.projected import ProjectedHistogram
 
@@ -40,9 +39,6 @@ def test_an_unseen_category_is_not_encoded_as_the_last_one_on_the_explorer_path(
         p_unseen, p_last = model.predict_proba(unseen)[0, 1], model.predict_proba(last)[0, 1]
         assert p_unseen == pytest.approx(on_zero, rel=1e-12)     # the all-zero block
         assert abs(p_unseen - p_last) > 0.05                    # not 'z''s indicator
-    with pytest.warns(DpexploreDeprecationWarning, match="OneVsRestPrivateLR moved to dpexplore.models.logistic"):
-        from dpexplore.widgets.projected import OneVsRestPrivateLR
-    assert OneVsRestPrivateLR is PrivateLRClassifier
 
 
 def test_cross_validated_auc_gives_a_schema_to_estimators_that_have_none(letters):
@@ -71,16 +67,3 @@ def test_auc_sweep_runs_the_library_dp_lr_at_each_epsilon(letters):
     assert dp == manual.sort_values("fold")["auc"].tolist()
     with pytest.raises(ValueError, match="parameter must be"):
         evaluation.auc_sweep(frame, schema, "letters", "theta", [1])
-
-
-def test_the_widget_module_keeps_the_old_names_with_a_warning():
-    import dpexplore.widgets.projected as widget
-    from dpexplore import encode
-
-    for name in ("auc", "NonPrivateLR", "cross_validated_auc", "auc_sweep", "broadcast_reference",
-                 "histogram_table", "survival_table"):
-        with pytest.warns(DpexploreDeprecationWarning, match=f"moved to dpexplore.evaluate.projected.{name}"):
-            assert getattr(widget, name) is getattr(evaluation, name)
-    with pytest.warns(DpexploreDeprecationWarning, match="moved to dpexplore.encode.design_matrix"):
-        assert widget.design_matrix is encode.design_matrix
-    assert widget.__all__ == ["selection_explorer", "survival_explorer", "auc_explorer"]

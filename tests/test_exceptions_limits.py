@@ -39,7 +39,7 @@ def test_every_class_is_defined_in_exceptions_with_its_base():
              "DetachedAccountantError": exceptions.BudgetExceededError, "DegenerateCurveWarning": UserWarning,
              "EmptySyntheticWarning": UserWarning, "NotDifferentiallyPrivateWarning": UserWarning,
              "InputError": ValueError, "HighCardinalityWarning": UserWarning, "FewRecordsWarning": UserWarning,
-             "SyntheticSizeWarning": UserWarning, "DpexploreDeprecationWarning": FutureWarning, "MethodUnavailableError": ImportError}
+             "SyntheticSizeWarning": UserWarning, "MethodUnavailableError": ImportError}
     assert set(exceptions.__all__) == set(bases)
     for name, base in bases.items():
         cls = getattr(exceptions, name)
@@ -51,10 +51,6 @@ def test_a_filter_on_the_new_class_catches_a_warning_raised_through_the_old_path
     from dpexplore.domain import PrivacyLeakWarning
     with pytest.warns(exceptions.PrivacyLeakWarning):
         warnings.warn("leak", PrivacyLeakWarning)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", exceptions.DpexploreDeprecationWarning)
-        with pytest.raises(FutureWarning):   # a FutureWarning: users see it by default
-            warnings.warn("old", exceptions.DpexploreDeprecationWarning)
 
 
 def _documented_constants() -> dict[str, str]:

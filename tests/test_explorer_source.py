@@ -98,7 +98,7 @@ def test_from_source_checks_before_counting(adult):
         raise AssertionError("the source was counted before the arguments were checked")
     src.count_table = no_scan
     with pytest.raises(ValueError, match="shares"):
-        PrivPfCExplorer.from_source(src, (X_te, y_te), shares=(0.5, 0.5, 0.5))
+        PrivPfCExplorer.from_source(src, (X_te, y_te), shares=(0.5, 0.5))
     with pytest.raises(TypeError, match="epsilonn"):
         PrivPfCExplorer.from_source(src, (X_te, y_te), epsilonn=1.0)
     other = sources.pandas(_frame(X_te, y_te, schema), schema.subset(schema.predictors[:3]))

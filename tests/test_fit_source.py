@@ -15,7 +15,7 @@ from dpexplore import sources
 from dpexplore.budget import BudgetAccountant
 from dpexplore.counts import CountTable
 from dpexplore.histogram import LevelCodes
-from dpexplore.publish.base import source_input
+from dpexplore.inputs import source_input
 from dpexplore.publish.privpfc import GridScorer, PrivPfC, run_privpfc
 from _fixtures import TableSource, engine_sources, schema  # noqa: F401 (pytest fixtures)
 from _fixtures import fit_frame as frame  # noqa: F401 (a pytest fixture)
@@ -141,7 +141,7 @@ def test_privpfc_source_bad_input_before_any_spend(frame, schema):
     broken = sources.pandas(frame, schema)
     broken.schema = copy.deepcopy(schema)
     broken.schema["color"].taxonomy = None
-    with pytest.raises(ValueError, match="no taxonomy for 'color'"):
+    with pytest.raises(ValueError, match="attribute 'color' has no taxonomy"):
         PrivPfC(epsilon=1.0, accountant=acc).fit(broken)
     assert acc.spent == 0
 
@@ -457,7 +457,7 @@ def test_region_source_bad_input_before_any_spend(frame, schema, name):
         broken = sources.pandas(frame, schema)
         broken.schema = copy.deepcopy(schema)
         broken.schema[attribute].taxonomy = None
-        with pytest.raises(ValueError, match=f"no taxonomy for '{attribute}'"):
+        with pytest.raises(ValueError, match=f"attribute '{attribute}' has no taxonomy"):
             make(accountant=acc).fit(broken)
     assert acc.spent == 0 and acc.ledger.empty
 

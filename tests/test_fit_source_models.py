@@ -189,7 +189,7 @@ def test_nb_source_bad_input_before_any_spend(frame, schema):
     broken = sources.pandas(frame, schema)
     broken.schema = copy.deepcopy(schema)
     broken.schema["x"].taxonomy = None
-    with pytest.raises(ValueError, match="no taxonomy for 'x'"):
+    with pytest.raises(ValueError, match="attribute 'x' has no taxonomy"):
         PrivateNaiveBayes(accountant=acc).fit(broken)
     with pytest.raises(TypeError, match="PrivateGaussianNB cannot fit a Source"):
         PrivateGaussianNB(accountant=acc).fit(src)
@@ -329,7 +329,7 @@ def test_selector_source_bad_input_before_any_spend(frame, schema):
     broken = sources.pandas(frame, schema)
     broken.schema = copy.deepcopy(schema)
     broken.schema["x"].taxonomy = None
-    with pytest.raises(ValueError, match="no taxonomy for 'x'"):
+    with pytest.raises(ValueError, match="attribute 'x' has no taxonomy"):
         PrivateKSubsetSelector(k=2, accountant=acc).fit(broken)
     for demo in (IterativeSelector(k=2), PrivateThresholdTesting(), ClusterSelection()):
         with pytest.raises(TypeError, match="cannot fit a Source: .*NOT differentially private"):

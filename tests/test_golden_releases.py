@@ -1,9 +1,9 @@
 """Every public release stays the same seed for seed across refactorings.
 
 ``benchmarks/golden_releases.py`` fingerprints about 230 releases (noisy counts, grids, trees,
-ledgers, predictions, synthetic tables, fits from a source, models and selectors) and compares
-them with ``tests/data/golden_releases.json``. It runs in its own interpreter because it
-silences the deprecation warnings that old spellings raise by design.
+ledgers, predictions, synthetic tables, fits from a source, models and selectors) of every
+registered publisher and compares them with ``tests/data/golden_releases.json``. It runs in its
+own interpreter because it silences the warnings that small noisy releases raise by design.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ import pytest
 from sklearn.base import clone
 
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
-from dpexplore.models.histogram import MAX_CELLS, HistogramClassifier, check_grid, generalize
+from dpexplore.limits import DEFAULT_GRID_CELLS
+from dpexplore.models.histogram import HistogramClassifier, check_grid, generalize
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,7 @@ def test_bad_input_gives_clear_errors(table):
     with pytest.warns(PrivacyLeakWarning, match="from_frame"):   # no schema: read from the data, said so
         inferred = HistogramClassifier().fit(X, y)
     assert inferred.n_features_in_ == X.shape[1] and list(inferred.feature_names_in_) == list(X.columns)
-    assert inferred.n_cells_ <= MAX_CELLS
+    assert inferred.n_cells_ <= DEFAULT_GRID_CELLS
     with pytest.raises(ValueError, match="counts must have shape"):
         HistogramClassifier.from_counts(np.zeros((3, 3)), {"age": 2}, schema)
     with pytest.raises(ValueError, match="class"):

@@ -15,8 +15,8 @@ import pytest
 
 from dpexplore import Attribute, Schema, Taxonomy, sources
 from dpexplore.models import Binarizer, HistogramClassifier, PrivateNaiveBayes, SelectThenTrain
-from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
-from dpexplore.publish.privpfc import PrivPfCSelNF
+from dpexplore.publish import PrivPfC
+from dpexplore.registry import all_methods
 from dpexplore.select.thesis import PrivateKSubsetSelector
 from dpexplore.sources import _spark_engine
 from _fixtures import to_spark
@@ -28,13 +28,7 @@ LABELS = {
     "str": (np.array(["no", "yes"], dtype=object), ["no", "yes"]),
 }
 KIND = {"int": "i", "bool": "b", "str": "O"}
-PUBLISHERS = {
-    "PrivPfC": lambda: PrivPfC(epsilon=2.0, random_state=1),
-    "PrivPfCSelNF": lambda: PrivPfCSelNF(epsilon=2.0, random_state=1),
-    "DiffMulti": lambda: DiffMulti(epsilon=2.0, random_state=1),
-    "DiffGen": lambda: DiffGen(epsilon=2.0, random_state=1),
-    "ProjectedHistogram": lambda: ProjectedHistogram(epsilon=2.0, random_state=1),
-}
+PUBLISHERS = {spec.name: spec for spec in all_methods("publisher")}   # each built with its defaults
 MODELS = {   # fitted on the binarised records on the record path, as their fit(source) reproduces
     "HistogramClassifier": lambda: HistogramClassifier(),
     "PrivateNaiveBayes": lambda: PrivateNaiveBayes(epsilon=2.0, random_state=1),
@@ -91,7 +85,7 @@ def assert_labels(values, target: str, where: str) -> None:
 def test_publisher_labels_keep_their_type(method, target, path, request):
     frame, schema = make_table(target)
     X, y = frame[schema.predictors], frame[schema.target]
-    est = PUBLISHERS[method]()
+    est = PUBLISHERS[method].build(epsilon=2.0, random_state=1)
     if path == "records":
         est.set_params(schema=schema).fit(X, y)
     else:
@@ -162,7 +156,7 @@ def test_classes_that_are_not_whole_numbers_stay_text_on_a_numeric_column():
 
 
 @pytest.mark.parametrize("target", list(LABELS))
-@pytest.mark.parametrize("method", ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram", "PrivateNaiveBayes"])
+@pytest.mark.parametrize("method", [spec.name for spec in all_methods(tag="tables")])
 def test_tables_release_estimator_keeps_the_callers_labels(method, target):
     from dpexplore import tables
 

@@ -5,16 +5,14 @@ Imports point one way:
     core ← select ← models ← publish ← registry, conformance ← evaluate ← tables ← plots
          ← widgets ← lab, apps
 
-(``select`` never imports ``models``; ``models`` may import ``select``.) Every import counts,
+(``select`` never imports ``models``; ``models`` may import ``select``; ``plots`` imports the
+core only.) The core has an order of its own, ``CORE_RANK``: a core module imports only core
+modules of a lower rank (``_validation`` at the bottom imports none). Every import counts,
 function-level and ``TYPE_CHECKING`` ones included, so no import hides an upward edge or a
 cycle. A private name (``_name``) is imported only inside its own package, from a private module
 of it (``models/_base.py``, ``tables/_common.py``): a helper shared across modules gets a public
 name in its home. Comments and docstrings cite papers (section, equation, algorithm line) or the
 project's own documents.
-
-Deprecation shims forward an old name to its new home through
-:func:`dpexplore._deprecation.moved`; a shim that points up the map is listed in ``SHIMS`` until
-the old name is removed (dpexplore 0.4).
 """
 from __future__ import annotations
 
@@ -29,17 +27,23 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dpexplore"
 ROOT = PKG.parent
-CORE = {"exceptions", "limits", "_version", "_lazy", "config", "_config", "_deprecation", "_validation",
-        "mechanisms", "sensitivity", "accuracy", "domain", "budget", "histogram", "counts", "encode", "sources", "datasets",
-        "audit", "svt", "composition", "attacks", "svt_audit"}
+#: the core, bottom first: a core module imports only core modules of a lower rank
+CORE_RANK = {
+    "exceptions": 0, "limits": 0, "_version": 0, "_lazy": 0, "config": 0,
+    "_validation": 1,                                              # the parameter checks and messages
+    "sensitivity": 2, "composition": 2, "audit": 2, "attacks": 2, "budget": 2,
+    "mechanisms": 3, "svt_audit": 3,                               # mechanisms spend through budget
+    "accuracy": 4, "svt": 4, "domain": 4,                          # the schema checks lattices
+    "histogram": 5, "datasets": 5,                                 # grids over the schema
+    "counts": 6,
+    "encode": 7, "sources": 7,                                     # count tables, from data or engines
+    "inputs": 8,                                                   # fit/predict inputs, records or sources
+}
+CORE = set(CORE_RANK)
 #: teaching modules that hold algorithms which are NOT private: only the labs and explorers use them
 TEACHING_ONLY = {"dpexplore.svt_audit"}
 RANK = {"core": 0, "select": 1, "models": 2, "publish": 3, "registry": 4, "conformance": 4, "evaluate": 5,
         "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "__init__": 10}
-#: (shim module, module it forwards to): upward forwards allowed until dpexplore 0.4
-SHIMS: set[tuple[str, str]] = {
-    ("dpexplore.publish.privpfc", "dpexplore.evaluate.privpfc"),   # the plot data frames
-}
 
 
 class Edge(NamedTuple):
@@ -47,7 +51,6 @@ class Edge(NamedTuple):
     target: str     # imported module
     name: str       # the imported name ("" for ``import x``)
     where: str      # "dpexplore/models/histogram.py:202"
-    shim: bool      # a forward declared with _deprecation.moved (imported on demand)
 
 
 def _module(path: Path) -> str:
@@ -62,23 +65,6 @@ def _layer(module: str) -> str:
     if len(parts) == 1:
         return "__init__"
     return "core" if parts[1] in CORE else parts[1]
-
-
-def _moved_targets(node: ast.Call) -> Iterator[tuple[str, str]]:
-    """(module, name) pairs of a ``moved(__name__, {"Old": "pkg.mod:New"})`` call; for a mapping
-    built by a comprehension, the modules its string parts name (name "")."""
-    if len(node.args) < 2:
-        return
-    mapping = node.args[1]
-    if isinstance(mapping, ast.Dict):
-        for key, value in zip(mapping.keys, mapping.values):
-            if isinstance(key, ast.Constant) and isinstance(value, ast.Constant) and isinstance(value.value, str):
-                path, _, name = value.value.partition(":")
-                yield path, name or key.value
-        return
-    for part in ast.walk(mapping):
-        if isinstance(part, ast.Constant) and isinstance(part.value, str) and part.value.startswith("dpexplore."):
-            yield part.value.partition(":")[0], ""
 
 
 def _edges() -> list[Edge]:
@@ -99,14 +85,10 @@ def _edges() -> list[Edge]:
                     continue
                 for alias in node.names:
                     sub = f"{target}.{alias.name}"
-                    out.append(Edge(mod, sub if sub in modules else target, alias.name, f"{rel}:{node.lineno}", False))
+                    out.append(Edge(mod, sub if sub in modules else target, alias.name, f"{rel}:{node.lineno}"))
             elif isinstance(node, ast.Import):
-                out += [Edge(mod, a.name, "", f"{rel}:{node.lineno}", False) for a in node.names
+                out += [Edge(mod, a.name, "", f"{rel}:{node.lineno}") for a in node.names
                         if a.name.split(".")[0] == "dpexplore"]
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
-                  and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) == "moved"):
-                out += [Edge(mod, target, name, f"{rel}:{node.lineno}", True)
-                        for target, name in _moved_targets(node) if target.split(".")[0] == "dpexplore"]
     return out
 
 
@@ -115,7 +97,7 @@ EDGES = _edges()
 
 def _describe(e: Edge) -> str:
     what = f"{e.target}.{e.name}" if e.name and not e.target.endswith("." + e.name) else e.target
-    return f"{e.where}: {e.source} → {what}" + (" (deprecation shim: list it in SHIMS)" if e.shim else "")
+    return f"{e.where}: {e.source} → {what}"
 
 
 def test_every_module_has_a_layer():
@@ -125,7 +107,7 @@ def test_every_module_has_a_layer():
 
 def test_imports_point_down():
     bad = [_describe(e) for e in EDGES
-           if e.source != e.target and (e.source, e.target) not in SHIMS
+           if e.source != e.target
            and RANK.get(_layer(e.target), 99) > RANK.get(_layer(e.source), 99)]
     assert not bad, f"{len(bad)} import(s) point up the module map:\n" + "\n".join(bad)
 
@@ -136,23 +118,29 @@ def test_flawed_algorithms_stay_out_of_the_release_paths():
     assert not bad, "only lab/, widgets/ and apps import the NOT-private teaching modules:\n" + "\n".join(bad)
 
 
+def test_the_core_imports_point_down_its_order():
+    bad = [_describe(e) for e in EDGES if _layer(e.source) == _layer(e.target) == "core"
+           and e.source.split(".")[1] != e.target.split(".")[1]
+           and CORE_RANK[e.target.split(".")[1]] >= CORE_RANK[e.source.split(".")[1]]]
+    assert not bad, f"{len(bad)} core import(s) do not point down CORE_RANK:\n" + "\n".join(bad)
+
+
+def test_plots_import_the_core_only():
+    bad = [_describe(e) for e in EDGES if _layer(e.source) == "plots" and _layer(e.target) not in ("core", "plots")]
+    assert not bad, "plots/ draws what it is given and imports the core only:\n" + "\n".join(bad)
+
+
 def test_select_does_not_import_models():
     bad = [_describe(e) for e in EDGES if _layer(e.source) == "select" and _layer(e.target) == "models"]
     assert not bad, "select sits below models:\n" + "\n".join(bad)
-
-
-def test_shims_are_still_shims():
-    """Every SHIMS entry is a live ``moved(...)`` forward (remove entries whose shim is gone)."""
-    live = {(e.source, e.target) for e in EDGES if e.shim}
-    assert SHIMS <= live, f"SHIMS entries without a moved(...) forward: {sorted(SHIMS - live)}"
 
 
 def test_no_import_cycle():
     graph: dict[str, set[str]] = {}
     where: dict[tuple[str, str], str] = {}
     for e in EDGES:
-        # a package importing its own submodule is not a cycle; shims import on demand
-        if e.source != e.target and not e.shim and not e.target.startswith(e.source + "."):
+        # a package importing its own submodule is not a cycle
+        if e.source != e.target and not e.target.startswith(e.source + "."):
             graph.setdefault(e.source, set()).add(e.target)
             where.setdefault((e.source, e.target), e.where)
     index: dict[str, int] = {}
@@ -195,7 +183,7 @@ def test_no_import_cycle():
 def test_private_names_stay_in_their_module():
     bad = []
     for e in EDGES:
-        if e.shim or not e.name.startswith("_") or e.name.startswith("__") or e.source == e.target:
+        if not e.name.startswith("_") or e.name.startswith("__") or e.source == e.target:
             continue
         if e.target.endswith("." + e.name):   # a private module (``from . import _lazy``), not a name
             continue

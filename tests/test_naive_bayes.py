@@ -4,7 +4,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import kstest, laplace as laplace_dist
 from sklearn.naive_bayes import BernoulliNB
@@ -403,38 +402,14 @@ def test_binarizer_in_sklearn_tools_and_arrays():
 
 
 # --------------------------------------------------------------------------- one name for a share of ε
-def test_old_share_names_warn_and_give_the_same_release():
-    """budget_split → shares (PrivateGaussianNB), selection_fraction → selection_share
-    (SelectThenTrain): the old names warn and release exactly what the new ones do."""
+def test_share_parameters_split_epsilon():
+    """``shares`` (PrivateGaussianNB) and ``selection_share`` (SelectThenTrain) divide ε."""
     import pickle
 
-    from sklearn.base import clone
-
-    from dpexplore.exceptions import DpexploreDeprecationWarning
-
     X, y = _binary(n=400, d=4)
-    new = PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), shares=(8, 1, 1), random_state=0).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match="'budget_split' was renamed 'shares'"):
-        old = PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), budget_split=(8, 1, 1), random_state=0)
-    assert old.get_params()["shares"] == (8, 1, 1) and "budget_split" not in old.get_params()
-    old.fit(X, y)
-    for attr in ("theta_", "var_", "class_count_"):
-        np.testing.assert_array_equal(getattr(old, attr), getattr(new, attr))
-    pd.testing.assert_frame_equal(old.ledger_, new.ledger_)
-    with pytest.warns(DpexploreDeprecationWarning, match="budget_split"):
-        assert clone(new).set_params(budget_split=(1, 2, 3)).shares == (1, 2, 3)
-    with pytest.warns(DpexploreDeprecationWarning, match="budget_split"):
-        assert new.budget_split == (8, 1, 1)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(new)).theta_, new.theta_)
-
+    nb = PrivateGaussianNB(classes=[0, 1], bounds=(0, 1), shares=(8, 1, 1), random_state=0).fit(X, y)
+    assert list(nb.ledger_["epsilon"]) == pytest.approx([0.8, 0.1, 0.1])
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(nb)).theta_, nb.theta_)
     pipe = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
                            selection_share=0.25, random_state=0).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match="'selection_fraction' was renamed 'selection_share'"):
-        old_pipe = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), classes=[0, 1], epsilon=1.0,
-                                   selection_fraction=0.25, random_state=0)
-    old_pipe.fit(X, y)
-    assert old_pipe.epsilon_selection_ == pipe.epsilon_selection_ == pytest.approx(0.25)
-    np.testing.assert_array_equal(old_pipe.get_support(), pipe.get_support())
-    np.testing.assert_array_equal(old_pipe.model_.noisy_on_counts_, pipe.model_.noisy_on_counts_)
-    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
-        SelectThenTrain(selection_fraction=0.2, selection_share=0.3)
+    assert pipe.epsilon_selection_ == pytest.approx(0.25) and pipe.epsilon_training_ == pytest.approx(0.75)

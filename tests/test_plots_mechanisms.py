@@ -249,11 +249,14 @@ def test_budget_explorer_bar_sums_to_spent_and_parallel_bins_charged_once(adult)
         BudgetExplorer(frame, schema, category="age")
     with pytest.raises(ValueError, match="nope"):
         BudgetExplorer(frame, schema, numeric="nope")
+    for build in (BudgetExplorer, lambda f, s: ExponentialExplorer(f, s, ["workclass"])):   # one wording
+        with pytest.raises(ValueError, match="frame is empty: at least one row is needed"):
+            build(frame.head(0), schema)
 
 
 # --------------------------------------------------------------------------- rendering
 def test_vegalite_bundle_is_offline_vegalite5_and_renderer_uses_it():
-    from dpexplore.plots.mechanisms import enable_jupyterlab_renderer, vegalite_bundle
+    from dpexplore.plots import enable, vegalite_bundle
 
     acc = BudgetAccountant(1.0)
     acc.spend(0.4, "a")
@@ -266,8 +269,8 @@ def test_vegalite_bundle_is_offline_vegalite5_and_renderer_uses_it():
     previous = alt.renderers.active
     try:
         alt.renderers.enable("default")
-        enable_jupyterlab_renderer()
-        enable_jupyterlab_renderer()  # idempotent
+        enable()
+        enable()  # idempotent
         assert alt.renderers.active == "dpexplore"
         out = chart._repr_mimebundle_()
         out = out[0] if isinstance(out, tuple) else out

@@ -12,7 +12,6 @@ from sklearn.pipeline import Pipeline
 
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.histogram import LevelCodes
 from dpexplore.models.histogram import HistogramClassifier, generalize
 from dpexplore.publish.privpfc import (CONSTANT_SENSITIVITY, GridScorer, PrivPfC, PrivPfCRun, PrivPfCSelNF,
@@ -391,7 +390,7 @@ def test_bad_parameters_fail_before_spending(table, params, error, match):
 
 def test_a_subset_of_the_schema_columns_is_released_on_those_columns_only(table):
     """X may carry some of the schema's predictors (as for every method, see
-    publish.base.check_release_input): the grid then spans exactly X's columns."""
+    inputs.check_release_input): the grid then spans exactly X's columns."""
     schema, X, y = table
     model = PrivPfC(epsilon=1, random_state=0, schema=schema).fit(X.drop(columns="sex"), y)
     assert set(model.grid_) == set(X.columns) - {"sex"}
@@ -617,11 +616,10 @@ def test_synthetic_size_is_capped_before_rows_are_made(table):
         if model.counts_.max() > 2e7:
             break
     # the size rule clamps n̂ to the public cap instead of materialising the noise (tried 30 GiB
-    # before, then refused): never more than max_synthetic_rows rows (or the former max_rows)
-    with pytest.warns(DpexploreDeprecationWarning, match="max_rows"):
-        assert len(model.synthetic(max_rows=5_000)) <= 5_000
-    with pytest.warns(DpexploreDeprecationWarning, match="max_rows"):
-        assert len(model.synthetic(n=10**12, max_rows=1_000)) == 1_000
+    # before, then refused): never more than max_synthetic_rows rows, read when synthetic() runs
+    model.set_params(max_synthetic_rows=5_000)
+    assert len(model.synthetic()) <= 5_000
+    assert len(model.synthetic(n=10**12)) == 5_000
     capped = PrivPfC(epsilon=1e-9, theta=50, random_state=seed, max_synthetic_rows=2_000, schema=schema).fit(X, y)
     assert 1 <= len(capped.synthetic()) <= 2_000
     assert len(capped.synthetic(n=10**12)) == 2_000

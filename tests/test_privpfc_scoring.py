@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.histogram import LevelCodes
 from dpexplore.publish import privpfc, privpfc_scoring
 from dpexplore.publish.privpfc_scoring import (GapScorer, GridScorer, cell_quality, describe_grid, enumerate_grids,
@@ -84,27 +83,10 @@ def test_quality_functions_keep_their_old_home_and_the_modules_do_not_import_eac
     assert out.strip() == "False"
 
 
-def test_the_plot_frames_moved_to_evaluate_and_warn_at_their_old_home():
+def test_the_plot_frames_of_the_evaluation_module():
     from dpexplore.evaluate import privpfc as evaluation
 
-    for name in ("sensitivity_curve", "win_probability_curve", "grid_levels", "compare_counts", "counts_comparison"):
-        assert name not in privpfc.__all__
-        with pytest.warns(DpexploreDeprecationWarning, match=f"moved to dpexplore.evaluate.privpfc.{name}"):
-            assert getattr(privpfc, name) is getattr(evaluation, name)
     curve = evaluation.sensitivity_curve([0.01, 1.0])
     assert list(curve["constant"]) == [1.1, 1.1] and (curve["sensitivity"] <= 1.1).all()
     wins = evaluation.win_probability_curve([0, 5], [0.5, 1.0])
     assert wins.loc[wins.gap == 0, "probability"].tolist() == [0.5, 0.5]
-
-
-def test_error_sweep_split_is_the_old_name_of_shares():
-    from dpexplore.evaluate.privpfc import error_sweep
-
-    frame, schema = load_adult()
-    frame = frame.sample(1200, random_state=2)
-    X_tr, X_te, y_tr, y_te = train_test_split(frame, schema, test_size=0.25, random_state=0)
-    args = (X_tr, y_tr, X_te, y_te, schema, [0.5], 1)
-    new = error_sweep(*args, theta=30, shares=(0.1, 0.3, 0.6), tree=False, selnf=False)
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        old = error_sweep(*args, theta=30, split=(0.1, 0.3, 0.6), tree=False, selnf=False)
-    assert old.equals(new)

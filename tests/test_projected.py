@@ -16,6 +16,7 @@ from dpexplore.exceptions import FewRecordsWarning
 from dpexplore.limits import MIN_SYNTHETIC_ROWS
 from dpexplore.datasets import load_iris, make_synthetic
 from dpexplore.publish import projected as ph
+from dpexplore.publish import sparse_histogram as sh
 from dpexplore.publish.projected import MAX_RECORDS, EmptySyntheticWarning, ProjectedHistogram
 
 
@@ -174,26 +175,26 @@ def test_estimate_gamma_formula():
     (0.27, 9.08, [0.147, 0.168, 0.192, 0.288, 0.558, 0.886]),
 ])
 def test_threshold_and_survival_match_spec(eps, tau, probs):
-    assert ph.threshold(135, eps, 0.5) == pytest.approx(tau, abs=0.005)
-    got = ph.survival_probability(np.array([0, 1, 2, 5, 10, 20]), 135, eps, 0.5, sensitivity=2.0)
+    assert sh.threshold(135, eps, 0.5) == pytest.approx(tau, abs=0.005)
+    got = sh.survival_probability(np.array([0, 1, 2, 5, 10, 20]), 135, eps, 0.5, sensitivity=2.0)
     np.testing.assert_allclose(got, probs, atol=6e-4)
 
 
 def test_survival_large_n_and_empty_cell_floor():
-    assert ph.threshold(40575, 1.0) == pytest.approx(5.31, abs=0.005)
-    got = ph.survival_probability(np.array([0, 1, 2, 5, 10]), 40575, 1.0, 0.5, sensitivity=2.0)
+    assert sh.threshold(40575, 1.0) == pytest.approx(5.31, abs=0.005)
+    got = sh.survival_probability(np.array([0, 1, 2, 5, 10]), 40575, 1.0, 0.5, sensitivity=2.0)
     np.testing.assert_allclose(got, [0.035, 0.058, 0.096, 0.429, 0.952], atol=6e-4)
     for eps in (0.1, 1.0, 10.0):        # ε-independent floor 1/(2 n^{A/Δ})
-        assert ph.survival_probability(0, 135, eps, 0.5, 2.0) == pytest.approx(0.5 * 135 ** -0.25)
-        assert ph.survival_probability(0, 135, eps, 0.5, 1.0) == pytest.approx(0.5 * 135 ** -0.5)
+        assert sh.survival_probability(0, 135, eps, 0.5, 2.0) == pytest.approx(0.5 * 135 ** -0.25)
+        assert sh.survival_probability(0, 135, eps, 0.5, 1.0) == pytest.approx(0.5 * 135 ** -0.5)
 
 
 def test_survival_against_monte_carlo():
     rng = np.random.default_rng(4)
     noise = rng.laplace(0, 2.0, size=400_000)
-    tau = ph.threshold(135, 1.0)
+    tau = sh.threshold(135, 1.0)
     for z in (0, 1, 5):
-        p = ph.survival_probability(z, 135, 1.0, 0.5, 2.0)
+        p = sh.survival_probability(z, 135, 1.0, 0.5, 2.0)
         assert abs(np.mean(z + noise > tau) - p) < 4 * np.sqrt(p * (1 - p) / noise.size)
 
 
@@ -205,10 +206,10 @@ def _simulate(builder, reps, m, counts, eps, tau, delta, seed):
     nz = np.flatnonzero(counts)
     for _ in range(reps):
         if builder == "dense":
-            codes, values = ph.perturb_dense(counts, epsilon=eps, tau=tau, sensitivity=delta, random_state=rng)
+            codes, values = sh.perturb_dense(counts, epsilon=eps, tau=tau, sensitivity=delta, random_state=rng)
             empty = counts[codes] == 0
         else:
-            codes, values, empty = ph.perturb_sparse(nz, counts[nz], m, epsilon=eps, tau=tau,
+            codes, values, empty = sh.perturb_sparse(nz, counts[nz], m, epsilon=eps, tau=tau,
                                                      sensitivity=delta, random_state=rng)
         inclusion[codes] += 1
         sizes.append(codes.size)
@@ -220,15 +221,15 @@ def _simulate(builder, reps, m, counts, eps, tau, delta, seed):
 @pytest.mark.parametrize("small_complement,hardened", [(False, False), (True, False), (False, True)])
 def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement, hardened):
     if small_complement:   # exercise the rejection sampler used for huge domains
-        monkeypatch.setattr(ph, "_DENSE_COMPLEMENT", 0)
+        monkeypatch.setattr(sh, "_DENSE_COMPLEMENT", 0)
     counts = np.array([0, 0, 5, 1, 0, 0, 12, 0, 2, 0, 0, 0], dtype=float)
     m, eps, delta = counts.size, 1.0, 2.0
     reps = 2500 if hardened else 6000          # the exact sampler is slower (integer loops)
-    tau = ph.threshold(30, eps)
+    tau = sh.threshold(30, eps)
     with mechanisms.hardened_noise(hardened):
         inc_d, size_d, mass_d, emp_d = _simulate("dense", reps, m, counts, eps, tau, delta, 10)
         inc_s, size_s, mass_s, emp_s = _simulate("sparse", reps, m, counts, eps, tau, delta, 11)
-    exact = ph.survival_probability(counts, 30, eps, 0.5, delta)
+    exact = sh.survival_probability(counts, 30, eps, 0.5, delta)
     for inc in (inc_d, inc_s):       # per-cell inclusion rates vs eq. (5), 4 sigma
         assert np.all(np.abs(inc - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps) + 1e-12)
     # |S| distributions: two-sample chi-square on the histogram of sizes
@@ -249,7 +250,7 @@ def test_sparse_and_dense_agree_in_distribution(monkeypatch, small_complement, h
     else:          # kept empty cells: τ + Exponential(Δ/ε) in both constructions
         for values in (emp_d, emp_s):
             assert stats.kstest(values - tau, "expon", args=(0, delta / eps)).pvalue > 1e-4
-    assert ph.expected_support(counts, m, 30, eps, 0.5, delta) == pytest.approx(exact.sum())
+    assert sh.expected_support(counts, m, 30, eps, 0.5, delta) == pytest.approx(exact.sum())
     assert abs(size_s.mean() - exact.sum()) < 4 * size_s.std() / np.sqrt(reps)
 
 
@@ -263,14 +264,14 @@ def test_hardened_sparse_lattice_is_public(occupied):
                                                        integer=True)[0]
     codes = np.arange(occupied) * 13
     with mechanisms.hardened_noise():
-        kept, values, empty = ph.perturb_sparse(codes, np.full(occupied, 40), m, epsilon=eps, tau=0.5,
+        kept, values, empty = sh.perturb_sparse(codes, np.full(occupied, 40), m, epsilon=eps, tau=0.5,
                                                 sensitivity=delta, random_state=occupied)
     assert empty.sum() > 100 and (~empty).sum() == occupied        # ½e^{-0.4}·(m - n') empty ones kept
     k = values / g
     assert np.all(k == np.round(k))
     for part in (k[empty], k[~empty]):
         assert np.any(part % 2 == 1) or part.size < 3
-    textbook_kept, textbook_values, textbook_empty = ph.perturb_sparse(
+    textbook_kept, textbook_values, textbook_empty = sh.perturb_sparse(
         codes, np.full(occupied, 40), m, epsilon=eps, tau=0.5, sensitivity=delta, random_state=occupied,
         hardened=False)
     assert not np.all(textbook_values[textbook_empty] / g == np.round(textbook_values[textbook_empty] / g))
@@ -279,23 +280,23 @@ def test_hardened_sparse_lattice_is_public(occupied):
 def test_perturb_checks_counts_are_integers():
     for bad in ([1.5, 2.0], [-1, 2], [np.nan, 1]):
         with pytest.raises(ValueError, match="non-negative integers"):
-            ph.perturb_sparse([0, 1], bad, 10, epsilon=1.0, tau=1.0)
+            sh.perturb_sparse([0, 1], bad, 10, epsilon=1.0, tau=1.0)
         with pytest.raises(ValueError, match="non-negative integers"):
-            ph.perturb_dense(bad, epsilon=1.0, tau=1.0)
+            sh.perturb_dense(bad, epsilon=1.0, tau=1.0)
 
 
 def test_sparse_large_domain_is_cheap_and_valid():
     m = 10 ** 15
     occupied = np.array([3, 10 ** 12, 10 ** 15 - 1])
     tau = np.log(0.5 * (m - 3) / 1000)         # P(L > τ) = ½e^{-τ} with Laplace(1): 1000 expected
-    codes, values, empty = ph.perturb_sparse(occupied, [50, 50, 50], m, epsilon=1.0, tau=tau,
+    codes, values, empty = sh.perturb_sparse(occupied, [50, 50, 50], m, epsilon=1.0, tau=tau,
                                              sensitivity=1.0, random_state=0)
     assert np.unique(codes).size == codes.size and codes.max() < m and np.all(np.diff(codes) > 0)
     assert np.all(values > tau)
     assert abs(empty.sum() - 1000) < 4 * np.sqrt(1000)
     assert not np.isin(codes[empty], occupied).any()
     with pytest.raises(ValueError, match="distinct"):
-        ph.perturb_sparse([1, 1], [2, 3], 10, epsilon=1.0, tau=1.0)
+        sh.perturb_sparse([1, 1], [2, 3], 10, epsilon=1.0, tau=1.0)
 
 
 # ----------------------------------------------------------------------------- the estimator
@@ -505,7 +506,7 @@ def test_unseen_public_levels_can_be_released():
         d_rows = hist[hist["cat_0"] == "d"]
         assert d_rows["was_empty"].all() and (d_rows["true_count"] == 0).all()
         hits += len(d_rows)
-        expected += 2 * ph.survival_probability(0, model.n_hat_, model.epsilon_split_["histogram"], 0.5, 2.0)
+        expected += 2 * sh.survival_probability(0, model.n_hat_, model.epsilon_split_["histogram"], 0.5, 2.0)
     assert hits > 0
     assert abs(hits - expected) < 4 * np.sqrt(expected)
 

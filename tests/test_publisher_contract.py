@@ -1,13 +1,10 @@
 """The publisher contract (dpexplore.publish.base.Publisher), for every publishing method.
 
 Every parameter, the public ``schema`` included, is a constructor argument; ``fit(X, y)`` and
-``fit(source)``; one ``synthetic(*, n, random_state, values)``. The former spellings (the schema as
-a third ``fit`` argument, positional ``synthetic`` arguments, renamed parameters, old pickles)
-keep working for now with a DpexploreDeprecationWarning and give the same release, seed for seed.
+``fit(source)``; one ``synthetic(*, n, random_state, values)``; the fit's steps in the base's
+order. Every registered publisher gets these tests (``dpexplore.registry``).
 """
 from __future__ import annotations
-
-import pickle
 
 import numpy as np
 import pandas as pd
@@ -18,20 +15,13 @@ from dpexplore import sources
 from dpexplore.budget import BudgetAccountant
 from dpexplore.counts import CountTable
 from dpexplore.datasets import make_synthetic
-from dpexplore.exceptions import DpexploreDeprecationWarning
-from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
+from dpexplore.publish import PrivPfC, ProjectedHistogram
 from dpexplore.publish.base import Publisher
-from dpexplore.publish.partition import TaxonomyNavigator
-from dpexplore.publish.privpfc import GridScorer, PrivPfCSelNF, run_privpfc
+from dpexplore.publish.privpfc import GridScorer, run_privpfc
+from dpexplore.registry import all_methods
 
-# small, fast parameters per method
-METHODS = {
-    "PrivPfC": (PrivPfC, {"theta": 40}),
-    "PrivPfCSelNF": (PrivPfCSelNF, {"theta": 40}),
-    "DiffMulti": (DiffMulti, {"h": 12}),
-    "DiffGen": (DiffGen, {"steps": 3}),
-    "ProjectedHistogram": (ProjectedHistogram, {"k": 2}),
-}
+# every registered publisher, with its small, fast parameters (MethodSpec.test_params)
+METHODS = {spec.name: (spec.load(), dict(spec.test_params)) for spec in all_methods("publisher")}
 pytestmark = pytest.mark.filterwarnings("ignore:noise-free grid selection")   # PrivPfCSelNF says so
 
 
@@ -77,21 +67,32 @@ def test_every_publisher_is_a_publisher_with_a_schema_parameter(name):
     cls, _ = METHODS[name]
     assert issubclass(cls, Publisher)
     assert cls().get_params()["schema"] is None
-    assert cls().synthetic_values[0] == {"PrivPfC": "generalized", "PrivPfCSelNF": "generalized",
-                                         "ProjectedHistogram": "representative"}.get(name, "sampled")
+    assert cls.synthetic_values and all(isinstance(v, str) for v in cls.synthetic_values)
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_old_fit_form_warns_and_gives_the_same_release(name, table):
+def test_fit_runs_the_bases_steps_in_their_order(name, table, monkeypatch):
+    """fit is the base's template: schema_ and classes_ are set and nothing is spent when the
+    method's release starts; it runs on (1 - marginal_share)·ε; the marginals come after it."""
     X, y, schema = table
     cls, params = METHODS[name]
-    new = release(cls(epsilon=1.0, random_state=4, schema=schema, **params).fit(X, y), X)
-    for call in ("positional", "keyword"):
-        old = cls(epsilon=1.0, random_state=4, **params)
-        with pytest.warns(DpexploreDeprecationWarning, match="pass schema to the constructor"):
-            old.fit(X, y, schema) if call == "positional" else old.fit(X, y, schema=schema)
-        assert old.schema is None                                  # the parameter is not mutated
-        assert_same_release(release(old, X), new)
+    assert not [k for k in cls.__mro__ if k is not Publisher and issubclass(k, Publisher) and "fit" in vars(k)]
+    seen, own_release = [], cls._release
+
+    def spy(self, data, accountant, rng, epsilon):
+        seen.append((self.schema_, list(self.classes_), epsilon, len(self.ledger_)))
+        return own_release(self, data, accountant, rng, epsilon)
+
+    monkeypatch.setattr(cls, "_release", spy)
+    est = cls(epsilon=1.0, random_state=0, schema=schema, marginal_share=0.2, **params).fit(X, y)
+    (seen_schema, seen_classes, epsilon, spent), = seen
+    assert seen_schema is est.schema_ and seen_classes == list(est.classes_) == list(schema.classes)
+    assert epsilon == pytest.approx(0.8) and spent == 0
+    ledger = est.ledger_
+    marginal = ledger["label"].str.startswith("marginal: ").to_numpy()
+    assert marginal[np.argmax(marginal):].all() or not marginal.any()        # the marginals come last
+    assert ledger.loc[~marginal, "charged"].sum() <= 0.8 + 1e-9
+    assert est.epsilon_spent_ <= 1.0 + 1e-9
 
 
 @pytest.mark.parametrize("name", METHODS)
@@ -109,36 +110,10 @@ def test_schema_is_a_parameter(name, table):
 
 
 @pytest.mark.parametrize("name", METHODS)
-def test_two_different_schemas_fail_before_any_spend(name, table):
-    X, y, schema = table
-    cls, params = METHODS[name]
-    acc = BudgetAccountant(5.0)
-    est = cls(epsilon=1.0, accountant=acc, schema=schema, **params)
-    with pytest.raises(ValueError, match="different schema"), pytest.warns(DpexploreDeprecationWarning):
-        est.fit(X, y, schema.subset(schema.predictors[:2]))
-    assert acc.spent == 0 and acc.ledger.empty
-    with pytest.warns(DpexploreDeprecationWarning):            # the same schema twice is fine
-        est.fit(X, y, schema)
-
-
-FORMER_POSITIONAL = {   # each class's former synthetic() order, and the keywords it meant
-    "PrivPfC": ((0, "sampled"), {"random_state": 0, "values": "sampled"}),
-    "PrivPfCSelNF": ((0,), {"random_state": 0}),
-    "DiffMulti": (("generalized", 0, 30), {"values": "generalized", "random_state": 0, "n": 30}),
-    "DiffGen": (("sampled", 0), {"values": "sampled", "random_state": 0}),
-    "ProjectedHistogram": ((0, 30), {"random_state": 0, "n": 30}),
-}
-
-
-@pytest.mark.parametrize("name", METHODS)
-def test_synthetic_takes_keywords_and_positional_calls_warn(name, table):
+def test_synthetic_takes_keywords_only(name, table):
     X, y, schema = table
     cls, params = METHODS[name]
     est = cls(epsilon=1.0, random_state=2, schema=schema, **params).fit(X, y)
-    args, kwargs = FORMER_POSITIONAL[name]
-    with pytest.warns(DpexploreDeprecationWarning, match="positional"):
-        old = est.synthetic(*args)
-    pd.testing.assert_frame_equal(old, est.synthetic(**kwargs))
     for values in est.synthetic_values:
         frame = est.synthetic(random_state=1, n=25, values=values)
         assert list(frame.columns) == schema.predictors + [schema.target] and len(frame) == 25
@@ -148,8 +123,8 @@ def test_synthetic_takes_keywords_and_positional_calls_warn(name, table):
         est.synthetic(values="raw")
     with pytest.raises(TypeError, match="unexpected keyword"):
         est.synthetic(rows=10)
-    with pytest.raises(TypeError, match="keyword arguments only"):
-        est.synthetic(0, "sampled", False, None, 10, 11)
+    with pytest.raises(TypeError, match="positional"):
+        est.synthetic(0)
 
 
 def test_projected_generalized_values_are_the_bin_labels(table):
@@ -169,55 +144,6 @@ def test_projected_generalized_values_are_the_bin_labels(table):
     pd.testing.assert_series_equal(gen[schema.target], rep[schema.target])
 
 
-def test_privpfc_former_synthetic_keywords(table):
-    X, y, schema = table
-    est = PrivPfC(epsilon=1.0, theta=40, random_state=0, schema=schema).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match="weighted_table"):
-        weighted = est.synthetic(weighted=True)
-    pd.testing.assert_frame_equal(weighted, est.weighted_table())
-    assert weighted["weight"].sum() == np.rint(np.clip(est.counts_, 0, None)).sum()
-    with pytest.warns(DpexploreDeprecationWarning, match="max_rows"):
-        capped = est.synthetic(random_state=0, n=10**9, max_rows=50)
-    assert len(capped) == 50
-    with pytest.warns(DpexploreDeprecationWarning), pytest.raises(ValueError, match="generalized"):
-        est.synthetic(values="sampled", weighted=True)
-
-
-RENAMED = {   # old spelling → new spelling of the same parameter
-    "PrivPfC": ({"split": (0.1, 0.3, 0.6)}, {"shares": (0.1, 0.3, 0.6)}),
-    "PrivPfCSelNF": ({"split": (0.1, 0.3, 0.6)}, {"shares": (0.1, 0.3, 0.6)}),
-    "DiffMulti": ({"score": "ncp"}, {"utility": "ncp"}),
-    "DiffGen": ({"score": "ncp"}, {"utility": "ncp"}),
-}
-
-
-@pytest.mark.parametrize("name", RENAMED)
-def test_every_old_parameter_spelling_warns_and_gives_the_same_release(name, table):
-    X, y, schema = table
-    cls, params = METHODS[name]
-    (old_name, value), = RENAMED[name][0].items()
-    (new_name, _), = RENAMED[name][1].items()
-    new = cls(epsilon=1.0, random_state=6, schema=schema, **params, **RENAMED[name][1]).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match=f"'{old_name}' was renamed '{new_name}'"):
-        old = cls(epsilon=1.0, random_state=6, schema=schema, **params, **RENAMED[name][0])
-    assert old_name not in old.get_params() and old.get_params()[new_name] == value
-    assert_same_release(release(old.fit(X, y), X), release(new, X))
-    with pytest.warns(DpexploreDeprecationWarning):
-        via_set_params = cls(epsilon=1.0, random_state=6, schema=schema, **params).set_params(**RENAMED[name][0])
-    assert via_set_params.get_params()[new_name] == value
-    if old_name != "score":        # est.score is scikit-learn's accuracy method, never the parameter
-        with pytest.warns(DpexploreDeprecationWarning):
-            assert getattr(new, old_name) == value
-
-
-def test_run_privpfc_split_keyword(table):
-    X, y, schema = table
-    scorer = GridScorer.from_table(CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y)))
-    new = run_privpfc(scorer, epsilon=1.0, theta=30, shares=(0.2, 0.3, 0.5), random_state=1)
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        old = run_privpfc(scorer, epsilon=1.0, theta=30, split=(0.2, 0.3, 0.5), random_state=1)
-    assert old.epsilons == new.epsilons and old.index == new.index
-    np.testing.assert_array_equal(old.noisy_counts, new.noisy_counts)
 
 
 @pytest.mark.parametrize("name", METHODS)
@@ -233,34 +159,3 @@ def test_fit_source_equals_fit_records(name):
         a, b = release(from_source, X), release(records, X)
         # from a source the labels follow its target column's type: the same as y's here
         assert_same_release(a, b)
-
-
-def test_old_pickles_load(table):
-    """A pickle made before the redesign: PrivPfC with ``split`` and no ``schema``; DiffMulti
-    whose taxonomy navigators were ``dpexplore.publish.diffmulti._CatNav``."""
-    X, y, schema = table
-    pfc = PrivPfC(epsilon=1.0, theta=40, random_state=0, schema=schema).fit(X, y)
-    state = dict(pfc.__dict__)
-    state["split"] = state.pop("shares")
-    del state["schema"]
-    old = PrivPfC.__new__(PrivPfC)
-    old.__dict__.update(state)                                  # as the former class pickled itself
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        back = pickle.loads(pickle.dumps(old))
-    assert back.shares == pfc.shares and back.schema is None and "split" not in back.__dict__
-    np.testing.assert_array_equal(back.predict(X), pfc.predict(X))
-    pd.testing.assert_frame_equal(back.synthetic(random_state=0), pfc.synthetic(random_state=0))
-
-    dm = DiffMulti(epsilon=1.0, h=12, random_state=0, schema=schema).fit(X, y)
-    assert all(type(nav) is TaxonomyNavigator for nav in dm._nav.values())
-    dm_state = dict(dm.__dict__)
-    del dm_state["schema"]
-    legacy = DiffMulti.__new__(DiffMulti)
-    legacy.__dict__.update(dm_state)
-    blob = pickle.dumps(legacy, protocol=2)                     # GLOBAL opcodes: "module\nname\n"
-    blob = blob.replace(b"cdpexplore.publish.partition\nTaxonomyNavigator\n", b"cdpexplore.publish.diffmulti\n_CatNav\n")
-    assert b"_CatNav" in blob
-    loaded = pickle.loads(blob)
-    assert loaded.schema is None
-    np.testing.assert_array_equal(loaded.predict(X), dm.predict(X))
-    pd.testing.assert_frame_equal(loaded.partitions_, dm.partitions_)

@@ -68,5 +68,5 @@ def test_readme_methods_table_is_the_registrys():
 
     found = re.search(r"<!-- methods-table -->\n(.*?)<!-- /methods-table -->", README, re.S)
     assert found, "README.md lacks the <!-- methods-table --> block"
-    assert found.group(1) == markdown_table(), "README.md's methods table is out of date: paste " \
-        "`python -m dpexplore.registry --markdown`"
+    assert found.group(1) == markdown_table(), "README.md's methods table is out of date: run " \
+        "`python -m dpexplore.registry --write`"

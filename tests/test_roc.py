@@ -371,20 +371,11 @@ def test_missing_labels_are_refused_with_the_shared_rule():
         private_roc_curve(y, s, classes=CL, epsilon=1.0)
 
 
-def test_threshold_fraction_is_the_old_name_of_threshold_share():
-    from dpexplore.exceptions import DpexploreDeprecationWarning
-
+def test_threshold_share_is_the_share_of_epsilon_for_the_thresholds():
     y, s = _scores(200)
-    new = private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_share=0.3, random_state=0)
-    with pytest.warns(DpexploreDeprecationWarning, match="'threshold_fraction' was renamed 'threshold_share'"):
-        old = private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=0.3, random_state=0)
-    pd.testing.assert_frame_equal(old, new)
-    pd.testing.assert_frame_equal(old.attrs["ledger"], new.attrs["ledger"])
-    ledger = new.attrs["ledger"]
+    ledger = private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_share=0.3, random_state=0).attrs["ledger"]
     spent_on_thresholds = ledger.loc[ledger["label"].str.startswith("thresholds"), "epsilon"]
     assert spent_on_thresholds.sum() == pytest.approx(0.3)      # the k levels share 0.3·ε
-    with pytest.raises(TypeError, match="not both"), pytest.warns(DpexploreDeprecationWarning):
-        private_roc_curve(y, s, classes=CL, epsilon=1.0, threshold_fraction=0.3, threshold_share=0.2)
 
 
 def test_one_class_and_bad_epsilon_and_bad_options_are_rejected():

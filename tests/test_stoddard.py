@@ -550,20 +550,34 @@ def test_fit_scores_checks_before_it_spends_and_forgets_the_last_fit():
     assert sel.transform(np.ones((2, 5))).shape == (2, 2)
 
 
-def test_threshold_fraction_is_the_old_name_of_threshold_share():
-    from dpexplore.exceptions import DpexploreDeprecationWarning
-
+def test_threshold_share_is_the_share_of_epsilon_for_the_threshold():
     X, y = _sparse_data(n=300, d=20)
     new = SparseVectorSelector(threshold=30, cutoff=3, threshold_share=0.4, random_state=0).fit(X, y)
-    with pytest.warns(DpexploreDeprecationWarning, match="'threshold_fraction' was renamed 'threshold_share'"):
-        old = SparseVectorSelector(threshold=30, cutoff=3, threshold_fraction=0.4, random_state=0).fit(X, y)
-    np.testing.assert_array_equal(old.get_support(), new.get_support())
     assert list(new.ledger_["epsilon"]) == pytest.approx([0.2, 0.3])
-    assert "threshold_fraction" not in new.get_params() and new.get_params()["threshold_share"] == 0.4
-    q = total_count(X).astype(float)
-    expected = sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_share=0.4, random_state=1)
-    with pytest.warns(DpexploreDeprecationWarning, match="threshold_fraction"):
-        np.testing.assert_array_equal(
-            sparse_vector(q, 30, epsilon=0.5, cutoff=3, threshold_fraction=0.4, random_state=1), expected)
+    assert new.get_params()["threshold_share"] == 0.4
     with pytest.raises(ValueError, match="threshold_share"):
         SparseVectorSelector(threshold_share=1.0).fit(X, y)
+
+
+def test_exact_support_is_each_selectors_rule_without_noise():
+    """The teaching view of the exact selection is the selector's own rule (ties included: SP keeps
+    TC > τ, the sparse vector and PTT compare with ≥), checked as fit_scores, spending nothing."""
+    q = np.array([5.0, 3.0, 5.0, 7.0, 1.0])
+    acc = BudgetAccountant(1.0)
+    cases = [(ScorePerturbationSelector(threshold=5.0, accountant=acc), [3]),
+             (ScorePerturbationSelector(k=2, accountant=acc), [0, 3]),
+             (ExponentialTopKSelector(k=2, accountant=acc), [0, 3]),
+             (SparseVectorSelector(threshold=5.0, cutoff=1, accountant=acc), [0]),
+             (SparseVectorSelector(threshold=5.0, cutoff=2, accountant=acc), [0, 2]),
+             (PrivateThresholdTesting(threshold=5.0), [0, 2, 3])]
+    for selector, kept in cases:
+        assert np.flatnonzero(selector.exact_support(q)).tolist() == kept, selector
+        assert not hasattr(selector, "support_")
+    assert acc.ledger.empty
+    # the mechanism approaches its rule as ε grows (here without ties)
+    far = np.array([50.0, 10.0, 70.0, 30.0])
+    for selector in (ScorePerturbationSelector(threshold=40.0, epsilon=1e6, random_state=0),
+                     SparseVectorSelector(threshold=40.0, cutoff=1, epsilon=1e6, random_state=0)):
+        np.testing.assert_array_equal(selector.fit_scores(far).get_support(), selector.exact_support(far))
+    with pytest.raises(ValueError, match="exactly one of threshold"):
+        ScorePerturbationSelector().exact_support(q)

@@ -271,7 +271,7 @@ TINY = textwrap.dedent("""
     X, y, schema = messy(300)
     out = {{}}
     for name, (cls, params) in PUBLISHERS.items():
-        model = cls(**params, epsilon=1e-9, random_state=0, max_synthetic_rows=5000).fit(X, y, schema)
+        model = cls(**params, epsilon=1e-9, random_state=0, max_synthetic_rows=5000, schema=schema).fit(X, y)
         out[name] = [len(model.synthetic(random_state=0)), len(model.synthetic(random_state=0, n=10**12))]
     print(json.dumps(out))
 """)

@@ -217,18 +217,16 @@ def test_every_declared_column_and_how_it_was_produced(messy, method):
     assert res.ledger["charged"].sum() <= 1.0 + 1e-9
 
 
-def test_methods_are_the_registrys_and_display_names_still_work_with_a_warning(messy):
-    from dpexplore.exceptions import DpexploreDeprecationWarning
+def test_methods_are_the_registrys_and_named_by_class(messy):
     from dpexplore.registry import all_methods
 
     assert list(tables.METHODS) == [s.name for s in all_methods(tag="tables")]
-    assert PUBLISHERS == ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"]
+    assert PUBLISHERS == [s.name for s in all_methods("publisher", tag="tables")]
     schema, enc, _ = built(messy)
     new = tables.release(enc, schema, "ProjectedHistogram", 1.0, random_state=2, progress=False)
-    with pytest.warns(DpexploreDeprecationWarning, match="'ProjectedHistogram'.*0.4"):
-        old = tables.release(enc, schema, "Projected histogram", 1.0, random_state=2, progress=False)
-    assert old.method == new.method == "ProjectedHistogram"
-    pd.testing.assert_frame_equal(old.synthetic, new.synthetic)    # the same release, seed for seed
+    assert new.method == "ProjectedHistogram"
+    with pytest.raises(InputError, match="unknown method 'Projected histogram'"):
+        tables.method_name("Projected histogram")             # a display name is not a method name
     assert tables.method_name("DiffGen") == "DiffGen"
     with pytest.raises(InputError, match="unknown method 'Naive Bayes'.*PrivateNaiveBayes"):
         tables.method_name("Naive Bayes")
@@ -422,7 +420,6 @@ def test_values_in_no_group_are_named_by_check_table_only(messy):
 def test_app_dropdown_reads_the_registry_and_releases_a_model(messy, tmp_path):
     import html
 
-    from dpexplore.exceptions import DpexploreDeprecationWarning
     from dpexplore.widgets.your_data import YourDataApp
 
     app = YourDataApp(random_state=0, method="PrivateNaiveBayes", export_dir=tmp_path / "out")
@@ -438,8 +435,6 @@ def test_app_dropdown_reads_the_registry_and_releases_a_model(messy, tmp_path):
     res = app.release()
     assert res is not None and res.released == "model" and len(res.synthetic) == 0
     assert "a model (no synthetic table)" in html.unescape(app.messages.value)
-    with pytest.warns(DpexploreDeprecationWarning):
-        assert YourDataApp(random_state=0, method="Projected histogram").method.value == "ProjectedHistogram"
 
 
 # ----------------------------------------------------------------------------- shape next to accuracy

@@ -12,6 +12,7 @@ import pytest
 
 from dpexplore import tables
 from dpexplore.datasets import load_adult, make_messy_table
+from dpexplore.registry import all_methods
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy
 from dpexplore.tables import FewRecordsWarning, InputError
 from dpexplore.tables.draft import schema_leaks
@@ -196,17 +197,20 @@ def test_synthetic_floats_are_written_with_the_digits_of_their_resolution(messy)
 
 
 # ----------------------------------------------------------------------------- predict-time domain
+PUBLISHERS = [spec.name for spec in all_methods("publisher", tag="tables")]
+
+
 @pytest.fixture(scope="module")
 def adult_releases():
     frame, schema = load_adult()
     out = {}
-    for method in ("PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"):
+    for method in PUBLISHERS:
         out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
                                      evaluate=False).estimator
     return frame[schema.predictors].iloc[2000:2010].reset_index(drop=True), schema, out
 
 
-@pytest.mark.parametrize("method", ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
+@pytest.mark.parametrize("method", PUBLISHERS)
 def test_predict_clips_numbers_and_refuses_unknown_categories_for_every_publisher(adult_releases, method):
     X, schema, releases = adult_releases
     est = releases[method]
@@ -255,7 +259,7 @@ def test_synthetic_size_warns_on_the_high_side_from_public_figures_only():
     deviations of its noise, from ε) is wider than half of it, or a count above the public cap,
     warns; the inputs are the released count, its public noise and the public cap."""
     from dpexplore.exceptions import SyntheticSizeWarning
-    from dpexplore.publish.base import count_noise_sd, synthetic_size
+    from dpexplore.publish.complete import count_noise_sd, synthetic_size
     assert count_noise_sd(0.5) == pytest.approx(2 ** 0.5 / 0.5) and count_noise_sd(0.0) == 0.0
     assert count_noise_sd(1.0, n_counts=8) == pytest.approx(4.0)
     size, caught = _caught(lambda: synthetic_size(5000.4, noise_sd=1000))           # ± 2000 < 2500: quiet
@@ -271,20 +275,20 @@ def test_synthetic_size_warns_on_the_high_side_from_public_figures_only():
     assert size == 500 and caught == []
 
 
-@pytest.mark.parametrize("method", ["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
+@pytest.mark.parametrize("method", PUBLISHERS)
 def test_every_publisher_passes_its_public_count_noise_to_the_size_rule(method, monkeypatch):
     import importlib
-    from dpexplore.publish.base import count_noise_sd
-    module = importlib.import_module({"PrivPfC": "dpexplore.publish.privpfc", "ProjectedHistogram":
-                                      "dpexplore.publish.projected"}.get(method, "dpexplore.publish.partition"))
+    from dpexplore.publish.complete import count_noise_sd
+    frame, schema = load_adult()
+    est = tables.METHODS[method].build(schema, epsilon=0.5, random_state=0)
+    module = importlib.import_module(type(est)._synthetic.__module__)      # where its size rule is called
     seen = []
     rule = module.synthetic_size
     monkeypatch.setattr(module, "synthetic_size", lambda *a, **kw: seen.append(kw["noise_sd"]) or rule(*a, **kw))
-    frame, schema = load_adult()
-    est = tables.METHODS[method].build(schema, epsilon=0.5, random_state=0)
     est.fit(*schema.split(frame.iloc[:3000]))
     est.synthetic(random_state=0, n=10)
-    released = (count_noise_sd(est.leaf_epsilon_, np.size(est.noisy_counts_)) if method.startswith("Diff")
+    # the total is a sum of noisy leaf counts (regions) or one noisy record count (the others)
+    released = (count_noise_sd(est.leaf_epsilon_, np.size(est.noisy_counts_)) if hasattr(est, "leaf_epsilon_")
                 else count_noise_sd(est.epsilon_split_["record count"]))
     assert seen == [released] and released > 0
 

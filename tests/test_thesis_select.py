@@ -353,12 +353,12 @@ def test_fit_scores_on_the_true_scores_gives_the_fit(score, mechanism):
     assert acc.ledger.empty
 
 
-def test_the_explorer_draws_what_the_hand_written_selection_drew():
-    """FeatureSelectionNBExplorer runs PrivateKSubsetSelector.fit_scores then PrivateNaiveBayes on
-    one accountant and one Generator: the same subset, NB and accuracy as the former inline
-    k-subset EM + NB, only the selection's ledger label is the selector's."""
-    from dpexplore.mechanisms import exponential_subset
+def test_the_explorer_run_is_select_then_train():
+    """FeatureSelectionNBExplorer's private run is one SelectThenTrain fit (k-subset selection, then
+    DP-NB on the chosen features): the same subset, NB, accuracy and ledger for the same Generator;
+    its teaching view (the exact inclusion probabilities) is the fitted selector's."""
     from dpexplore.models.naive_bayes import PrivateNaiveBayes
+    from dpexplore.models.pipeline import SelectThenTrain
     from dpexplore.widgets.thesis import FeatureSelectionNBExplorer
 
     X, y = _data(n=600, d=8)
@@ -368,17 +368,16 @@ def test_the_explorer_draws_what_the_hand_written_selection_drew():
         ex.score.value = score
         ex.rng = np.random.default_rng(5)
         state = ex.state()
-        rng = np.random.default_rng(5)
-        acc = BudgetAccountant(ex.epsilon.value)
-        e_sel, e_nb = acc.split([ex.split.value, 1 - ex.split.value])
-        q, k = ex.scores[score], ex.k.value
-        dq = thesis.score_sensitivity(score, 300)
-        e_sel = acc.spend(e_sel, f"k-subset selection ({score})")
-        chosen = exponential_subset(q, k, epsilon=e_sel, sensitivity=k * dq, random_state=rng)
-        nb = PrivateNaiveBayes(e_nb, clamp_quantile=ex.clamp.value, accountant=acc, classes=[0, 1],
-                               random_state=rng).fit(ex.Xtr[:, chosen], ex.ytr)
-        np.testing.assert_array_equal(state["chosen"], chosen)
-        assert state["accuracy"] == nb.score(ex.Xte[:, chosen], ex.yte)
-        np.testing.assert_array_equal(state["nb"].noisy_on_counts_, nb.noisy_on_counts_)
-        assert list(state["ledger"]["charged"]) == list(acc.ledger["charged"])
+        k = ex.k.value
+        pipe = SelectThenTrain(PrivateKSubsetSelector(k, feature_score=score, n_min=300),
+                               PrivateNaiveBayes(clamp_quantile=ex.clamp.value), epsilon=ex.epsilon.value,
+                               selection_share=ex.split.value, classes=[0, 1],
+                               random_state=np.random.default_rng(5)).fit(ex.Xtr, ex.ytr)
+        np.testing.assert_array_equal(state["chosen"], pipe.get_support(indices=True))
+        assert state["accuracy"] == pipe.score(ex.Xte, ex.yte)
+        np.testing.assert_array_equal(state["nb"].noisy_on_counts_, pipe.model_.noisy_on_counts_)
+        assert list(state["ledger"]["charged"]) == list(pipe.ledger_["charged"])
         assert state["ledger"]["label"].iloc[0] == f"feature selection: k-subset EM ({score} score, k={k})"
+        probe = PrivateKSubsetSelector(k, pipe.epsilon_selection_, feature_score=score, n_min=300, classes=[0, 1])
+        np.testing.assert_allclose(state["probability"], probe.inclusion_probabilities(ex.Xtr, ex.ytr), rtol=1e-12)
+

@@ -10,7 +10,6 @@ kernel and no browser; ``benchmarks/voila_first_kernel.py`` measures it on real 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import time
 
 import zmq
@@ -18,6 +17,7 @@ import zmq.asyncio
 from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.session import Session
 
+from _event_loop import run_coroutine
 
 
 def _fix():
@@ -25,13 +25,6 @@ def _fix():
     from dpexplore.apps import apply_rearm_patch
 
     return apply_rearm_patch
-
-
-def _run(coroutine):
-    """``asyncio.run`` in a thread of its own: the browser tests' Playwright keeps an event loop
-    running in the main thread for the whole session."""
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 async def _reply_is_delivered() -> bool:
@@ -67,14 +60,14 @@ def test_raw_send_on_the_shadow_strands_the_reply(monkeypatch):
     If this starts failing, jupyter_client no longer drains the wake-up and the workaround can go."""
     monkeypatch.setattr(Session, "send", getattr(Session.send, "__wrapped__", Session.send))
     monkeypatch.setattr(Session, "send_raw", getattr(Session.send_raw, "__wrapped__", Session.send_raw))
-    assert not _run(_reply_is_delivered())
+    assert not run_coroutine(_reply_is_delivered())
 
 
 def test_rearm_patch_delivers_the_reply(monkeypatch):
     monkeypatch.setattr(Session, "send", getattr(Session.send, "__wrapped__", Session.send))
     monkeypatch.setattr(Session, "send_raw", getattr(Session.send_raw, "__wrapped__", Session.send_raw))
     _fix()()
-    assert _run(_reply_is_delivered())
+    assert run_coroutine(_reply_is_delivered())
     _fix()()   # idempotent: applying twice does not wrap twice
     assert not hasattr(Session.send.__wrapped__, "__wrapped__")
 
@@ -108,4 +101,4 @@ def test_rearm_patch_keeps_ordinary_traffic(monkeypatch):
             ctx.term()
         return got
 
-    assert _run(roundtrips()) == n
+    assert run_coroutine(roundtrips()) == n

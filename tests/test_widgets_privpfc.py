@@ -11,7 +11,6 @@ import pytest
 from _benchmarks import load_benchmark
 
 from dpexplore.datasets import load_adult, load_adult_multiclass, train_test_split
-from dpexplore.exceptions import DpexploreDeprecationWarning
 from dpexplore.publish.privpfc import PrivPfC, grid_threshold, run_privpfc
 from dpexplore.publish.privpfc_scoring import GapScorer
 from dpexplore.widgets.privpfc import PRESETS, PrivPfCExplorer
@@ -78,23 +77,11 @@ def test_explorer_layout_and_presets(adult):
     assert ex.preset.value == "(custom)"
     ex.sel_share.value, ex.pert_share.value = 0.37, 0.60
     assert ex.preset.value == "3/37/60 (paper)"
-    with pytest.raises(ValueError, match="shares"):
-        PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, shares=(0.5, 0.5, 0.5), warm=False)
-    with pytest.warns(DpexploreDeprecationWarning, match="'split' was renamed 'shares'"):
-        old = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, split=(0.03, 0.1, 0.87), warm=False)
-    assert old.preset.value == "3/10/87 (Fig. 9)"
-
-
-def test_old_homes_of_the_moved_algorithms_warn_and_forward():
-    import dpexplore.widgets.privpfc as widget
-    from dpexplore.evaluate import privpfc as evaluation
-
-    with pytest.warns(DpexploreDeprecationWarning, match="moved to dpexplore.publish.privpfc_scoring.GapScorer"):
-        assert widget.GapScorer is GapScorer
-    for name in ("release_tree_error", "run_errors", "error_sweep"):
-        with pytest.warns(DpexploreDeprecationWarning, match=f"moved to dpexplore.evaluate.privpfc.{name}"):
-            assert getattr(widget, name) is getattr(evaluation, name)
-    assert widget.__all__ == ["PrivPfCExplorer"]
+    for bad in ((0.5, 0.5), (0.5, 0.5, 0.0)):      # run_privpfc's rule: three positive weights
+        with pytest.raises(ValueError, match="shares must"):
+            PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, shares=bad, warm=False)
+    weights = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, shares=(3, 10, 87), warm=False)
+    assert weights.preset.value == "3/10/87 (Fig. 9)"    # normalised, as run_privpfc does
 
 
 def test_first_view_beats_the_majority_and_a_failure_is_flagged(adult):
@@ -133,11 +120,11 @@ def test_stored_sweep_of_notebook_02_is_plausible_and_reproducible():
 def test_later_redraws_swap_the_data_of_the_first_chart(adult):
     X_tr, X_te, y_tr, y_te, schema = adult
     ex = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, theta=1000, warm=False)
-    first = ex._template[0]
+    first = ex._swap.template[0]
     ex.epsilon.value = 0.05
     res = ex.compute()
     spec = ex.charts(res).to_dict()
-    assert ex._template[0] is first                       # no new altair objects per redraw
+    assert ex._swap.template[0] is first                       # no new altair objects per redraw
     data = {frozenset(v[0]): v for v in spec["datasets"].values() if v}
     chosen = [p for p in data[frozenset(["grid", "size", "n_refined", "quality", "probability", "chosen"])]
               if p["chosen"]]
@@ -150,7 +137,7 @@ def test_later_redraws_swap_the_data_of_the_first_chart(adult):
 def test_fast_redraw_sends_the_spec_altair_would_build(adult):
     X_tr, X_te, y_tr, y_te, schema = adult
     ex = PrivPfCExplorer(X_tr, y_tr, X_te, y_te, schema, theta=1000, warm=False)
-    assert ex._skeleton is not None
+    assert ex._swap.skeleton is not None
     ex.epsilon.value = 0.05
     sent = ex.out.outputs[0]["data"]
     mime = next(k for k in sent if "vegalite" in k)

@@ -6,7 +6,7 @@ owner (like the test accuracy of :func:`~dpexplore.evaluate.sweep`), not a relea
 
 The bins are public, never read from either table: a categorical column's declared categories,
 a numeric column's leaf intervals (its taxonomy's finest level, or the equal-width bins of its
-one-way marginal when it has none: :func:`~dpexplore.publish.base.marginal_taxonomy`), the
+one-way marginal when it has none: :func:`~dpexplore.domain.marginal_taxonomy`), the
 target's declared classes. A value outside the declared domain, or missing, falls in one extra
 bin of its own, so a synthetic table that leaves the domain is charged for it.
 
@@ -36,8 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..domain import Schema
-from ..publish.base import marginal_taxonomy
+from ..domain import Schema, check_schema, marginal_taxonomy
 
 __all__ = ["FIDELITY_COLUMNS", "public_bins", "bin_codes", "fidelity", "fidelity_summary"]
 
@@ -48,8 +47,7 @@ FIDELITY_COLUMNS = ["way", "columns", "tvd"]
 def public_bins(schema: Schema) -> dict[str, list[str]]:
     """The public bin labels of every declared column, predictors in schema order then the
     target: categories, leaf intervals of numeric columns, classes. Read from the schema only."""
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    check_schema(schema, taxonomies=False)
     bins = {}
     for name in schema.predictors:
         attr = schema[name]

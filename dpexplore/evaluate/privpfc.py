@@ -22,8 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from .. import sources
-from .._deprecation import renamed_keyword
-from .._validation.inputs import is_source, source_input
+from ..inputs import is_source, source_input
 from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes
 from ..models.histogram import HistogramClassifier
@@ -109,7 +108,6 @@ def run_errors(run: PrivPfCRun, attributes: Sequence[str], schema: Schema, test_
     return out
 
 
-@renamed_keyword(split="shares")
 def error_sweep(X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, schema: Schema,
                 epsilons: Sequence[float], repetitions: int, *, theta: int = 10_000,
                 shares: Sequence[float] = (0.03, 0.37, 0.60), tree: bool = True, selnf: bool = True,

@@ -23,7 +23,8 @@ from ..domain import Schema
 from ..encode import design_matrix
 from ..exceptions import EmptySyntheticWarning
 from ..models.logistic import PrivateLRClassifier
-from ..publish.projected import ProjectedHistogram, survival_probability, threshold
+from ..publish.projected import ProjectedHistogram
+from ..publish.sparse_histogram import survival_probability, threshold
 
 __all__ = ["auc", "NonPrivateLR", "cross_validated_auc", "auc_sweep", "broadcast_reference",
            "histogram_table", "survival_table"]

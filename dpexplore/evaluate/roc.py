@@ -32,10 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._deprecation import renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction, check_int, check_random_state,
                            check_same_length, rule_message)
-from ..budget import BudgetAccountant, Reservation
+from ..budget import BudgetAccountant, Reservation, prepare_accountant
 from ..domain import declared_classes
 from ..exceptions import DegenerateCurveWarning
 from ..mechanisms import exponential_interval, laplace, lattice_index, lattice_resolution, snap_to_lattice
@@ -108,16 +107,6 @@ def _check_inputs(y_true: Any, scores: Any, score_range: Any, classes: Any = Non
         positive = (y == observed[1]).astype(np.int64)
     lo, hi = _check_range(score_range)
     return positive, s, (lo, hi)
-
-
-def _prepare(epsilon: float, accountant: BudgetAccountant | None) -> BudgetAccountant:
-    epsilon = check_epsilon(epsilon)
-    if accountant is None:
-        accountant = BudgetAccountant(epsilon)
-    elif not isinstance(accountant, BudgetAccountant):
-        raise TypeError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-    accountant.require(epsilon)   # BudgetExceededError before anything is computed
-    return accountant
 
 
 # =========================================================================== Privelet (§4.2.1)
@@ -444,7 +433,6 @@ def _finish(frame: pd.DataFrame, degenerate: bool, held: Reservation, epsilon: f
 
 
 # =========================================================================== PriROC (Alg. 3)
-@renamed_keyword(threshold_fraction="threshold_share")
 def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
                       thresholds: str = "recursive_medians", n_thresholds: int = 16,
                       score_range: tuple[float, float] = (0.0, 1.0),
@@ -478,8 +466,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
     range_mechanism : ``"privelet"`` (paper) or ``"laplace_bins"`` (Laplace on each bin, then
         prefix sums: a teaching baseline with error linear in the prefix length).
     isotonic : enforce monotone prefix sums by isotonic regression (§4.2.3; post-processing).
-    threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only); its
-        old name ``threshold_fraction`` warns and stops working in dpexplore 0.4.
+    threshold_share : the share of ε spent on the thresholds (``"recursive_medians"`` only).
 
     Returns the curve DataFrame (threshold, fpr, tpr) in descending threshold order, from (0, 0)
     to (1, 1); ``.attrs`` holds ``auc``, ``ledger``, ``epsilon``, ``method``, ``n_bins``,
@@ -504,7 +491,7 @@ def private_roc_curve(y_true: Any, scores: Any, *, epsilon: float,
         if median not in ("smooth", "exponential"):
             raise ValueError(f"median must be 'smooth' or 'exponential', got {median!r}")
         fraction = check_fraction(threshold_share, "threshold_share", high_closed=False)
-    accountant = _prepare(epsilon, accountant)
+    accountant = prepare_accountant(epsilon, accountant)
     epsilon = float(epsilon)
     with accountant.reserve(epsilon, "PriROC") as held:  # refused now, or never half-way
         rng = check_random_state(random_state)
@@ -581,7 +568,7 @@ def laplace_roc_curve(y_true: Any, scores: Any, *, epsilon: float, n_thresholds:
     t = check_int(n_thresholds, "n_thresholds", minimum=1)
     if sensitivity not in ("paper", "tight"):
         raise ValueError(f"sensitivity must be 'paper' or 'tight', got {sensitivity!r}")
-    accountant = _prepare(epsilon, accountant)
+    accountant = prepare_accountant(epsilon, accountant)
     epsilon = float(epsilon)
     with accountant.reserve(epsilon, "LaplaceROC") as held:
         rng = check_random_state(random_state)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..domain import Schema
+from ..domain import Schema, check_schema
 from ..exceptions import EmptySyntheticWarning, MethodUnavailableError
 from ..models.logistic import PrivateLRClassifier
 from ..registry import MethodSpec, all_methods
@@ -49,8 +49,7 @@ def _make(spec: MethodSpec, schema: Schema, epsilon: float, random_state: Any) -
 def candidate_methods(schema: Schema) -> dict[str, Callable]:
     """Every method the registry tags "showdown", as display name → factory(epsilon, random_state)
     returning an unfitted estimator that takes the raw table (``fit(X, y)``)."""
-    if not isinstance(schema, Schema):
-        raise TypeError(f"schema must be a dpexplore Schema, got {type(schema).__name__}")
+    check_schema(schema, taxonomies=False)
     return {spec.display: partial(_make, spec, schema) for spec in all_methods(tag="showdown")}
 
 

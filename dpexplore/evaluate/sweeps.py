@@ -34,8 +34,8 @@ import pandas as pd
 from .._validation import check_epsilon, check_frame, check_int
 from ..domain import Schema
 
-__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory", "fit_with_schema",
-           "Splits", "root_entropy", "resolve_metrics", "COLUMNS", "EVALUATION_NOTE"]
+__all__ = ["sweep", "summarise", "baselines", "majority_factory", "nonprivate_factory", "Splits",
+           "root_entropy", "COLUMNS", "EVALUATION_NOTE"]
 
 COLUMNS = ["method", "epsilon", "run", "metric", "value", "seconds"]
 
@@ -473,6 +473,3 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     out["seconds"] = g["seconds"].median()
     return out.reset_index()
 
-
-# the former private spellings (benchmarks and tests recompute the sweep's splits)
-_Splits, _root_entropy = Splits, root_entropy

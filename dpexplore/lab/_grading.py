@@ -63,8 +63,7 @@ from ..audit import privacy_loss
 from ..mechanisms import laplace_cdf, laplace_pdf
 from ._core import Verdict, not_yet, right_if
 
-__all__ = ["Refusal", "Reference", "LAPLACE", "GAUSSIAN", "categorical_reference", "Case", "Comparison",
-           "AuditPlan", "FALSE_REFUSAL", "guarded_call", "compare_with_reference", "audit_pairs",
+__all__ = ["Refusal", "Reference", "GAUSSIAN", "categorical_reference", "Case", "AuditPlan", "guarded_call",
            "grade_mechanism", "event"]
 
 FALSE_REFUSAL = 1e-4
@@ -87,7 +86,6 @@ class Refusal(Exception):
 
 # ============================================================================ 1. the student's own code
 _PACKAGE = os.path.join(str(Path(__file__).resolve().parents[1]), "")
-_WRAPPERS = os.path.join(_PACKAGE, "_deprecation.py")   # a renamed keyword's wrapper: name what it wraps
 
 
 def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (), watch: bool = True) -> Any:
@@ -121,7 +119,7 @@ def guarded_call(func: Callable, args: tuple, *, allowed: Iterable[Callable] = (
             code = frame.f_code
             if code in allowed_codes or code.co_name in ("<module>", "__getattr__"):   # imports are no calls
                 inside.append(frame)
-            elif code.co_filename.startswith(_PACKAGE) and code.co_filename != _WRAPPERS:
+            elif code.co_filename.startswith(_PACKAGE):
                 offender.append(f"{frame.f_globals.get('__name__', 'dpexplore')}.{code.co_qualname}")
         elif event == "return" and inside and frame is inside[-1]:
             inside.pop()

@@ -221,7 +221,7 @@ def thresholded_histogram(answer):
           why="τ = A·ln(n)/ε_h grows exactly as fast as the noise scale Δ/ε_h, so ε_h cancels: "
               "P = ½·n^(−A/Δ) at every ε.")
 def empty_cell_floor(answer):
-    from ..publish.projected import survival_probability
+    from ..publish.sparse_histogram import survival_probability
 
     small, large = (survival_probability(0.0, 135, eps, 0.5, 1.0) for eps in (0.1, 1.0))
     if np.isclose(small, large, rtol=1e-9):
@@ -236,7 +236,7 @@ def empty_cell_floor(answer):
           why="½·10,000^(−0.5) = {p:g} per empty cell, so about {cells:.0f} of the 20,000 survive: every one a "
               "block of about τ + noise-scale fake records.")
 def surviving_empty_cells(answer):
-    from ..publish.projected import survival_probability
+    from ..publish.sparse_histogram import survival_probability
 
     p = survival_probability(0.0, 10_000, 1.0, 0.5, 1.0)
     return right_if(close(answer, 20_000 * p), p=p, cells=20_000 * p)

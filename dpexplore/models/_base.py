@@ -14,7 +14,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ..domain import Schema, declared_classes
+from .._validation import rule_message
+from ..domain import Schema, check_class_list, declared_classes
 
 __all__ = ["fit_input", "class_list", "DPTags", "check_bounds_pair", "resolve_bounds", "on_counts"]
 
@@ -34,20 +35,15 @@ def fit_input(est: BaseEstimator, X: Any, y: Any, classes: Any) -> tuple[np.ndar
     check_classification_targets(ya)
     values, codes = declared_classes(ya, est.classes, type(est).__name__)
     if values.size < 2:
-        raise ValueError(f"y has {values.size} class: a classifier needs at least 2 (declare them with classes=[...])")
+        raise ValueError(rule_message("one_class", "y", classes=values.size))
     return Xa, values, codes
 
 
 def class_list(est: Any) -> Any:
     """``classes`` checked early (before any spend): None or at least two distinct labels."""
     classes = getattr(est, "classes", None)
-    if classes is None:
-        return None
-    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
-        raise TypeError(f"classes must be a list of labels, got {type(classes).__name__}")
-    text = [str(c) for c in classes]
-    if len(text) < 2 or len(set(text)) != len(text):
-        raise ValueError(f"classes must hold at least two distinct labels, got {list(classes)!r}")
+    if classes is not None:
+        check_class_list(classes)
     return classes
 
 

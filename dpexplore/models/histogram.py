@@ -23,16 +23,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._validation import check_frame
-from .._validation.inputs import check_release_features, check_release_input, source_classes, source_input
-from .._validation.schema import check_schema
-from ..domain import Schema, class_values
+from ..inputs import check_release_features, check_release_input, source_classes, source_input
+from ..domain import Schema, check_schema, class_values
 from ..histogram import cell_codes, class_counts, resolve_grid
 from ..limits import DEFAULT_GRID_CELLS
 
-__all__ = ["HistogramClassifier", "check_grid", "default_grid", "grid_node_codes", "generalize", "MAX_CELLS"]
-
-#: the old name of :data:`dpexplore.limits.DEFAULT_GRID_CELLS` (the same number)
-MAX_CELLS = DEFAULT_GRID_CELLS
+__all__ = ["HistogramClassifier", "check_grid", "default_grid", "generalize"]
 
 
 def default_grid(schema: Schema, max_cells: int = DEFAULT_GRID_CELLS) -> dict[str, int]:

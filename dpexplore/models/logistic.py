@@ -39,18 +39,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state
-from .._validation.schema import check_schema
+from .._validation import RandomState, check_epsilon, check_int, check_positive, check_random_state, rule_message
 from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant, RecordsSpends, prepare_accountant
-from ..domain import Schema, class_values, observed_attribute
+from ..domain import Schema, check_schema, class_values, observed_attribute
 from ..encode import design_matrix
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LATTICE_BITS, snap_to_lattice
 from ._base import DPTags, check_bounds_pair, class_list, fit_input, resolve_bounds
 
-__all__ = ["LOGISTIC_C", "make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
-           "output_perturbation_lattice",
-           "objective_perturbation_parameters", "objective_branch_boundary",
+__all__ = ["make_gaussian_toy", "l2_noise", "l1_noise", "output_perturbation_scale",
+           "output_perturbation_lattice", "objective_perturbation_parameters", "objective_branch_boundary",
            "PrivateLogisticRegression", "PrivateLRClassifier"]
 
 LOGISTIC_C = 0.25   # bound c on ℓ'' for the logistic loss (thesis §4.2)
@@ -374,7 +372,7 @@ class PrivateLRClassifier(RecordsSpends, ClassifierMixin, BaseEstimator):
         """The domain read from the data (NOT private): observed bounds, categories and classes."""
         labels = np.unique(y)
         if labels.size < 2:
-            raise ValueError(f"y has {labels.size} class: a classifier needs at least 2 (declare them in a Schema)")
+            raise ValueError(rule_message("one_class", "y", classes=labels.size))
         attrs = [observed_attribute(col, X[col]) for col in X.columns]
         warnings.warn("PrivateLRClassifier without a schema: the numeric bounds, category lists and class "
                       "labels are read from the private data, which no ε covers. Pass a Schema with the "

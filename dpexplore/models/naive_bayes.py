@@ -26,10 +26,9 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction_weights,
                            check_positive)
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends
 from ..encode import Binarizer, binarize_table
 from ..exceptions import PrivacyLeakWarning
@@ -174,10 +173,7 @@ class PrivateNaiveBayes(_NBBase):
             binarizer = Binarizer(schema)
         if isinstance(binarizer, Binarizer) and binarizer.schema is None:
             binarizer = clone(binarizer).set_params(schema=schema)
-        declared = class_list(self)
-        if declared is not None and [str(c) for c in declared] != list(schema.classes):
-            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
-                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        check_source_classes(class_list(self), schema)
         matrix, class_codes, weights = binarize_table(table, binarizer)   # checks the binarizer
         fitted = binarizer if "columns_" in binarizer.__dict__ else clone(binarizer).fit()
         set_fit_features(self, pd.DataFrame(columns=list(fitted.get_feature_names_out())))
@@ -229,7 +225,7 @@ class PrivateNaiveBayes(_NBBase):
 
 
 # =========================================================================== Gaussian NB
-class PrivateGaussianNB(RenamedParams, _NBBase):
+class PrivateGaussianNB(_NBBase):
     """ε-DP Gaussian Naive Bayes for numeric features with public bounds (an extension beyond the thesis).
 
     Features are clipped to the public ``bounds`` and rescaled to [−1, 1] (a per-record map).
@@ -239,11 +235,8 @@ class PrivateGaussianNB(RenamedParams, _NBBase):
     at ``var_floor`` (in the rescaled units). ``bounds=None`` reads them from the data with a
     :class:`~dpexplore.domain.PrivacyLeakWarning` (not DP). ``classes``: the public class labels
     (a declared class absent from y is still a class of the model, from its noisy statistics);
-    None reads them from y with a PrivacyLeakWarning. ``budget_split`` is the old name of
-    ``shares`` (it warns and stops working in dpexplore 0.4).
+    None reads them from y with a PrivacyLeakWarning.
     """
-
-    _renamed_params = {"budget_split": "shares"}
 
     def __init__(self, epsilon: float = 1.0, *, classes: Any = None, bounds: Any = None, var_floor: float = 0.01,
                  shares: Sequence[float] = (1.0, 1.0, 1.0), accountant: Any = None,

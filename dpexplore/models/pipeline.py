@@ -16,9 +16,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._deprecation import RenamedParams
-from .._validation import RandomState, check_epsilon, check_fraction, check_random_state
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from .._validation import RandomState, check_epsilon, check_fraction, check_random_state, rule_message
+from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table
@@ -27,7 +26,7 @@ from .naive_bayes import PrivateNaiveBayes
 __all__ = ["SelectThenTrain"]
 
 
-class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimator):
+class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
     """Split ``epsilon`` between a private selector and a private classifier, record both spends.
 
     ``selector`` and ``model`` are unfitted estimators with ``epsilon``, ``accountant`` and
@@ -40,11 +39,8 @@ class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimat
     ``classes`` declared on the model or selector, else each step reads them from y (with its
     PrivacyLeakWarning). Fitted: ``selector_``, ``model_``, ``classes_``, ``epsilon_selection_``,
     ``epsilon_training_``, ``accountant_``, ``ledger_``; after ``fit(source)`` also
-    ``binarizer_`` (see :meth:`fit`). ``selection_fraction`` is the old name of
-    ``selection_share`` (it warns and stops working in dpexplore 0.4).
+    ``binarizer_`` (see :meth:`fit`).
     """
-
-    _renamed_params = {"selection_fraction": "selection_share"}
 
     def __init__(self, selector: Any = None, model: Any = None, *, epsilon: float = 0.1,
                  selection_share: float = 0.5, classes: Any = None, accountant: Any = None,
@@ -83,8 +79,7 @@ class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimat
         if classes is not None:
             declared_classes(y, classes, "SelectThenTrain")     # unknown labels: refused here
         elif np.unique(y).size < 2:
-            raise ValueError(f"y has {np.unique(y).size} class: a classifier needs at least 2 (declare "
-                             "them with classes=[...])")
+            raise ValueError(rule_message("one_class", "y", classes=np.unique(y).size))
         return classes
 
     def fit(self, X: Any, y: Any = None) -> "SelectThenTrain":
@@ -174,9 +169,7 @@ class SelectThenTrain(RenamedParams, RecordsSpends, ClassifierMixin, BaseEstimat
         for step in (self.model, self.selector):
             if declared is None and step is not None:
                 declared = step.get_params().get("classes")
-        if declared is not None and [str(c) for c in declared] != list(schema.classes):
-            raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
-                             f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")
+        check_source_classes(declared, schema)
         binarizer = Binarizer(schema).fit()
         names = list(binarizer.get_feature_names_out())
         matrix, class_codes, weights = binarize_table(table, binarizer)

@@ -59,8 +59,8 @@ def _import_altair() -> types.ModuleType:
 
 alt = _import_altair()
 
-__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "vegalite_metadata", "described_spec", "enable",
-           "enable_jupyterlab_renderer", "StoredChart", "save_charts", "load_charts"]
+__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "vegalite_metadata", "described_spec", "enable", "StoredChart",
+           "save_charts", "load_charts"]
 
 VEGALITE_V5_MIME = "application/vnd.vegalite.v5+json"
 _VEGALITE_V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
@@ -220,9 +220,4 @@ def enable() -> None:
         alt.renderers.register(RENDERER_NAME, _renderer)
     if alt.renderers.active != RENDERER_NAME:
         alt.renderers.enable(RENDERER_NAME)
-
-
-def enable_jupyterlab_renderer() -> None:
-    """Old name of :func:`enable` (kept importable; ``import dpexplore.plots`` already enables it)."""
-    enable()
 

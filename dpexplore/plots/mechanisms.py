@@ -21,12 +21,10 @@ from ..accuracy import laplace_accuracy
 from ..audit import AuditResult
 from ..mechanisms import exponential_probabilities, geometric_pmf, laplace_pdf, laplace_scale
 from ._accessible import DASHES, OKABE_ITO, cycle, describe, fmt, spread
-from ._render import enable_jupyterlab_renderer, vegalite_bundle  # noqa: F401  (old home)
 
 __all__ = ["noise_frames", "noise_chart", "privacy_loss_frames", "privacy_loss_chart",
            "audit_points", "exponential_frame", "exponential_chart", "budget_frame",
-           "budget_chart", "accuracy_chart", "curve_labels", "vegalite_bundle",
-           "enable_jupyterlab_renderer"]
+           "budget_chart", "accuracy_chart", "curve_labels"]
 
 _MECH_COLORS = {"Laplace": OKABE_ITO[0], "geometric": OKABE_ITO[1]}
 _DATASET_COLORS = [OKABE_ITO[0], OKABE_ITO[3]]

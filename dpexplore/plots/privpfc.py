@@ -1,7 +1,7 @@
 """Charts for PrivPfC (Su et al. 2018). Pure functions: tidy data in, an altair Chart out.
 
 They never compute anything private: feed them the tidy frames of
-:mod:`dpexplore.publish.privpfc` (``sensitivity_curve``, ``win_probability_curve``,
+:mod:`dpexplore.evaluate.privpfc` (``sensitivity_curve``, ``win_probability_curve``,
 ``PrivPfC.diagnostics(X, y)`` (not private), ``grid_levels``, ``counts_comparison``) or a results table.
 """
 from __future__ import annotations

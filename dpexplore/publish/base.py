@@ -1,48 +1,27 @@
-"""What every publishing method shares: the :class:`Publisher` base (one ``fit``, one ``synthetic``),
-budget preparation and the complete synthetic tables.
-
-The input checks (``check_release_input``, ``source_input``, …) live in
-:mod:`dpexplore._validation.inputs`, shared with the models and selectors; they are re-exported
-here under their established names.
+"""The publisher contract: the :class:`Publisher` base (one ``fit``, one ``synthetic``) and the
+:class:`Release` mixin. Complete synthetic tables are :mod:`dpexplore.publish.complete`'s; the
+input checks are :mod:`dpexplore.inputs`' (shared with the models and selectors).
 """
 from __future__ import annotations
 
-import numbers
-import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .. import mechanisms
-from .._deprecation import RenamedParams
-from .._validation.inputs import (as_frame, check_release_features, check_release_input, check_y, is_source,
-                                  refuse_sparse, set_fit_features, source_input)
-from ..budget import FIT_CALLER_STACKLEVEL, RecordsSpends, prepare_accountant
-from ..domain import Schema, Taxonomy
-from .._validation import format_number
-from ..exceptions import DpexploreDeprecationWarning, FewRecordsWarning, SyntheticSizeWarning
-from ..histogram import sample_within
-from ..limits import FEW_RECORDS, MARGINAL_BINS, MAX_SYNTHETIC_ROWS, MIN_SYNTHETIC_ROWS, SIZE_ERROR_RATIO
-from ..sensitivity import ADD_REMOVE, sum_sensitivity, utility_sensitivity
-from .shape import (IntervalCells, NodeCells, apportion, consistent_counts, draw_in_cells, draw_leaves,
-                    leaf_probabilities, rake)
+from .._validation import check_random_state
+from ..inputs import check_release_input, source_classes, source_input
+from ..budget import RecordsSpends, prepare_accountant
+from ..domain import Schema, class_values
+from ..sensitivity import ADD_REMOVE
+from .complete import CompleteSynthetic
 
 if TYPE_CHECKING:
     from ..counts import CountTable
 
-__all__ = ["Publisher", "Release", "check_release_input", "check_release_features", "set_fit_features",
-           "as_frame", "prepare_accountant", "source_input", "is_source", "CompleteSynthetic", "MarginalFiller",
-           "synthetic_size", "count_noise_sd", "apportion", "check_marginal_share", "check_row_cap",
-           "marginal_taxonomy", "DEFAULT_MAX_SYNTHETIC_ROWS", "MARGINAL_BINS"]  # prepare_accountant: budget.py; inputs: _validation
-
-DEFAULT_MAX_SYNTHETIC_ROWS = MAX_SYNTHETIC_ROWS
-"""Default public cap on the rows ``synthetic()`` makes (:data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`)."""
-
-# the former private spellings of the shared input checks (dpexplore._validation.inputs)
-_refuse_sparse, _check_y, _is_source = refuse_sparse, check_y, is_source
-
+__all__ = ["Publisher", "Release", "Modelled"]
 
 class Release(RecordsSpends):
     """Mixin for publishing methods: a fitted method *is* its release.
@@ -74,467 +53,43 @@ class Release(RecordsSpends):
         return self
 
 
-# =========================================================================== complete synthetic tables
-# Every publisher's synthetic() returns every declared column, in schema order, with a public size
-# rule; columns the release carries no information on are filled either uniformly over their
-# declared domain (the papers' rule) or from a small paid DP marginal (an extension beyond
-# the papers, README "Synthetic tables").
-
-def check_marginal_share(value: Any) -> float:
-    """``marginal_share`` as a float in [0, 1): the fraction of ε kept for one-way marginals."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TypeError(f"marginal_share must be a number in [0, 1) (a fraction of epsilon), got {value!r}")
-    if not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"marginal_share must be in [0, 1) (0 = the paper's budget, e.g. 0.1 keeps 10% of "
-                         f"epsilon for marginals of unmodelled columns), got {value!r}")
-    return float(value)
-
-
-def check_row_cap(value: Any, name: str = "max_synthetic_rows") -> int:
-    """A public row count ≥ 1 (``max_synthetic_rows``, ``n`` or ``max_rows``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if not (isinstance(value, numbers.Real) and float(value).is_integer()):
-            raise TypeError(f"{name} must be a whole number of rows ≥ 1, got {value!r}")
-    if int(value) < 1:
-        raise ValueError(f"{name} must be a whole number of rows ≥ 1, got {value!r}")
-    return int(value)
-
-
-def count_noise_sd(epsilon: float, n_counts: int = 1, sensitivity: float = 1.0) -> float:
-    """The standard deviation of the noise in a sum of ``n_counts`` Laplace counts, each of
-    ``sensitivity`` at ``epsilon`` (√(2·n_counts)·Δ/ε): a public number, from ε and the released
-    number of counts; 0 when nothing was noised (``epsilon`` = 0, e.g. a public n)."""
-    if not epsilon > 0:
-        return 0.0
-    return float(np.sqrt(n_counts * mechanisms.laplace_variance(epsilon=epsilon, sensitivity=sensitivity)))
-
-
-def synthetic_size(dp_total: float, n: Any = None, cap: int = MAX_SYNTHETIC_ROWS,
-                   max_rows: Any = None, floor: int = MIN_SYNTHETIC_ROWS, noise_sd: float | None = None) -> int:
-    """The public size rule of a synthetic table: ``n`` when given, else the release's DP total
-    (a noisy record count or the unclipped sum of noisy counts) raised to the public ``floor``
-    (:data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS`), then capped at ``cap`` (``max_rows``, when
-    given, replaces it). A total below the floor, or a table below
-    :data:`~dpexplore.limits.FEW_RECORDS` rows, gets a :class:`FewRecordsWarning` saying why.
-    On the high side, symmetrically, a :class:`~dpexplore.exceptions.SyntheticSizeWarning`: when
-    the cap bounds the size, or when the total's error bar (two standard deviations of its noise,
-    ``noise_sd``, public: :func:`count_noise_sd`) is wider than
-    :data:`~dpexplore.limits.SIZE_ERROR_RATIO` of it. A function of DP outputs and public
-    constants only."""
-    cap_name = "max_rows" if max_rows is not None else "max_synthetic_rows"
-    cap = check_row_cap(cap if max_rows is None else max_rows, cap_name)
-    if n is not None:
-        size = min(check_row_cap(n, "n"), cap)
-        reason = f"n={size} was asked for" if size == int(n) else f"{cap_name}={cap}"
-    else:
-        floor = check_row_cap(floor, "floor")
-        total = float(dp_total)
-        size = int(min(max(round(total), floor), cap)) if np.isfinite(total) else (cap if total > 0 else floor)
-        reason = f"{cap_name}={cap}"
-        if not total >= floor:
-            warnings.warn(f"the release's noisy record count ({format_number(total)}) is below the public floor of "
-                          f"{floor} synthetic rows, so the table has {min(floor, cap)} rows drawn from counts that are "
-                          "mostly noise; pass n= to choose the size", FewRecordsWarning, stacklevel=4)
-            return size
-        _warn_noisy_size(total, size, cap, cap_name, noise_sd)
-    if size < FEW_RECORDS:
-        warnings.warn(f"the synthetic table has {size} rows because {reason}: too few to show the data's shape",
-                      FewRecordsWarning, stacklevel=4)
-    return size
-
-
-def _warn_noisy_size(total: float, size: int, cap: int, cap_name: str, noise_sd: float | None) -> None:
-    """:func:`synthetic_size`'s high side: one warning naming the public rule(s) that apply."""
-    bar = 2.0 * float(noise_sd) if noise_sd is not None else 0.0
-    wide, capped = bar > SIZE_ERROR_RATIO * total, total > cap
-    if not (wide or capped):
-        return
-    count = f"the release's noisy record count ({format_number(round(total))}" + (
-        f" ± {format_number(round(bar))}, two standard deviations of its noise: a public figure from ε)" if wide else ")")
-    text = (f"{count} is above the public cap {cap_name}={cap}, so the table has {size} rows" if capped
-            else f"the synthetic table's {size} rows follow {count}")
-    advice = ("the size says little about the table's. Pass n= to choose it, lower the public cap "
-              f"{cap_name}, or give the release more ε" if wide else f"pass n= to choose the size, or raise {cap_name}")
-    warnings.warn(f"{text}: {advice}", SyntheticSizeWarning, stacklevel=5)
-
-
-def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Generator, generalized: bool) -> np.ndarray:
-    depth = tax.height - 1
-    if generalized:
-        return np.asarray(tax.labels(depth), dtype=object)[codes]
-    return sample_within(attr, tax, depth, codes, rng)
-
-
-PARENT_SELECTION_SHARE = 0.1
-"""Share of a column's marginal ε that chooses its parent (:meth:`MarginalFiller.release`); the
-rest measures the two-way table. A public constant."""
-
-PARENT_NOISE_PENALTY = 2.0
-"""How many times the expected L1 noise of a candidate parent's two-way table (cells · Δ / ε) its
-score loses (:meth:`MarginalFiller.release`): a public penalty on parents with many leaves, whose
-table the noise blurs. 2 chose well on Adult and the generated messy table (benchmarks/fidelity.py)."""
-
-
-def marginal_taxonomy(attr: Any) -> Any:
-    """The taxonomy whose leaves are the domain of a column's one-way marginal: its own, or
-    :data:`MARGINAL_BINS` equal-width bins over the public bounds (numeric without one)."""
-    if attr.taxonomy is not None:
-        return attr.taxonomy
-    if attr.kind == "numeric":
-        return Taxonomy.equal_width(attr.name, attr.lower, attr.upper, (MARGINAL_BINS,))
-    return Taxonomy.flat(attr.name, attr.categories)
-
-
-class MarginalFiller:
-    """The paid marginals that give a synthetic table the data's shape (an extension beyond the
-    papers): values of the columns a release carries no information on, and values inside the
-    released cells of the modelled ones (:mod:`dpexplore.publish.shape`).
-
-    Built BEFORE the first spend from the training data (the leaf code of every value of every
-    predictor, on its :func:`marginal_taxonomy`, the class of every record, and the row weights of
-    a CountTable), so bad data fails before anything is spent. :meth:`release` then, after the
-    method's private model selection, spends ``epsilon`` (split evenly, sequentially) on a Laplace
-    marginal of each column it is given over its declared domain: one-way, or for a column the
-    method does not model a two-way table with a privately chosen parent (the class or another
-    column: a synthetic value is drawn given its row's parent value, so the column keeps its
-    strongest relation), ledger "marginal: <column>"; then it drops the codes. ``class_marginal``: the class
-    column too, for a method whose released counts misstate the class shares (the thresholded
-    projected histogram). Not in the papers: an extension, documented as such in every ledger and
-    docstring.
-    """
-
-    def __init__(self, schema: Schema, X: pd.DataFrame | None = None, table: Any = None,
-                 taxonomies: dict | None = None, codes: dict | None = None, weights: Any = None,
-                 y: Any = None, class_marginal: bool = False):
-        self.taxonomies = {}
-        self._codes: dict[str, np.ndarray] = {}
-        self._weights = None
-        self.n_classes, self.target = schema.n_classes, schema.target
-        # the class of every record: ``y`` (records), ``codes[target]`` or the table's class codes
-        if y is not None:
-            self._classes = schema.encode_target(y)
-        elif codes is not None and schema.target in codes:
-            self._classes = np.asarray(codes[schema.target], dtype=np.int64)
-        elif table is not None:
-            self._classes = np.asarray(table.class_codes, dtype=np.int64)
-        else:
-            self._classes = None
-        if class_marginal and self._classes is not None:
-            self.taxonomies[schema.target] = Taxonomy.flat(schema.target, schema.classes)
-            self._codes[schema.target] = self._classes
-        for a in schema.predictors:
-            tax = (taxonomies or {}).get(a) or marginal_taxonomy(schema[a])
-            self.taxonomies[a] = tax
-            if codes is not None and a in codes:
-                self._codes[a] = np.asarray(codes[a], dtype=np.int64)
-            elif table is not None and tax is schema[a].taxonomy:
-                self._codes[a] = np.asarray(table.leaf_codes[a], dtype=np.int64)
-            elif X is not None:
-                self._codes[a] = np.asarray(tax.leaf_codes(X[a]), dtype=np.int64)
-        if codes is not None:
-            self._weights = None if weights is None else np.asarray(weights, dtype=float)
-        elif table is not None:
-            self._weights = np.asarray(table.counts, dtype=float)
-
-    def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
-                joint: Sequence[str] = (), neighbours: str = ADD_REMOVE) -> dict[str, np.ndarray]:
-        """Noisy marginal of each column, one ε/m spend per column (m = len(columns): sequential
-        composition; ledger "marginal: <column>"), Laplace noise on counts over a partition of the
-        records (a record is in one of its cells), calibrated to the release's ``neighbours``
-        (:func:`~dpexplore.sensitivity.sum_sensitivity`: 1 under add/remove, 2 under substitution,
-        where a replaced record leaves one cell and enters another):
-
-        * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
-          class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
-          exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε, then its table
-          leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
-          in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
-          of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
-          (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
-          :func:`~dpexplore.sensitivity.utility_sensitivity`), less :data:`PARENT_NOISE_PENALTY`
-          times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
-          says which;
-        * another column: one-way over its leaves; the class column over the classes.
-        """
-        out: dict[str, np.ndarray] = {}
-        columns = list(columns)
-        self.parents = {}
-        if not columns:
-            self._codes, self._classes = {}, None
-            return out
-        each = float(epsilon) / len(columns)
-        joint = [a for a in joint if a in columns] if self._classes is not None else []
-        delta, score_delta = sum_sensitivity(neighbours), utility_sensitivity(1.0, neighbours, monotone=True)
-        for a in columns:
-            if a not in self._codes:
-                raise ValueError(f"no data for the marginal of {a!r}")
-            size = len(self.taxonomies[a].leaves)
-            spent = accountant.spend(each, f"marginal: {a}")
-            if a in joint:
-                candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
-                              + joint[:joint.index(a)])
-                eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
-                tables = [self._table(p, a, size) for p in candidates]
-                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
-                          for t in tables]
-                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
-                                              sensitivity=score_delta, random_state=rng)
-                self.parents[a] = candidates[pick]
-                counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
-            else:
-                counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
-                eps_counts = spent
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng),
-                                dtype=float)
-        self._codes, self._classes = {}, None   # the private codes are not kept
-        return out
-
-    def _table(self, parent: str, a: str, size: int) -> np.ndarray:
-        """The true counts parent leaf × leaf of ``a`` (NOT private: an input of the mechanism)."""
-        if parent == self.target:
-            codes, width = self._classes, self.n_classes
-        else:
-            codes, width = self._codes[parent], len(self.taxonomies[parent].leaves)
-        return np.bincount(codes * size + self._codes[a], weights=self._weights,
-                           minlength=width * size).astype(float).reshape(width, size)
-
-
-def _cast_like(values: np.ndarray, attr: Any) -> Any:
-    """Synthetic values of ``attr`` in the schema's type: int64 for integer attributes, float64
-    for other numeric ones, the declared category labels for categorical ones. Decided by the
-    schema only, so every engine (records, pandas, DuckDB, Spark) gives the same frame; a caller
-    who wants the categories back in its own column types maps them (e.g. dpexplore.tables)."""
-    if attr.kind == "numeric":
-        return np.asarray(values).astype(np.int64 if attr.integer else float)
-    return values
-
-
-class CompleteSynthetic:
-    """Mixin: the bookkeeping of complete synthetic tables, shared by the four publishers.
-
-    A fit calls :meth:`_prepare_filler` before its first spend (it returns the filler holding the
-    private codes, kept in a local variable, never on the estimator) and :meth:`_fill_marginals`
-    after its model selection (inside its ledger); ``synthetic`` calls :meth:`_complete` on the
-    modelled columns it made.
-    """
-
-    def _check_complete_params(self) -> None:
-        check_marginal_share(self.marginal_share)
-        check_row_cap(self.max_synthetic_rows)
-
-    def _model_epsilon(self) -> float:
-        """The ε the method itself runs on: (1 - marginal_share)·epsilon."""
-        return float(self.epsilon) * (1.0 - float(self.marginal_share))
-
-    def _prepare_filler(self, schema: Schema, X: Any = None, table: Any = None,
-                        **kwargs) -> "MarginalFiller | None":
-        return MarginalFiller(schema, X=X, table=table, **kwargs) if float(self.marginal_share) > 0 else None
-
-    def _fill_marginals(self, modelled: Sequence[str], accountant: Any, rng: np.random.Generator,
-                        filler: "MarginalFiller | None", exact: Sequence[str] = ()) -> None:
-        """After the model is chosen: pay the marginals (when ``marginal_share`` > 0, split evenly)
-        of every predictor except the modelled ones in ``exact`` (released cells that are already
-        single leaves of the marginal: a marginal adds nothing there), and of the class when the
-        filler holds it. An unmodelled column gets a privately chosen parent (the class, a modelled
-        column or an earlier unmodelled one: ``marginal_parents_``) and its two-way table with it
-        (``joint_marginals_``, leaves × parent leaves), and is drawn given its row's parent value;
-        a modelled one (whose relation to the others is in the released cells) is paid one-way and
-        shapes its values inside their released cells (:mod:`dpexplore.publish.shape`). Sets
-        ``column_sources_``, ``marginals_`` (one-way: a two-way table summed over its parent) and
-        those two."""
-        schema = self.schema_
-        modelled = [a for a in schema.predictors if a in set(modelled)]
-        rest = [a for a in schema.predictors if a not in set(modelled)]
-        paid = [a for a in schema.predictors if a in set(rest) or a not in set(exact)]
-        if filler is not None and schema.target in filler.taxonomies:
-            paid.append(schema.target)
-        share = float(self.epsilon) * float(self.marginal_share)
-        self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
-        self._marginal_taxonomies = {}
-        if filler is not None and paid:
-            noisy_marginals = filler.release(paid, share, accountant, rng, joint=rest, neighbours=self.neighbours)
-            for a, noisy in noisy_marginals.items():
-                if noisy.ndim == 2:                      # a two-way table: the one-way marginal is its sum
-                    self.joint_marginals_[a] = noisy
-                self.marginals_[a] = noisy.sum(axis=1) if noisy.ndim == 2 else noisy
-            self.marginal_parents_ = dict(filler.parents)
-            self._marginal_taxonomies = {a: filler.taxonomies[a] for a in paid}
-            self._parent_taxonomies = {p: filler.taxonomies[p] for p in self.marginal_parents_.values()
-                                       if p != schema.target}
-            # the Laplace scale Δ/ε of a two-way table's counts
-            self._joint_scale = (len(paid) / (share * (1.0 - PARENT_SELECTION_SHARE))
-                                 * sum_sensitivity(self.neighbours))
-        model_eps = self._model_epsilon()
-        each = share / len(paid) if self.marginals_ else 0.0
-        sources = {a: {"source": "modelled", "epsilon": model_eps} for a in modelled}
-        for a in modelled:
-            if a in self.marginals_:
-                sources[a]["marginal_epsilon"] = each
-        for a in rest:
-            if a in self.marginals_:
-                sources[a] = {"source": "marginal", "epsilon": each}
-                if a in self.marginal_parents_:
-                    sources[a]["given"] = self.marginal_parents_[a]
-            else:
-                sources[a] = {"source": "uniform", "epsilon": 0.0}
-        sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
-        if schema.target in self.marginals_:
-            sources[schema.target]["marginal_epsilon"] = each
-        self.column_sources_ = {a: sources[a] for a in schema.predictors + [schema.target]}
-
-    def _fill_column(self, a: str, n: int, rng: np.random.Generator, generalized: bool,
-                     parent: np.ndarray | None = None) -> np.ndarray:
-        """``n`` values of an unmodelled column: from its noisy marginal (nearest non-negative
-        counts, normalised), given each row's parent leaf (``parent``) when it has a two-way
-        table (:meth:`_conditional`), the rows of each parent leaf together by systematic
-        sampling (:func:`~dpexplore.publish.shape.draw_leaves`); else uniform over its declared
-        domain (the papers' rule; "generalized": the root label)."""
-        attr = self.schema_[a]
-        if a in getattr(self, "marginals_", {}):
-            tax = self._marginal_taxonomies[a]
-            joint = a in getattr(self, "joint_marginals_", {}) and parent is not None
-            groups = np.asarray(parent, dtype=np.int64) if joint else np.zeros(n, dtype=np.int64)
-            codes = np.zeros(n, dtype=np.int64)
-            for v in np.unique(groups):
-                rows = np.flatnonzero(groups == v)
-                p = self._conditional(a, int(v)) if joint else consistent_counts(self.marginals_[a])
-                codes[rows] = draw_leaves(p, rows.size, rng)
-            return _sample_leaves(attr, tax, codes, rng, generalized)
-        tax = marginal_taxonomy(attr)
-        if generalized:
-            return np.full(n, tax.root_label if hasattr(tax, "root_label") else "Any", dtype=object)
-        return sample_within(attr, tax, 0, np.zeros(n, dtype=np.int64), rng)
-
-    def _complete(self, frame: pd.DataFrame, rng: np.random.Generator, generalized: bool = False,
-                  cells: dict | None = None, row_cells: Any = None) -> pd.DataFrame:
-        """Every declared column in schema order (:attr:`~dpexplore.domain.Schema.columns`):
-        unmodelled columns filled (:meth:`_fill_column`); a modelled column with a noisy marginal
-        whose released cells are given in ``cells`` ({column: NodeCells or IntervalCells, one
-        entry per released cell; ``row_cells`` the cell of every row}) is drawn inside each row's
-        cell from its marginal (:func:`~dpexplore.publish.shape.draw_in_cells`); derived columns
-        are computed from their source column; values in the schema's types (unless
-        ``generalized``: node labels are text, derived columns their root label)."""
-        schema = self.schema_
-        n = len(frame)
-        data = {}
-        sources = getattr(self, "column_sources_", {})
-        modelled = [a for a in schema.predictors
-                    if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns]
-        for a in modelled:
-            values = frame[a].to_numpy()
-            if not generalized and a in self._shaped(cells):
-                values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
-            data[a] = values if generalized else _cast_like(values, schema[a])
-        for a in schema.predictors:            # then the others, each after its parent
-            if a not in modelled:
-                parent = None if generalized else self._parent_codes(a, data, frame[schema.target])
-                values = self._fill_column(a, n, rng, generalized, parent)
-                data[a] = values if generalized else _cast_like(values, schema[a])
-        for name, attr in schema.derived.items():
-            data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
-                          else attr.derive(data[attr.source]))
-        data[schema.target] = frame[schema.target].to_numpy()
-        return pd.DataFrame(data, columns=schema.columns + [schema.target])
-
-    def _shaped(self, cells: dict | None) -> list[str]:
-        """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
-        marginal whose node cells (if nodes) are on the marginal's own taxonomy."""
-        marginals = getattr(self, "marginals_", None)
-        if not cells or not marginals:
-            return []
-        return [a for a, c in cells.items() if a in marginals
-                and (isinstance(c, IntervalCells) or self._marginal_taxonomies[a] is self.schema_[a].taxonomy)]
-
-    def _copies(self, noisy: np.ndarray, size: int, cells: dict | None = None, classes: Any = None) -> np.ndarray:
-        """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
-        noisy counts (the papers' rule), or, when the release keeps the data's shape, the
-        cumulative :func:`apportion` of :meth:`_copy_weights`."""
-        return apportion(self._copy_weights(noisy, cells, classes), size,
-                         cumulative=bool(getattr(self, "marginals_", None)))
-
-    def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None, classes: Any = None) -> np.ndarray:
-        """What the rows of each released (cell, class) are apportioned by: the noisy counts (the
-        papers' rule), or, when the release keeps the data's shape (marginals paid), the nearest
-        non-negative counts with the same noisy total (:func:`~dpexplore.publish.shape.consistent_counts`:
-        the noise of empty cells no longer outweighs the records), raked to the noisy one-way
-        marginals of the columns of ``cells`` (:func:`~dpexplore.publish.shape.rake`).
-
-        The class shares are raked to the table's own noisy class totals (classes as the columns
-        of ``noisy``), or, for a flat table (one count per released cell; ``classes`` the class
-        index of each) with a paid class marginal, to that marginal."""
-        if not getattr(self, "marginals_", None):
-            return noisy
-        margins = []
-        for a in self._shaped(cells):
-            tax, marginal = self._marginal_taxonomies[a], self.marginals_[a]
-            groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
-            margins.append((groups, prob, consistent_counts(marginal)))
-        target = self.schema_.target
-        if classes is not None and target in self.marginals_:
-            margins.append((np.asarray(classes, dtype=np.int64), np.eye(self.schema_.n_classes),
-                            consistent_counts(self.marginals_[target])))
-        noisy = np.asarray(noisy, dtype=float)
-        table = noisy.reshape(noisy.shape[0], -1)                     # (cell, class): classes as columns
-        class_totals = table.sum(axis=0) if table.shape[1] > 1 else None
-        return rake(consistent_counts(table), margins, class_totals=class_totals).reshape(noisy.shape)
-
-    def _parent_codes(self, a: str, data: dict, target: Any) -> np.ndarray | None:
-        """The leaf of each synthetic row's value of ``a``'s parent (its class index, or the leaf
-        on the parent's marginal taxonomy of the value already drawn), or None without one."""
-        parent = getattr(self, "marginal_parents_", {}).get(a)
-        if parent is None:
-            return None
-        if parent == self.schema_.target:
-            return self.schema_.encode_target(target)
-        return np.asarray(self._parent_taxonomies[parent].leaf_codes(pd.Series(data[parent])), dtype=np.int64)
-
-    def _conditional(self, a: str, v: int) -> np.ndarray:
-        """The leaf distribution of column ``a`` given its parent's leaf ``v`` (sums to 1, or all
-        0): the nearest non-negative counts of that column of its two-way table, shrunk towards
-        the column's one-way marginal by the noise they carry, (n_v·p_v + λ·p) / (n_v + λ), with
-        n_v their noisy total and λ = leaves × the Laplace scale: a parent value with few records
-        next to the noise follows the column's overall shape, a common one its own. Post-processing
-        of released counts."""
-        table = self.joint_marginals_[a]
-        overall = consistent_counts(self.marginals_[a])
-        overall = overall / overall.sum() if overall.sum() > 0 else overall
-        own = consistent_counts(table[:, v])
-        n_v, lam = float(own.sum()), table.shape[0] * self._joint_scale
-        own = own / n_v if n_v > 0 else own
-        return (n_v * own + lam * overall) / (n_v + lam)
-
-    def _reshape_column(self, a: str, values: np.ndarray, cells: "NodeCells | IntervalCells",
-                        rng: np.random.Generator) -> np.ndarray:
-        """The values of modelled column ``a`` redrawn inside each row's released cell from its
-        noisy marginal (rows whose cell holds no declared value keep theirs)."""
-        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self.marginals_[a],
-                                            cells, rng)
-        return np.where(drawn, drawn_values, values)
-
-
 # =========================================================================== the publisher contract
-class _NotGiven:
-    """The default of an argument the caller did not pass (``None`` is a value a caller may pass)."""
+@dataclass(frozen=True)
+class Modelled:
+    """What a publisher's ``_release`` modelled, for the marginals that complete its synthetic
+    table (:meth:`CompleteSynthetic._fill_marginals`): the predictors its release carries
+    (``columns``; the others are filled from marginals or uniformly), those it released at single
+    leaves of their marginal (``exact``: a marginal adds nothing there) and, for a method whose
+    marginals' domain is known only during its release, the filler it built then (``filler``)."""
 
-    def __repr__(self) -> str:
-        return "<not given>"
+    columns: Sequence[str]
+    exact: Sequence[str] = ()
+    filler: Any = None
 
 
-_NOT_GIVEN = _NotGiven()
-
-
-class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
+class Publisher(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
     """Base of every publishing method: one ``fit``, one ``synthetic``, the scikit-learn contract.
 
     Every parameter, the public ``schema`` included, is an ``__init__`` argument stored unchanged
-    (``get_params``, ``clone`` and grid searches see it). :meth:`fit` takes ``fit(X, y)`` (records,
-    checked against ``self.schema``) or ``fit(source)`` (a :class:`dpexplore.sources.Source`),
-    validates everything, and hands over to the subclass's hooks before anything is spent:
-    ``_check_params()``, then ``_fit_records(X, y, schema)`` or ``_fit_table(table, schema,
-    source)``. The base consumes no randomness and spends nothing. :meth:`synthetic` checks its
-    arguments against ``synthetic_values`` (the first entry is the default) and calls
-    ``_synthetic(n=..., random_state=..., values=...)``. Renamed parameters are listed in
-    ``_renamed_params`` ({old: new}; the old spelling warns, see :mod:`dpexplore._deprecation`).
+    (``get_params``, ``clone`` and grid searches see it). :meth:`fit` is a template method: its
+    order (checks, then the ledger, then the method's spends, then the marginals) is written here
+    once, and a subclass fills in the steps:
+
+    * ``_check_params()``: every parameter of the method (the base checks ``marginal_share`` and
+      ``max_synthetic_rows``);
+    * ``_records_data(X, y, schema)`` (``fit(X, y)``, records checked against ``self.schema``) or
+      ``_table_data(table, schema, source)`` (``fit(source)``, the source's
+      :class:`~dpexplore.counts.CountTable`): the method's fit data, with every check that can fail
+      on the data or on public sizes (nothing is spent yet);
+    * ``_release(data, accountant, rng, epsilon)``: the method itself, spending ``epsilon`` (the
+      method's part, :meth:`_model_epsilon`) through ``accountant``; it returns a :class:`Modelled`;
+    * ``_finish_fit(data)`` (optional): post-processing of the release, no spend.
+
+    The base sets ``schema_`` and ``classes_`` (the schema's classes in the type of ``y``, or of
+    the source's target column) before ``_release``, opens and closes the ledger, and pays the
+    marginals; it consumes no randomness of its own. :meth:`synthetic` checks its arguments
+    against ``synthetic_values`` (the first entry is the default) and calls
+    ``_synthetic(n=..., random_state=..., values=...)``.
     """
 
     synthetic_values: tuple[str, ...] = ("sampled",)
@@ -542,105 +97,70 @@ class Publisher(RenamedParams, Release, CompleteSynthetic, ClassifierMixin, Base
     # takes a ``neighbours`` parameter
     neighbours: str = ADD_REMOVE
     _needs_taxonomy = True                        # fit(source): every predictor needs a taxonomy
-    _synthetic_positional: tuple[str, ...] = ("random_state", "n")   # the former positional order
-    _synthetic_removed: dict[str, str] = {}       # former synthetic() keyword → what to use instead
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None, schema: Any = _NOT_GIVEN) -> "Publisher":
+    def fit(self, X: Any, y: Any = None) -> "Publisher":
         """Release from ``X`` (spends ``epsilon``); returns the fitted release.
 
         ``fit(X, y)``: records (a DataFrame or an array) with the constructor's ``schema`` (None:
         read from the data with a :class:`~dpexplore.domain.PrivacyLeakWarning`). ``fit(source)``:
         a :class:`dpexplore.sources.Source`, whose schema names the target (``self.schema``, when
-        set, must be the source's or a subset of its predictors). ``fit(X, y, schema)`` is the
-        former spelling: it warns, uses that schema for this fit and leaves ``self.schema`` as it
-        is. Every check runs before the first spend.
+        set, must be the source's or a subset of its predictors). Every check runs before the
+        first spend.
         """
-        schema = self._fit_schema(schema)
         self._check_params()
-        got = source_input(X, y, schema, estimator=self, needs_taxonomy=self._needs_taxonomy)
+        self._check_complete_params()
+        got = source_input(X, y, self.schema, estimator=self, needs_taxonomy=self._needs_taxonomy)
         if got is None:
-            X, y, schema = check_release_input(X, y, schema, estimator=self)
-            self._fit_records(X, y, schema)
+            X, y, schema = check_release_input(X, y, self.schema, estimator=self)
+            data = self._records_data(X, y, schema)
+            classes, filler = class_values(schema.classes, y), self._prepare_filler(schema, X=X, y=y)
         else:
             table, schema = got
-            self._fit_table(table, schema, X)
+            data = self._table_data(table, schema, X)
+            classes, filler = source_classes(X, schema), self._prepare_filler(schema, table=table)
+        accountant = prepare_accountant(self.epsilon, self.accountant)
+        self.schema_, self.classes_ = schema, classes
+        self._open_ledger(accountant)
+        rng = check_random_state(self.random_state)
+        modelled = self._release(data, accountant, rng, self._model_epsilon())
+        # after the method's own release (a DP output): the marginals it keeps ε for (extension)
+        self._fill_marginals(modelled.columns, accountant, rng, modelled.filler or filler, exact=modelled.exact)
+        self._close_ledger()
+        self._finish_fit(data)
         return self
-
-    def _fit_schema(self, schema: Any) -> Schema | None:
-        """The schema of this fit: ``self.schema``, or the one passed to ``fit`` (deprecated)."""
-        own = self.schema
-        if schema is _NOT_GIVEN:
-            return own
-        name = type(self).__name__
-        warnings.warn(f"{name}.fit(X, y, schema) is deprecated and stops working in dpexplore 0.4: pass "
-                      f"schema to the constructor, {name}(..., schema=schema).fit(X, y)",
-                      DpexploreDeprecationWarning, stacklevel=FIT_CALLER_STACKLEVEL + 1)
-        if schema is None or schema is own:
-            return own
-        if own is not None and (not isinstance(schema, Schema) or schema.to_dict() != own.to_dict()):
-            raise ValueError(f"{name} was constructed with schema= and fit() got a different schema: "
-                             "give the schema once, to the constructor")
-        return schema
 
     def _check_params(self) -> None:
         raise NotImplementedError
 
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        """Release from validated records (every value in the schema's public domain)."""
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> Any:
+        """The fit data from validated records (every value in the schema's public domain)."""
         raise NotImplementedError
 
-    def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
-        """Release from the count table of ``source`` (built where the data lives)."""
+    def _table_data(self, table: "CountTable", schema: Schema, source: Any) -> Any:
+        """The fit data from the count table of ``source`` (built where the data lives)."""
         raise NotImplementedError
+
+    def _release(self, data: Any, accountant: Any, rng: np.random.Generator, epsilon: float) -> Modelled:
+        """The method's release from its fit data, spending ``epsilon`` through ``accountant``."""
+        raise NotImplementedError
+
+    def _finish_fit(self, data: Any) -> None:
+        """Post-processing after the ledger is closed (e.g. a classifier on the released counts)."""
 
     # ------------------------------------------------------------------ synthetic
-    def synthetic(self, *args: Any, n: int | None = None, random_state: Any = None, values: str | None = None,
-                  **removed: Any) -> pd.DataFrame:
+    def synthetic(self, *, n: int | None = None, random_state: Any = None, values: str | None = None
+                  ) -> pd.DataFrame:
         """A synthetic table from the release: every declared column in schema order, ``n`` rows
         (default: the release's DP total raised to the public floor
         :data:`~dpexplore.limits.MIN_SYNTHETIC_ROWS` and capped at ``max_synthetic_rows``,
-        :func:`synthetic_size`), drawn with
-        ``random_state``; ``values`` is one of ``synthetic_values`` (the first is the default).
-        Post-processing only: no ε is spent. Arguments are keywords; positional arguments and
-        the former keywords still work for now, with a ``DpexploreDeprecationWarning``."""
-        if args or removed:
-            n, random_state, values, removed = self._former_synthetic_call(args, removed, n, random_state, values)
+        :func:`synthetic_size`), drawn with ``random_state``; ``values`` is one of
+        ``synthetic_values`` (the first is the default). Post-processing only: no ε is spent."""
         if values is None:
             values = self.synthetic_values[0]
         if values not in self.synthetic_values:
             raise ValueError(f"values must be {' or '.join(map(repr, self.synthetic_values))}, got {values!r}")
-        return self._synthetic(n=n, random_state=random_state, values=values, **removed)
+        return self._synthetic(n=n, random_state=random_state, values=values)
 
     def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
         raise NotImplementedError
-
-    def _former_synthetic_call(self, args: tuple, removed: dict, n: Any, random_state: Any, values: Any
-                               ) -> tuple[Any, Any, Any, dict]:
-        """Map a call in a former form (positional arguments in the class's former order, removed
-        keywords) onto the keywords, warning once per former form used."""
-        name = type(self).__name__
-        order = self._synthetic_positional
-        if len(args) > len(order):
-            raise TypeError(f"{name}.synthetic() takes keyword arguments only (n=, random_state=, values=)")
-        given = {"n": n, "random_state": random_state, "values": values}
-        for key, value in zip(order, args):
-            if key in given:
-                if given[key] is not None:
-                    raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
-                given[key] = value
-            elif key in removed:
-                raise TypeError(f"{name}.synthetic() got multiple values for argument {key!r}")
-            else:
-                removed[key] = value
-        unknown = sorted(set(removed) - set(self._synthetic_removed))
-        if unknown:
-            raise TypeError(f"{name}.synthetic() got an unexpected keyword argument {unknown[0]!r}")
-        if args:
-            spelled = ", ".join(f"{key}=..." for key in order[:len(args)])
-            warnings.warn(f"{name}.synthetic() with positional arguments is deprecated and stops working in "
-                          f"dpexplore 0.4: call synthetic({spelled})", DpexploreDeprecationWarning, stacklevel=3)
-        for key in sorted(removed):
-            warnings.warn(f"{name}.synthetic({key}=...) is deprecated and stops working in dpexplore 0.4: "
-                          f"{self._synthetic_removed[key]}", DpexploreDeprecationWarning, stacklevel=3)
-        return given["n"], given["random_state"], given["values"], removed

@@ -22,13 +22,14 @@ import numpy as np
 import pandas as pd
 
 from .. import mechanisms
-from .._validation import check_int, check_random_state
-from ..budget import BudgetAccountant, prepare_accountant
+from .._validation import check_int
+from ..budget import BudgetAccountant
 from ..domain import Schema
 from ..histogram import decode_cells
 from ..limits import DIFFGEN_MAX_CELLS, MAX_SYNTHETIC_ROWS
 from ..sensitivity import sum_sensitivity
-from .partition import (RegionRelease, TaxonomyNavigator, WeightedRecords, categorical_children, child_scores,
+from .base import Modelled
+from .partition import (RegionData, RegionRelease, TaxonomyNavigator, WeightedRecords, categorical_children, child_scores,
                         interval_label, numeric_children, private_split_point, score_sensitivity, splittable)
 
 __all__ = ["DiffGen"]
@@ -43,8 +44,7 @@ class DiffGen(RegionRelease):
     steps : number of specializations h (the PrivPfC paper uses 10 for Adult; the DiffMulti paper
         explores 2..20). Stops earlier if nothing is left to specialize.
     utility : "max" (the paper's classification score), "ncp" or "dm" (needs ``n_max``), the same
-        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti` (``score=`` is its
-        deprecated spelling).
+        score functions as :class:`~dpexplore.publish.diffmulti.DiffMulti`.
     max_cells : cap on the number of grid cells × classes; a specialization that would exceed it
         is not a candidate (the rule reads only the public cuts, never the data).
     reuse_budget : if fewer than ``steps`` specializations were possible, give the unspent ε' to
@@ -91,17 +91,12 @@ class DiffGen(RegionRelease):
         check_int(self.max_cells, "max_cells", minimum=1)
 
     # ------------------------------------------------------------------ fit
-    def _fit_regions(self, data: WeightedRecords, yk: np.ndarray, y: pd.Series | None, schema: Schema,
-                     filler: Any) -> None:
+    def _release(self, fit_data: RegionData, acc: BudgetAccountant, rng: np.random.Generator,
+                 eps: float) -> Modelled:
         """Specialize the cuts privately, then publish the noisy grid of (cell × class) counts."""
+        schema, (data, yk) = self.schema_, fit_data
         K = schema.n_classes
-        acc = prepare_accountant(self.epsilon, self.accountant)
-        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
-        self.schema_ = schema
-        self._set_labels(y)                     # a source: y is its target_like (the column type)
         self._partitions_cache = None
-        self._open_ledger(acc)
-        rng = check_random_state(self.random_state)
         num, cat = schema.numeric, schema.categorical
         sens = score_sensitivity(self.utility, self.n_max)
         e1 = eps / (2.0 * (len(num) + 2 * self.steps))                 # DiffGen Alg. 1, line 3
@@ -171,10 +166,9 @@ class DiffGen(RegionRelease):
         self.noisy_counts_ = mechanisms.laplace(counts.astype(float),
                                                 epsilon=acc.spend(self.leaf_epsilon_, "DiffGen cell × class counts"),
                                                 sensitivity=sum_sensitivity(), random_state=rng)
-        # after the cuts are released: marginals of the attributes never specialized (extension)
-        self._fill_marginals({h["attribute"] for h in history}, acc, rng, filler)
-        self._close_ledger()
         self._regions = self._grid_regions()
+        # after the cuts are released: marginals of the attributes never specialized (extension)
+        return Modelled({h["attribute"] for h in history})
 
     # ------------------------------------------------------------------ helpers
     def _num_pos(self, data: WeightedRecords, j: int) -> np.ndarray:

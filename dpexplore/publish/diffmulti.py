@@ -26,14 +26,14 @@ import numpy as np
 import pandas as pd
 
 from .. import mechanisms
-from .._deprecation import moved
 from .._validation import check_int, check_random_state
-from ..budget import BudgetAccountant, prepare_accountant
+from ..budget import BudgetAccountant
 from ..domain import Schema
-from ..limits import MAX_SYNTHETIC_ROWS as _DEFAULT_ROWS
+from ..limits import MAX_SYNTHETIC_ROWS
 from ..limits import MAX_TREE_DEPTH
 from ..sensitivity import sum_sensitivity
-from .partition import (SCORES, ReleaseClassifier, RegionRelease, TaxonomyNavigator, WeightedRecords, c45_tree,
+from .base import Modelled
+from .partition import (SCORES, RegionData, ReleaseClassifier, RegionRelease, TaxonomyNavigator, WeightedRecords, c45_tree,
                         categorical_children, category_order, category_positions, child_scores, interval_label,
                         numeric_children, piece_utilities, private_split_point, score_sensitivity, split_utilities,
                         splittable)
@@ -43,15 +43,6 @@ __all__ = ["DiffMulti", "ReleaseClassifier", "c45_tree", "category_order", "cate
            "piece_utilities", "categorical_children", "numeric_children", "interval_label", "SCORES",
            "MAX_TREE_DEPTH"]
 
-# Former private names, kept so that pickles of fitted releases (which hold TaxonomyNavigator
-# objects under their old name) still load.
-_CatNav = TaxonomyNavigator
-_Data = WeightedRecords
-_RegionRelease = RegionRelease
-
-# MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
-# every publisher applies).
-__getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTHETIC_ROWS"})
 
 
 # =========================================================================== budget division (§4.2)
@@ -103,7 +94,7 @@ class DiffMulti(RegionRelease):
         ``numeric_height`` per numeric attribute (§4.4, Line 3).
     utility : the score function u: "max" (classification, Eq. 8), "ncp" (Eq. 6) or "dm" (Eq. 3,
         needs ``n_max``). (Named ``utility``, the paper's word, because ``score`` is the
-        scikit-learn accuracy method; ``score=`` is its deprecated spelling.)
+        scikit-learn accuracy method.)
     numeric_height : nominal height of a numeric attribute in |g| (the paper uses 7).
     allocation : "fair" (noisy size-proportional, Eq. 10 with Thm 4.2) or "even" (Ex. 4.2; then
         no child sizes are measured and their ε' goes unspent, to be reused by the leaf counts).
@@ -157,7 +148,7 @@ class DiffMulti(RegionRelease):
                  utility: str = "max", numeric_height: int = 7, allocation: str = "fair",
                  reuse_budget: bool = True, n_max: int | None = None, min_width: float = 1e-6,
                  random_state: Any = None, accountant: BudgetAccountant | None = None,
-                 marginal_share: float = 0.0, max_synthetic_rows: int = _DEFAULT_ROWS,
+                 marginal_share: float = 0.0, max_synthetic_rows: int = MAX_SYNTHETIC_ROWS,
                  schema: Schema | None = None):
         self.epsilon = epsilon
         self.h = h
@@ -183,23 +174,25 @@ class DiffMulti(RegionRelease):
         if self.allocation not in ("fair", "even"):
             raise ValueError(f"allocation must be 'fair' or 'even', got {self.allocation!r}")
 
-    def _fit_regions(self, data: WeightedRecords, yk: np.ndarray, y: pd.Series | None, schema: Schema,
-                     filler: Any) -> None:
-        """Build the private partition tree (Phase 1) and publish noisy leaf × class counts (Phase 2)."""
-        if self.max_depth is None:  # Line 3: Σ taxonomy heights, numeric attributes count numeric_height
-            g = sum(schema[a].taxonomy.height - 1 for a in schema.categorical) + self.numeric_height * len(schema.numeric)
-        else:
-            g = int(self.max_depth)
+    def _depth(self, schema: Schema) -> int:
+        """|g|, the tree's depth bound (Alg. 1 line 3): Σ taxonomy heights, numeric attributes
+        counting ``numeric_height``, unless ``max_depth`` is given."""
+        if self.max_depth is None:
+            return sum(schema[a].taxonomy.height - 1 for a in schema.categorical) + self.numeric_height * len(schema.numeric)
+        return int(self.max_depth)
+
+    def _check_sizes(self, schema: Schema) -> None:
+        g = self._depth(schema)
         if min(g, int(self.h)) > MAX_TREE_DEPTH:   # public sizes: refuse before spending, not mid-tree
             raise ValueError(f"max_depth={g} and h={self.h} allow paths deeper than MAX_TREE_DEPTH = {MAX_TREE_DEPTH} "
                              "(the tree is grown recursively); lower max_depth or h")
-        acc = prepare_accountant(self.epsilon, self.accountant)
-        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
-        self.schema_ = schema
-        self._set_labels(y)                     # a source: y is its target_like (the column type)
+
+    def _release(self, fit_data: RegionData, acc: BudgetAccountant, rng: np.random.Generator,
+                 eps: float) -> Modelled:
+        """Build the private partition tree (Phase 1) and publish noisy leaf × class counts (Phase 2)."""
+        schema, (data, yk) = self.schema_, fit_data
+        g = self._depth(schema)
         self._partitions_cache = None
-        self._open_ledger(acc)
-        rng = check_random_state(self.random_state)
         K = schema.n_classes
         num, cat = schema.numeric, schema.categorical
         self._nav = {a: TaxonomyNavigator(schema[a].taxonomy) for a in cat}
@@ -247,8 +240,9 @@ class DiffMulti(RegionRelease):
                                                 epsilon=acc.spend(leaf_eps, "DiffMulti leaf × class counts"),
                                                 sensitivity=sum_sensitivity(), random_state=rng)
         # after the tree is released: marginals of the attributes it never split (extension)
-        self._fill_marginals({nd["attribute"] for nd in self._nodes if "attribute" in nd}, acc, rng, filler)
-        self._close_ledger()
+        return Modelled({nd["attribute"] for nd in self._nodes if "attribute" in nd})
+
+    def _finish_fit(self, fit_data: RegionData) -> None:
         self._regions = self._leaf_regions()
         self._finish_tree()
         for P in self._leaves:

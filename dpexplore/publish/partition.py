@@ -8,19 +8,21 @@ uses the same scores and split points with global recoding (:mod:`dpexplore.publ
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
-from ..domain import Schema, class_values
+from ..domain import Schema
 from ..sensitivity import utility_sensitivity
-from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
+from ..inputs import check_release_features
+from .base import Publisher
+from .complete import count_noise_sd
+from .histogram_release import HistogramRelease
 from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
@@ -338,6 +340,13 @@ def interval_label(a: float, b: float, integer: bool, upper: float) -> str:
 
 
 # =========================================================================== shared release
+class RegionData(NamedTuple):
+    """The fit data of a region release: the records (or cells) and the class code of each."""
+
+    records: "WeightedRecords"
+    class_codes: np.ndarray
+
+
 class WeightedRecords:
     """The fit data as arrays: numeric values ``Xn``, categorical leaf codes ``Xc`` and ``w``, the
     weight of each row: None for records (weight 1), the counts for a CountTable's cells
@@ -398,26 +407,23 @@ class WeightedRecords:
         return int(self.Xn.shape[0]) if self.w is None else int(self.w.sum())
 
 
-class RegionRelease(Publisher):
+class RegionRelease(HistogramRelease, Publisher):
     """A released set of disjoint generalized regions with noisy class counts (a :class:`Publisher`).
 
-    Subclasses implement ``_fit_regions(data, yk, y, schema, filler)`` on the fit data as
-    :class:`WeightedRecords` and set: ``schema_``, ``_regions`` (per attribute: categorical (depth,
-    node) arrays or numeric (lo, hi) arrays, one entry per leaf region), ``noisy_counts_``
-    (n_regions × n_classes, the Laplace counts before rounding) and ``_leaf_index(data)``.
-    ``score=`` is the old spelling of ``utility=`` (the attribute cannot be called ``score``: that
-    is scikit-learn's accuracy method).
+    The fit data are :class:`RegionData` (the records, or a CountTable's cells, as
+    :class:`WeightedRecords` with their class codes). Subclasses implement ``_release`` on them
+    and set ``_regions`` (per attribute: categorical (depth, node) arrays or numeric (lo, hi)
+    arrays, one entry per leaf region), ``noisy_counts_`` (n_regions × n_classes, the Laplace
+    counts before rounding) and ``_leaf_index(data)``.
     """
 
     synthetic_values = ("sampled", "generalized")
-    _synthetic_positional = ("values", "random_state", "n")
-    _renamed_params = {"score": "utility"}
+    _released = "noisy_counts_"
 
     # ------------------------------------------------------------------ fit
     def _check_region_params(self) -> None:
         """The parameters DiffMulti and DiffGen share (every check before any spend)."""
         check_epsilon(self.epsilon)
-        self._check_complete_params()
         check_flag(self.reuse_budget, "reuse_budget")
         if self.utility not in SCORES:
             raise ValueError(f"utility must be one of {SCORES}, got {self.utility!r}")
@@ -426,21 +432,23 @@ class RegionRelease(Publisher):
             check_int(self.n_max, "n_max", minimum=1)
         check_fraction(self.min_width, "min_width", high_closed=False)
 
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        data = WeightedRecords(X, schema)       # everything that reads the data fails before any spend
-        self._fit_data(data, schema.encode_target(y), y, schema, self._prepare_filler(schema, X=X, y=y))
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> "RegionData":
+        # everything that reads the data fails before any spend
+        return self._region_data(WeightedRecords(X, schema), schema.encode_target(y), schema)
 
-    def _fit_table(self, table: "CountTable", schema: Schema, source: Any) -> None:
+    def _table_data(self, table: "CountTable", schema: Schema, source: Any) -> "RegionData":
         """A source fit runs on the occupied cells of its CountTable as weighted records (every
         count a sum of weights), at taxonomy-leaf resolution (:meth:`WeightedRecords.from_table`)."""
-        self._fit_data(WeightedRecords.from_table(table), table.class_codes, source.target_like, schema,
-                       self._prepare_filler(schema, table=table))
+        return self._region_data(WeightedRecords.from_table(table), table.class_codes, schema)
 
-    def _fit_data(self, data: "WeightedRecords", yk: np.ndarray, y: pd.Series | None, schema: Schema,
-                  filler: Any) -> None:
+    def _region_data(self, data: "WeightedRecords", yk: np.ndarray, schema: Schema) -> "RegionData":
         if self.utility == "dm" and data.n_records > self.n_max:
             raise ValueError(f"n_max={self.n_max} is below the number of records; it must be a public upper bound")
-        self._fit_regions(data, yk, y, schema, filler)
+        self._check_sizes(schema)
+        return RegionData(data, np.asarray(yk))
+
+    def _check_sizes(self, schema: Schema) -> None:
+        """Public sizes the release cannot take, refused before the first spend."""
 
     # ------------------------------------------------------------------ published table
     @property
@@ -455,10 +463,6 @@ class RegionRelease(Publisher):
             cols["count"] = self.noisy_counts_.sum(axis=1)
             self._partitions_cache = pd.DataFrame(cols)
         return self._partitions_cache
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "noisy_counts_"):   # NotFittedError is an AttributeError too
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
 
     def _region_labels(self, attribute: str) -> np.ndarray:
         attr = self.schema_[attribute]
@@ -485,12 +489,16 @@ class RegionRelease(Publisher):
         return np.floor(np.clip(self.noisy_counts_, 0, 2.0 ** 62)).astype(np.int64)   # no int64 overflow
 
     # ------------------------------------------------------------------ synthetic data
-    def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
-        """Records from the release, every declared column in schema order.
+    def _size_total(self) -> tuple[float, float]:
+        return float(np.sum(self.noisy_counts_)), count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_))
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
+        """Records from the release (:meth:`synthetic`).
 
         Size (a public rule): ``n`` if given, else the unclipped sum of the noisy counts (an
         unbiased DP estimate of the record count), raised to the public floor and capped at
-        ``max_synthetic_rows`` (:func:`~dpexplore.publish.base.synthetic_size`). Each
+        ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). Each
         (region, class) gets rows in proportion to its noisy count clipped at 0 (largest-remainder
         rounding; the paper's max(0, ⌊count⌋) copies, §4.4 line 21, would make ~165k rows from 6k
         at ε = 0.01, where most regions hold pure noise).
@@ -504,9 +512,6 @@ class RegionRelease(Publisher):
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
-        size = synthetic_size(float(np.sum(self.noisy_counts_)), n, self.max_synthetic_rows,
-                              noise_sd=count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_)))
         cells = None
         if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])
@@ -514,7 +519,6 @@ class RegionRelease(Publisher):
         flat = self._copies(self.noisy_counts_, size, cells)
         idx = np.repeat(np.arange(flat.size), flat)
         region, cls = np.divmod(idx, self.schema_.n_classes)
-        rng = check_random_state(random_state)
         data: dict[str, Any] = {}
         for a in self.schema_.predictors:
             if values == "generalized":
@@ -522,8 +526,7 @@ class RegionRelease(Publisher):
             else:
                 data[a] = self._sample_values(a, region, rng)
         data[self.schema_.target] = self.classes_[cls]
-        frame = pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target])
-        return self._complete(frame, rng, generalized=values == "generalized", cells=cells, row_cells=region)
+        return pd.DataFrame(data, columns=self.schema_.predictors + [self.schema_.target]), cells, region
 
     def _sample_values(self, attribute: str, region: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         attr = self.schema_[attribute]
@@ -575,29 +578,15 @@ class RegionRelease(Publisher):
             raise ValueError(rule_message("missing", missing))
         return self._leaf_index(WeightedRecords(X, self.schema_, clip=True))
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+    def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class shares of the noisy counts (clamped at 0) of each record's region; regions whose
         counts are all ≤ 0 fall back to the class shares of the whole release."""
-        self._check_fitted()
         counts = np.clip(self.noisy_counts_, 0, None)
         prior = counts.sum(axis=0) + 1e-12
         prior = prior / prior.sum()
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), prior[None, :])
         return proba[self._apply(X)]
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Majority noisy class of each record's region."""
-        best = self.predict_proba(X).argmax(axis=1)
-        return self.classes_[best]
-
-    def _set_labels(self, y: pd.Series | None) -> None:
-        """``classes_``: the schema's classes, in its order and in the dtype of y, decided by y's
-        dtype only (never by which labels occur in y: that would leak a rare class's presence).
-        A fit from a Source passes its ``target_like`` (the target column's type); ``y=None``:
-        the schema's strings."""
-        self.classes_ = (np.asarray(self.schema_.classes, dtype=object) if y is None
-                         else class_values(self.schema_.classes, y))
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§5.1): the generalized records,

@@ -20,16 +20,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import NotFittedError
 
 from .. import mechanisms
-from .._deprecation import moved, renamed_keyword
 from .._validation import (RandomState, check_epsilon, check_fraction_weights, check_int, check_positive,
                            check_random_state)
-from .._validation.inputs import source_classes
 from ..budget import BudgetAccountant, prepare_accountant
 from ..counts import CountTable
-from ..domain import PrivacyLeakWarning, Schema, class_values
+from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..limits import MAX_GRID_CELLS, MAX_SYNTHETIC_ROWS
 from ..models.histogram import HistogramClassifier, generalize
@@ -37,17 +34,16 @@ from ..sensitivity import count_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
-from .base import Publisher, check_release_features, count_noise_sd, synthetic_size
+from ..inputs import check_release_features
+from .base import Modelled, Publisher
+from .complete import count_noise_sd
+from .histogram_release import HistogramRelease
 from .shape import grid_cells
 
-__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc",
-           "win_probability", "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity",
-           "enumerate_grids", "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY",
-           "MAX_GRID_CELLS", "candidates_table", "cell_labels"]
+__all__ = ["PrivPfC", "PrivPfCSelNF", "GridScorer", "PrivPfCRun", "run_privpfc", "win_probability",
+           "cell_quality", "grid_quality", "exact_cell_quality", "quality_sensitivity", "enumerate_grids",
+           "grid_threshold", "describe_grid", "CONSTANT_SENSITIVITY", "MAX_GRID_CELLS", "cell_labels"]
 
-# the plot frames moved to dpexplore.evaluate.privpfc (they evaluate releases); old names warn
-__getattr__ = moved(__name__, {name: f"dpexplore.evaluate.privpfc:{name}" for name in (
-    "sensitivity_curve", "win_probability_curve", "grid_levels", "compare_counts", "counts_comparison")})
 
 # =========================================================================== candidates (Sec. 5)
 def grid_threshold(n_hat: float, epsilon_pert: float, noise_to_signal: float = 0.2) -> float:
@@ -87,7 +83,8 @@ class PrivPfCRun:
 SENSITIVITY_MODES = ("exact", "constant")
 
 
-def _check_shares(shares: Any) -> np.ndarray:
+def check_shares(shares: Any) -> np.ndarray:
+    """PrivPfC's ``shares`` of ε (Alg. 2 line 2): three positive weights, returned normalised."""
     w = check_fraction_weights(shares, "shares")
     if w.size != 3:
         raise ValueError("shares must hold three weights (record count, grid selection, histogram noise), "
@@ -101,7 +98,6 @@ def _check_sensitivity(sensitivity: Any) -> str:
     return sensitivity
 
 
-@renamed_keyword(split="shares")
 def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                 shares: Sequence[float] = (0.03, 0.37, 0.60), noise_to_signal: float = 0.2,
                 sensitivity: str = "exact", accountant: BudgetAccountant | None = None,
@@ -124,7 +120,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
     """
     epsilon = check_epsilon(epsilon)
     theta = check_int(theta, "theta", minimum=1)
-    w = _check_shares(shares)
+    w = check_shares(shares)
     ratio = check_positive(noise_to_signal, "noise_to_signal")
     if min_records_per_cell is not None:
         min_records_per_cell = check_positive(min_records_per_cell, "min_records_per_cell")
@@ -156,7 +152,7 @@ def run_privpfc(scorer: GridScorer, *, epsilon: float, theta: int = 10_000,
                       probabilities=probabilities, index=int(index), noisy_counts=noisy)
 
 
-class PrivPfC(Publisher):
+class PrivPfC(HistogramRelease, Publisher):
     """PrivPfC (Su et al. 2018): a DP noisy histogram on a privately chosen grid, and its classifier.
 
     Parameters
@@ -167,7 +163,7 @@ class PrivPfC(Publisher):
         Θ, the maximum number of candidate grids in the pool (not a cap on grid size).
     shares : three weights, default (0.03, 0.37, 0.60)
         Shares of ε for the record count, the grid selection and the histogram noise (Alg. 2
-        line 2). ``split`` is its former name (deprecated).
+        line 2).
     random_state : int, Generator or None
     accountant : BudgetAccountant or None
         Where ε is spent (a fresh one holding ``epsilon`` if None).
@@ -238,11 +234,7 @@ class PrivPfC(Publisher):
 
     method = "PrivPfC"
     _private_selection = True
-    _renamed_params = {"split": "shares"}
     synthetic_values = ("generalized", "sampled")
-    _synthetic_positional = ("random_state", "values", "weighted", "max_rows", "n")
-    _synthetic_removed = {"weighted": "call weighted_table() for the table with a weight column",
-                          "max_rows": "pass n= for the number of rows, or set max_synthetic_rows"}
 
     def __init__(self, epsilon: float = 1.0, theta: int = 10_000,
                  shares: Sequence[float] = (0.03, 0.37, 0.60), random_state: RandomState = None,
@@ -266,42 +258,28 @@ class PrivPfC(Publisher):
     def _check_params(self) -> None:
         check_epsilon(self.epsilon)
         check_int(self.theta, "theta", minimum=1)
-        _check_shares(self.shares)
+        check_shares(self.shares)
         check_positive(self.noise_to_signal, "noise_to_signal")
         _check_sensitivity(self.sensitivity)
         if self.min_records_per_cell is not None:
             check_positive(self.min_records_per_cell, "min_records_per_cell")
-        self._check_complete_params()
         check_random_state(self.random_state)
 
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        table = CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y))
-        self._fit_counts(table, schema, class_values(schema.classes, y), self._prepare_filler(schema, X=X, y=y))
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> GridScorer:
+        return GridScorer.from_table(CountTable.from_codes(schema, schema.leaf_codes(X), schema.encode_target(y)))
 
-    def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
-        self._fit_counts(table, schema, source_classes(source, schema), self._prepare_filler(schema, table=table))
+    def _table_data(self, table: CountTable, schema: Schema, source: Any) -> GridScorer:
+        return GridScorer.from_table(table)
 
-    def _fit_counts(self, table: CountTable, schema: Schema, classes: Any, filler: Any) -> None:
-        accountant = prepare_accountant(self.epsilon, self.accountant)
-        self._fit_scorer(GridScorer.from_table(table), schema, accountant, classes=classes, filler=filler)
-
-    def _fit_scorer(self, scorer: GridScorer, schema: Schema, accountant: BudgetAccountant,
-                    classes: Any = None, filler: Any = None) -> None:
-        self._open_ledger(accountant)
-        rng = check_random_state(self.random_state)
-        run = run_privpfc(scorer, epsilon=self._model_epsilon(), theta=self.theta, shares=self.shares,
+    def _release(self, scorer: GridScorer, accountant: BudgetAccountant, rng: np.random.Generator,
+                 epsilon: float) -> Modelled:
+        schema = self.schema_
+        run = run_privpfc(scorer, epsilon=epsilon, theta=self.theta, shares=self.shares,
                           noise_to_signal=self.noise_to_signal, sensitivity=self.sensitivity,
                           accountant=accountant, random_state=rng,
                           private_selection=self._private_selection,
                           min_records_per_cell=self.min_records_per_cell)
-        self.schema_ = schema
-        # after the grid is chosen (a DP output): marginals of the root attributes (extension)
-        self._fill_marginals([a for a, d in zip(scorer.attributes, run.grid) if d > 0], accountant, rng, filler,
-                             exact=[a for a, d in zip(scorer.attributes, run.grid) if d == schema[a].taxonomy.height - 1])
-        self._close_ledger()
         # the run's qualities/probabilities read the data without noise: not kept (diagnostics())
-        # predictions come back in the type of the caller's labels (sklearn: classes_ as in y)
-        self.classes_ = np.asarray(schema.classes, dtype=object) if classes is None else np.asarray(classes)
         self.epsilon_split_ = dict(run.epsilons)
         self.n_hat_ = run.n_hat
         self.tau_ = run.tau
@@ -310,12 +288,11 @@ class PrivPfC(Publisher):
         self.counts_ = run.noisy_counts
         self.expected_occupancy_ = max(run.n_hat, 0.0) / float(run.noisy_counts.shape[0])
         self.classifier_ = HistogramClassifier.from_counts(self.counts_, self.grid_, schema, classes=self.classes_)
+        # marginals of the root attributes; none for those refined to their leaves (extension)
+        return Modelled([a for a, d in self.grid_.items() if d > 0],
+                        exact=[a for a, d in self.grid_.items() if d == schema[a].taxonomy.height - 1])
 
     # ------------------------------------------------------------------ release
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "counts_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
-
     def diagnostics(self, X: Any, y: Any) -> pd.DataFrame:
         """NON-PRIVATE teaching view: the candidate pool of this release with each grid's TRUE
         quality and selection probability, recomputed from the private data passed in.
@@ -346,33 +323,26 @@ class PrivPfC(Publisher):
         self._check_fitted()
         return {a: d + 1 for a, d in self.grid_.items()}
 
-    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str, weighted: bool = False,
-                   max_rows: int | None = None) -> pd.DataFrame:
-        """Synthetic records from the noisy histogram, every declared column in schema order.
-        Post-processing: no budget.
+    def _size_total(self) -> tuple[float, float]:
+        return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
+        """Synthetic records from the noisy histogram (:meth:`synthetic`). Post-processing: no budget.
 
         Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), raised to
-        the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.base.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
+        the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
         at 0, rescaled to that size (largest-remainder rounding; at the paper's scale this is
         round(max(0, count)) copies, Alg. 2 line 22). Refined attributes get node labels
         ("generalized", as the reference code) or values drawn inside the node ("sampled";
         int64 for integer attributes, float64 for others); attributes left at the root are
         drawn from their noisy marginal (``marginal_share`` > 0) or uniformly over the declared
         domain (the paper; "generalized": the root label), see ``column_sources_``. The target
-        column holds ``classes_`` (the labels in the type of the training y). ``weighted`` and
-        ``max_rows`` are the former keywords (:meth:`weighted_table`; ``max_rows`` replaces the cap).
-        With ``marginal_share`` > 0 the table keeps the data's shape
+        column holds ``classes_`` (the labels in the type of the training y) and
+        :meth:`weighted_table` the release with a weight column. With ``marginal_share`` > 0 the table keeps the data's shape
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
-        if weighted:
-            if values != "generalized":
-                raise ValueError("weighted=True only supports values='generalized'")
-            return self.weighted_table()
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows, max_rows,
-                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
-        rng = check_random_state(random_state)
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)
         frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
@@ -380,7 +350,7 @@ class PrivPfC(Publisher):
         codes = self.schema_.encode_target(frame[self.schema_.target])
         frame[self.schema_.target] = self.classes_[codes]
         rows = np.repeat(np.arange(reps.size), reps.ravel()) // self.schema_.n_classes   # each row's grid cell
-        return self._complete(frame, rng, generalized=values == "generalized", cells=cells, row_cells=rows)
+        return frame, cells, rows
 
     def weighted_table(self) -> pd.DataFrame:
         """The released histogram as generalized records with a ``weight`` column: each (cell,
@@ -422,9 +392,8 @@ class PrivPfC(Publisher):
         self._check_fitted()
         return self.classifier_.predict(check_release_features(self, X, self.schema_.predictors))
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Noisy counts clipped at 0 and normalised per cell (columns follow ``classes_``)."""
-        self._check_fitted()
+    def _predict_proba(self, X: Any) -> np.ndarray:
+        """Noisy counts clipped at 0 and normalised per cell."""
         return self.classifier_.predict_proba(check_release_features(self, X, self.schema_.predictors))
 
 

@@ -27,20 +27,17 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from .. import mechanisms
-from .._deprecation import moved
 from .._validation import RandomState, check_epsilon, check_fraction, check_int, check_positive, check_random_state
-from ..budget import BudgetAccountant, prepare_accountant
+from ..budget import FIT_CALLER_STACKLEVEL, BudgetAccountant
 from ..counts import CountTable
-from ..domain import Attribute, Schema, class_values
+from ..domain import Attribute, Schema
 from ..exceptions import EmptySyntheticWarning
 from ..histogram import cell_codes, decode_cells
 from ..limits import MAX_DOMAIN, MAX_FILLED_CELLS, MAX_RECORDS, MAX_SIMULATED, MAX_SPURIOUS, MAX_SYNTHETIC_ROWS
@@ -48,21 +45,20 @@ from ..sensitivity import (ADD_REMOVE, NEIGHBOURS, check_neighbours, count_sensi
                            utility_sensitivity)
 from ..sources.bins import (bandwidth, bin_count, bin_starts, binned_schema, bins_to_count, discretise,
                             public_bin_count)
-from .base import MarginalFiller, Publisher, check_release_features, count_noise_sd, synthetic_size
+from ..inputs import check_release_features
+from .base import Modelled, Publisher
+from .complete import MarginalFiller, count_noise_sd
+from .histogram_release import HistogramRelease
+from .sparse_histogram import SparseHistogram, perturb_sparse, threshold
 from .shape import IntervalCells, NodeCells
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
-           "private_kd", "mda", "estimate_k", "estimate_gamma", "bin_masses", "threshold",
-           "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
-           "SparseHistogram", "EmptySyntheticWarning", "MAX_RECORDS"]
+           "private_kd", "mda", "estimate_k", "estimate_gamma", "bin_masses",
+           "EmptySyntheticWarning", "MAX_RECORDS"]
 
-_DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
 _HEURISTIC_SEED = 2012            # the simulated data of the k/γ heuristics are public: fixed seed
 
-# MAX_SYNTHETIC_ROWS (10,000,000 here, never applied) moved to dpexplore.limits (1,000,000, the cap
-# every publisher applies).
-__getattr__ = moved(__name__, {"MAX_SYNTHETIC_ROWS": "dpexplore.limits:MAX_SYNTHETIC_ROWS"})
 
 
 # ============================================================================ discretisation (§2.1, 'Numeric data')
@@ -318,160 +314,6 @@ def estimate_gamma(n: float, d: int, n_classes: int, k: int, n_bins: int, *, A: 
     return {"gamma": gamma, "epsilon_p_star": eps_p, "epsilon_h_star": eps_h, "z": z}
 
 
-# ============================================================================ thresholded histogram §2.2-2.4
-def threshold(n: float, epsilon: float, A: float = 0.5) -> float:
-    """τ = A·ln(n)/ε_h (Lei's threshold, PH line 1; natural log, histogram share of ε)."""
-    return A * math.log(n) / check_epsilon(epsilon)
-
-
-def survival_probability(z: Any, n: float, epsilon: float, A: float = 0.5, sensitivity: float = 2.0) -> Any:
-    """P(cell with true count z is kept) = P(L > τ - z), L ~ Laplace(Δ/ε_h) (eq. 5).
-
-    With Δ = 2: ½e^{εz/2}/n^{A/2} below τ, 1 - ½n^{A/2}/e^{εz/2} above; an empty cell survives
-    with probability 1/(2n^{A/Δ}), independent of ε.
-    """
-    tau = threshold(n, epsilon, A)
-    t = tau - np.asarray(z, dtype=float)
-    return mechanisms.laplace_tail(t if np.ndim(z) else float(t), epsilon=epsilon, sensitivity=sensitivity)
-
-
-def expected_support(true_counts: Any, n_cells: int, n: float, epsilon: float, A: float = 0.5,
-                     sensitivity: float = 2.0) -> float:
-    """E|S| = Σ_j |h⁻¹(j)|·P(L > τ - j) (eq. 6): non-empty counts given, the rest are empty cells."""
-    counts = np.asarray(true_counts, dtype=float).ravel()
-    counts = counts[counts > 0]
-    empty = int(n_cells) - counts.size
-    return float(np.sum(survival_probability(counts, n, epsilon, A, sensitivity))
-                 + empty * survival_probability(0.0, n, epsilon, A, sensitivity))
-
-
-def _check_counts(counts: Any) -> np.ndarray:
-    """Cell counts as a flat float array of non-negative integers (a new array)."""
-    c = np.asarray(counts, dtype=float).ravel()
-    if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c != np.rint(c)):
-        raise ValueError("counts must hold non-negative integers (cell counts)")
-    return c
-
-
-def perturb_dense(counts: Any, *, epsilon: float, tau: float, sensitivity: float = 2.0,
-                  random_state: RandomState = None, hardened: bool | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """PH (Vinterbo 2012, eqs. 3-4) over an explicit array of every cell: ĥ = h + Laplace(Δ/ε),
-    keep ĥ > τ (strict).
-
-    Returns (codes of the kept cells, their noisy values). The reference for :func:`perturb_sparse`.
-    ``hardened`` (True, or None inside :func:`dpexplore.mechanisms.hardened_noise`): every value
-    lies on the integer-count lattice of :func:`dpexplore.mechanisms.hardened_laplace_parameters`
-    (``integer=True``), fixed by ε and Δ alone.
-    """
-    counts = _check_counts(counts)
-    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=random_state,
-                               hardened=hardened, integer=True)
-    keep = np.flatnonzero(noisy > tau)
-    return keep.astype(np.int64), noisy[keep]
-
-
-def _sample_empty(m: int, occupied: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` distinct codes drawn uniformly from [0, m) minus ``occupied`` (sorted)."""
-    if count == 0:
-        return np.zeros(0, dtype=np.int64)
-    if m <= _DENSE_COMPLEMENT:
-        free = np.setdiff1d(np.arange(m, dtype=np.int64), occupied, assume_unique=True)
-        return rng.choice(free, size=count, replace=False)
-    # Sequential rejection: distinct valid codes in order of first appearance form a uniform
-    # random sample without replacement; keep the first ``count``.
-    chosen = np.zeros(0, dtype=np.int64)
-    while chosen.size < count:
-        need = count - chosen.size
-        draw = rng.integers(0, m, size=int(need * 1.1) + 16, dtype=np.int64)
-        allc = np.concatenate([chosen, draw])
-        _, first = np.unique(allc, return_index=True)
-        allc = allc[np.sort(first)]
-        chosen = allc[~np.isin(allc, occupied)]
-    return chosen[:count]
-
-
-def perturb_sparse(codes: Any, counts: Any, n_cells: int, *, epsilon: float, tau: float,
-                   sensitivity: float = 2.0, random_state: RandomState = None, hardened: bool | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sparse construction of Vinterbo 2012, §2.1 ("Efficient Construction and Representation"):
-    the same distribution as :func:`perturb_dense` without enumerating V.
-
-    Non-empty cells get Laplace noise and the strict threshold; the number of empty cells that
-    survive is q̂ ~ Binomial(m - n', P(L > τ)), their positions are uniform without replacement
-    among the empty cells, and their values are L conditioned on L > τ ≥ 0. Returns (kept codes
-    sorted, values, True where the cell was empty).
-
-    ``hardened`` (True, or None inside :func:`dpexplore.mechanisms.hardened_noise`): the noise is
-    exact discrete Laplace on the lattice gℤ that the dense release uses, g fixed by ε and Δ
-    alone (integer counts: :func:`dpexplore.mechanisms.hardened_laplace_parameters` with
-    ``integer=True``), never by the number n' of occupied cells. An empty cell is kept when
-    g·K > τ, i.e. K ≥ k₀ = ⌊τ/g⌋ + 1, with probability P[K ≥ k₀]; its value is g·K drawn exactly
-    from K | K ≥ k₀ (:func:`dpexplore.mechanisms.discrete_laplace_tail`): the dense release's law,
-    on its lattice. The binomial count uses that probability in floating point (relative error
-    ~2**-52, no change of support). Textbook noise: the kept empty values are τ + Exponential(Δ/ε)
-    (Laplace conditioned on > τ ≥ 0, by memorylessness), whose floating-point support differs
-    from that of h + Laplace: only hardened noise hides which kept cells were empty.
-    """
-    codes = np.asarray(codes, dtype=np.int64).ravel()
-    counts = _check_counts(counts)
-    if codes.size != counts.size:
-        raise ValueError("codes and counts must have the same length")
-    m = int(n_cells)
-    if np.unique(codes).size != codes.size or (codes.size and (codes.min() < 0 or codes.max() >= m)):
-        raise ValueError("codes must be distinct cell indices in [0, n_cells)")
-    if tau < 0:
-        raise ValueError("tau must be >= 0 for the conditioned-tail sampler")
-    exact = mechanisms.is_hardened(hardened)
-    rng = check_random_state(random_state)
-    noisy = mechanisms.laplace(counts, epsilon=epsilon, sensitivity=sensitivity, random_state=rng,
-                               hardened=exact, integer=True)
-    keep = noisy > tau
-    if exact:   # the dense release's lattice and tail: g·K > τ ⟺ K ≥ k₀ (exact rational arithmetic)
-        grid, t, s, _ = mechanisms.hardened_laplace_parameters(epsilon=epsilon, sensitivity=sensitivity,
-                                                               integer=True)
-        k0 = math.floor(Fraction(tau) / Fraction(grid)) + 1
-        p0 = float(mechanisms.discrete_laplace_tail_probability(k0, t, s))
-    else:
-        p0 = float(mechanisms.laplace_tail(tau, epsilon=epsilon, sensitivity=sensitivity))
-    n_empty = m - codes.size
-    q_hat = int(rng.binomial(n_empty, p0)) if n_empty > 0 else 0
-    spurious = _sample_empty(m, np.sort(codes), q_hat, rng)
-    if exact and q_hat:   # (q̂ = 0 whenever k₀ is huge: P[K ≥ k₀] underflows to 0)
-        spurious_values = grid * mechanisms.discrete_laplace_tail(k0, t, s, size=q_hat,
-                                                                  random_state=rng).astype(float)
-    elif exact:
-        spurious_values = np.zeros(0)
-    else:
-        spurious_values = tau + rng.exponential(sensitivity / epsilon, size=q_hat)
-    all_codes = np.concatenate([codes[keep], spurious])
-    values = np.concatenate([noisy[keep], spurious_values])
-    empty = np.concatenate([np.zeros(int(keep.sum()), dtype=bool), np.ones(q_hat, dtype=bool)])
-    order = np.argsort(all_codes, kind="stable")
-    return all_codes[order], values[order], empty[order]
-
-
-class SparseHistogram:
-    """A released histogram stored sparsely: kept cells, their noisy counts, the public shape."""
-
-    def __init__(self, codes: np.ndarray, values: np.ndarray, shape: Sequence[int]):
-        self.codes = np.asarray(codes, dtype=np.int64)
-        self.values = np.asarray(values, dtype=float)
-        self.shape = tuple(int(s) for s in shape)
-
-    @property
-    def n_cells(self) -> int:
-        return int(np.prod(self.shape, dtype=object))
-
-    def rounded(self) -> np.ndarray:
-        """⌈h̃ - ½⌉: copies of each kept cell in the synthetic table (halves round down)."""
-        return np.ceil(self.values - 0.5).astype(np.int64)
-
-    def decode(self) -> tuple[np.ndarray, ...]:
-        """Per-dimension indices of the kept cells (mixed radix, C order; the label is last)."""
-        return np.unravel_index(self.codes, self.shape)
-
-
 # ============================================================================ the estimator
 def _category_codes(values: pd.Series, attr) -> np.ndarray:
     """Index of each value in the attribute's PUBLIC category list, matched by text as
@@ -506,6 +348,20 @@ def _binned_cells(source: Any, schema: Schema, n_bins: int
     return codes, sizes, table.class_codes.astype(np.int64), table.counts
 
 
+class _FitData(NamedTuple):
+    """The fit data: the records and their class codes, or the source; the private record count."""
+
+    X: pd.DataFrame | None
+    y_codes: np.ndarray | None
+    source: Any
+    n_records: int
+
+
+def _domain_sizes(schema: Schema, names: Sequence[str], n_bins: int) -> list[int]:
+    """Public domain size of each attribute: s bins (numeric) or its category count."""
+    return [n_bins if schema[a].kind == "numeric" else len(schema[a].categories) for a in names]
+
+
 def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float | None) -> None:
     """Refuse, BEFORE the selection spends anything, a projection that cannot be released.
 
@@ -524,7 +380,7 @@ def _check_domain(sizes: Sequence[int], k: int, n_classes: int, p_empty: float |
                          "choose a smaller k, fewer bins or a larger A")
 
 
-class ProjectedHistogram(Publisher):
+class ProjectedHistogram(HistogramRelease, Publisher):
     """Vinterbo's DP projected histogram and the logistic regression fitted on its synthetic data.
 
     Parameters
@@ -639,12 +495,7 @@ class ProjectedHistogram(Publisher):
         if self.test_values not in ("raw", "midpoint"):
             raise ValueError(f"test_values must be 'raw' or 'midpoint', got {self.test_values!r}")
         check_positive(self.C, "C")
-        self._check_complete_params()
         check_random_state(self.random_state)
-
-    def _sizes(self, names: Sequence[str], n_bins: int) -> list[int]:
-        """Public domain size of each attribute: s bins (numeric) or its category count."""
-        return [n_bins if self.schema_[a].kind == "numeric" else len(self.schema_[a].categories) for a in names]
 
     def _codes(self, X: pd.DataFrame, names: Sequence[str], n_bins: int) -> tuple[np.ndarray, list[int]]:
         """Bin / category index of every value, with the public domain size of each attribute."""
@@ -661,8 +512,11 @@ class ProjectedHistogram(Publisher):
         return np.column_stack(cols).astype(np.int64), sizes
 
     # ------------------------------------------------------------------ fit
-    def _fit_records(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> None:
-        self._fit_release(X, y, schema, None, len(X))
+    def _records_data(self, X: pd.DataFrame, y: pd.Series, schema: Schema) -> "_FitData":
+        for a in schema.categorical:
+            _category_codes(X[a], schema[a])       # integer-coded categories match by text
+        self._check_before_spending(schema)
+        return _FitData(X, schema.encode_target(y).astype(np.int64), None, len(X))
 
     def _public_bin_count(self, d: int) -> int | None:
         """s when public quantities alone fix it, before n̂ is drawn: an integer ``n_bins``, or
@@ -681,42 +535,41 @@ class ProjectedHistogram(Publisher):
         scan as its own table. Reads no data and spends nothing."""
         return bins_to_count(schema, self._public_bin_count(len(schema.predictors)))
 
-    def _fit_table(self, table: CountTable, schema: Schema, source: Any) -> None:
+    def _table_data(self, table: CountTable, schema: Schema, source: Any) -> "_FitData":
         # the source's own engine counts the method's public bins once s is known (_binned_cells);
         # when s is public it counted them along with ``table`` (_count_along)
-        self._fit_release(None, None, schema, source, table.n_records)   # n: private, used through n̂
+        self._check_before_spending(schema)
+        return _FitData(None, None, source, table.n_records)   # n: private, used through n̂
 
-    def _fit_release(self, X: pd.DataFrame | None, y: pd.Series | None, schema: Schema, source: Any,
-                     n_records: int) -> None:
-        """Select k predictors privately and release their thresholded histogram (spends ε), from
-        the records ``X, y`` or (``source`` given) from the source's cells."""
-        predictors = schema.predictors
-        acc = prepare_accountant(self.epsilon, self.accountant)
-        rng = check_random_state(self.random_state)
-        self.schema_ = schema
-        eps = self._model_epsilon()             # epsilon, less the marginal_share (extension)
-        # records: marginal codes on each column's taxonomy leaves (or 16 public bins), read now
-        filler = (MarginalFiller(schema, X=X, y=y, class_marginal=True)   # the threshold skews the class shares
-                  if self.marginal_share > 0 and source is None else None)
-        q, d = schema.n_classes, len(predictors)
-        delta = sum_sensitivity(self.neighbours)        # the (cell × class) histogram over a partition
-        # everything that can fail on the data or on sizes fails here, before the first spend
-        if source is None:
-            for a in schema.categorical:
-                _category_codes(X[a], schema[a])       # integer-coded categories match by text
-            y_codes = schema.encode_target(y).astype(np.int64)
+    def _check_before_spending(self, schema: Schema) -> None:
+        """Everything that can fail on public sizes fails here, before the first spend."""
         if self.k is not None and not isinstance(self.n_bins, str):   # known before n̂: check now
-            _check_domain(self._sizes(predictors, int(self.n_bins)), min(int(self.k), d), q, None)
+            _check_domain(_domain_sizes(schema, schema.predictors, int(self.n_bins)),
+                          min(int(self.k), len(schema.predictors)), schema.n_classes, None)
         if mechanisms.is_hardened():   # the exact sampler's public limits: ε_n, and ε_h ≥ γ_min·(ε - ε_n)
+            eps = self._model_epsilon()
             eps_n_min = self.count_share * eps if self.neighbours == ADD_REMOVE else 0.0
             if eps_n_min > 0:
                 mechanisms.hardened_laplace_parameters(epsilon=eps_n_min)
             gamma_min = float(self.gamma) if self.gamma is not None else 0.01   # eq. 11 is clipped to ≥ 0.01
-            mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min), sensitivity=delta,
-                                                   integer=True)
-        self._open_ledger(acc)
-        # schema order, y's dtype (not y's values); from a source: its target column's type
-        self.classes_ = class_values(schema.classes, source.target_like if source is not None else y)
+            mechanisms.hardened_laplace_parameters(epsilon=gamma_min * (eps - eps_n_min),
+                                                   sensitivity=sum_sensitivity(self.neighbours), integer=True)
+
+    def _prepare_filler(self, schema: Schema, X: Any = None, table: Any = None, **kwargs: Any) -> Any:
+        """Records: the marginal codes on each column's taxonomy leaves (or 16 public bins), read
+        now; the class's too (the threshold skews the class shares). A source: counted over the
+        method's own bins in :meth:`_release`, once s is known."""
+        return None if table is not None else super()._prepare_filler(schema, X=X, class_marginal=True, **kwargs)
+
+    def _release(self, fit_data: "_FitData", acc: BudgetAccountant, rng: np.random.Generator,
+                 eps: float) -> Modelled:
+        """Select k predictors privately and release their thresholded histogram (spends ε), from
+        the records or (a source) from the source's cells."""
+        schema, (X, y_codes, source, n_records) = self.schema_, fit_data
+        predictors = schema.predictors
+        q, d = schema.n_classes, len(predictors)
+        delta = sum_sensitivity(self.neighbours)        # the (cell × class) histogram over a partition
+        filler = None
 
         # n: public under substitution; a noisy count under add/remove (Laplace(1/ε_n))
         if self.neighbours == ADD_REMOVE:
@@ -745,7 +598,7 @@ class ProjectedHistogram(Publisher):
             gamma_info = estimate_gamma(n_hat, d, q, k, s, A=self.A, B=self.B, loss=self.loss, p=self.p,
                                         sensitivity=delta)
             gamma = gamma_info["gamma"]
-        _check_domain(self._sizes(predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
+        _check_domain(_domain_sizes(schema, predictors, s), k, q, 0.5 * n_hat ** (-float(self.A) / delta))
         if source is None:
             codes, sizes = self._codes(X, predictors, s)
             weights = None
@@ -787,11 +640,6 @@ class ProjectedHistogram(Publisher):
         kept, values, _ = perturb_sparse(     # which kept cells were empty: not kept (non-private)
             true_codes, true_counts, m, epsilon=acc.spend(eps_h, "projected histogram"), tau=tau,
             sensitivity=delta, random_state=rng)
-        # after the projection is released: marginals of the predictors (two-way with a chosen
-        # parent for those left out) and of the class (extension)
-        self._fill_marginals([predictors[a] for a in picks], acc, rng, filler)
-        self._close_ledger()
-
         self.k_, self.gamma_, self.n_bins_, self.n_hat_ = k, gamma, s, n_hat
         self.gamma_heuristic_ = gamma_info
         self.selected_ = [predictors[a] for a in picks]
@@ -802,13 +650,14 @@ class ProjectedHistogram(Publisher):
         self.n_cells_ = m
         self.counts_ = SparseHistogram(kept, values, shape)
         self.histogram_ = self._histogram_frame()
+        # after the projection is released: marginals of the predictors (two-way with a chosen
+        # parent for those left out) and of the class (extension)
+        return Modelled(self.selected_, filler=filler)
+
+    def _finish_fit(self, fit_data: "_FitData") -> None:
         self._fit_model()
 
     # ------------------------------------------------------------------ release
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "counts_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y)")
-
     def _level_labels(self, a: str) -> np.ndarray:
         attr = self.schema_[a]
         if attr.kind == "numeric":
@@ -872,7 +721,11 @@ class ProjectedHistogram(Publisher):
             return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
         return np.asarray(list(attr.categories), dtype=object)[index]
 
-    def _synthetic(self, *, n: int | None, random_state: RandomState, values: str) -> pd.DataFrame:
+    def _size_total(self) -> tuple[float, float]:
+        return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
+
+    def _synthetic_rows(self, size: int, rng: np.random.Generator, values: str,
+                        shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
         """D̃ (§2.2): kept cells repeated in proportion to ⌈h̃ - ½⌉, every declared column in
         schema order. ``values="representative"``: numeric bins become their midpoints (the
         paper's reverse mapping; rounded for integer attributes); ``"generalized"``: every
@@ -881,19 +734,16 @@ class ProjectedHistogram(Publisher):
 
         Size (a public rule): ``n`` if given, else n̂ (``n_hat_``: the noisy record count, or the
         public n under substitution) raised to the public floor and capped at ``max_synthetic_rows``
-        (:func:`~dpexplore.publish.base.synthetic_size`); the copies are
+        (:func:`~dpexplore.publish.complete.synthetic_size`); the copies are
         rescaled to it by largest-remainder rounding (at the paper's scale, the paper's copies).
         Predictors that were not projected are drawn from their noisy marginal
         (``marginal_share`` > 0) or uniformly over the declared domain (``column_sources_``).
-        The projected columns are deterministic; ``random_state`` shuffles the row order and
-        draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
+        The projected columns are deterministic; a given ``random_state`` shuffles the row order
+        (``shuffle``) and draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        self._check_fitted()
         generalized = values == "generalized"
-        size = synthetic_size(self.n_hat_, n, self.max_synthetic_rows,
-                              noise_sd=count_noise_sd(self.epsilon_split_["record count"]))
         kept, copies = self.counts_.decode(), self.counts_.rounded()
         cells = None
         if getattr(self, "marginals_", None):
@@ -916,11 +766,9 @@ class ProjectedHistogram(Publisher):
                     data[a] = np.clip(np.floor(data[a] + 0.5), attr.lower, attr.upper).astype(np.int64)
         data[self.schema_.target] = self.classes_[idx[-1]]
         frame = pd.DataFrame(data, columns=list(self.selected_) + [self.schema_.target])
-        rng = check_random_state(random_state)
-        order = rng.permutation(len(frame)) if random_state is not None else np.arange(len(frame))
-        frame = frame.iloc[order].reset_index(drop=True)
+        order = rng.permutation(len(frame)) if shuffle else np.arange(len(frame))
         rows = np.repeat(np.arange(reps.size), reps)[order]       # each row's kept cell
-        return self._complete(frame, rng, generalized=generalized, cells=cells, row_cells=rows)
+        return frame.iloc[order].reset_index(drop=True), cells, rows
 
     def _with_thresholded_mass(self, kept: tuple[np.ndarray, ...], copies: np.ndarray
                                ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
@@ -977,7 +825,7 @@ class ProjectedHistogram(Publisher):
             self.fallback_ = True
             warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {present.size} class(es): "
                           "predicting the class shares of the release (AUC 0.5)", EmptySyntheticWarning,
-                          stacklevel=3)
+                          stacklevel=FIT_CALLER_STACKLEVEL + 2)
             return
         self.fallback_ = False
         self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
@@ -998,9 +846,8 @@ class ProjectedHistogram(Publisher):
                 out.append(_category_codes(X[a], attr))
         return out
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Class probabilities (columns follow ``classes_``) from the LR fitted on D̃."""
-        self._check_fitted()
+    def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class probabilities from the LR fitted on D̃."""
         index = self._test_index(X)
         n = len(index[0])
         if self.model_ is None:
@@ -1009,7 +856,3 @@ class ProjectedHistogram(Publisher):
         proba[:, self.model_.classes_] = self.model_.predict_proba(self._design(index))
         return proba
 
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """The most probable class of each row."""
-        self._check_fitted()
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

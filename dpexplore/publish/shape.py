@@ -5,7 +5,7 @@ A publisher releases cells: a taxonomy node (PrivPfC's grid, Su et al. 2018 Def.
 specialisations, Mohammed et al. 2011 §4) or an interval (DiffMulti's splits; the equal-width
 bins of a projected histogram, Vinterbo 2012 §2.2). The papers spread the values of a cell evenly
 over it. With ``marginal_share`` > 0 every modelled predictor also has a paid Laplace one-way marginal
-over the leaves of its :func:`~dpexplore.publish.base.marginal_taxonomy`; :func:`draw_in_cells` then
+over the leaves of its :func:`~dpexplore.domain.marginal_taxonomy`; :func:`draw_in_cells` then
 picks, for every row, a leaf inside the row's cell with probability ∝ max(noisy count, 0) times the
 share of the leaf that lies in the cell (uniform over the cell when every such count is ≤ 0; the
 rows of a cell by systematic sampling, :func:`draw_leaves`), and a value uniformly inside that
@@ -30,8 +30,8 @@ import numpy as np
 from ..domain import Attribute, Schema, Taxonomy
 from ..histogram import decode_cells, resolve_grid, sample_within
 
-__all__ = ["NodeCells", "IntervalCells", "grid_cells", "leaf_measure", "leaf_probabilities", "draw_in_cells",
-           "apportion", "draw_leaves", "consistent_counts", "rake", "RAKE_ROUNDS"]
+__all__ = ["NodeCells", "IntervalCells", "grid_cells", "leaf_probabilities", "draw_in_cells", "apportion",
+           "draw_leaves", "consistent_counts", "rake"]
 
 RAKE_ROUNDS = 20
 """Passes of :func:`rake` over the columns: a fixed public number (no convergence test on data)."""

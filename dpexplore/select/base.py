@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import check_binary_matrix, check_same_length, rule_message
-from .._validation.inputs import is_source, set_fit_features, source_classes, source_input
+from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends
 from ..domain import declared_classes
 from ..encode import Binarizer, binarize_table
@@ -112,10 +112,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
                             "ScorePerturbationSelector, ExponentialTopKSelector or SparseVectorSelector")
         binarize = check_binarize(getattr(self, "binarize", None))
         table, schema = source_input(X, y, None, needs_taxonomy=True)
-        classes = list(schema.classes)
-        if self.classes is not None and [str(c) for c in self.classes] != classes:
-            raise ValueError(f"classes={list(self.classes)!r} differ from the source's schema classes "
-                             f"{classes!r}: leave classes=None (the schema declares them)")
+        check_source_classes(self.classes, schema)
         binarizer = Binarizer(schema).fit()
         matrix, class_codes, weights = binarize_table(table, binarizer)
         set_fit_features(self, pd.DataFrame(columns=list(binarizer.get_feature_names_out())))
@@ -123,7 +120,7 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
         self.classes_ = source_classes(X, schema)
         self.binarizer_ = binarizer
         # binary scores: the last declared class against the others (as _binary_y)
-        return Xb, (class_codes == len(classes) - 1).astype(np.int64), np.asarray(weights, dtype=np.int64)
+        return Xb, (class_codes == len(schema.classes) - 1).astype(np.int64), np.asarray(weights, dtype=np.int64)
 
     # ------------------------------------------------------------------ release (post-processing)
     def _set_support(self, indices: np.ndarray) -> None:

@@ -58,8 +58,8 @@ def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray
     yb = _binary_labels(y, Xb.shape[0])
     w = _weights(weights, Xb.shape[0])
     pos, neg = yb == 1, yb == 0
-    n11 = w[pos] @ Xb[pos]
-    n10 = w[neg] @ Xb[neg]
+    n11 = (w * pos) @ Xb      # one product per class, without copying the class's rows
+    n10 = (w * neg) @ Xb
     return n11, n10, w[pos].sum() - n11, w[neg].sum() - n10
 
 

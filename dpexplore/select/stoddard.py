@@ -44,7 +44,6 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from .._deprecation import RenamedParams
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_fraction, check_int,
                            check_random_state, check_scores)
 from ..audit import privacy_loss
@@ -381,8 +380,9 @@ class _ScoreSelector(_BinarySelector):
     mechanism; :meth:`fit_scores` runs the same mechanism on scores computed elsewhere. Both
     check the public parameters before the first spend and draw from one Generator in the same
     order, so the same scores and seed give the same selection. Subclasses give
-    ``_calibrate(n_features, score) -> dict`` (checks and sensitivities, no data) and
-    ``_select(q, plan, rng)`` (the spends and the mechanism).
+    ``_calibrate(n_features, score) -> dict`` (checks and sensitivities, no data),
+    ``_select(q, plan, rng)`` (the spends and the mechanism) and ``_rule(q, plan)`` (the indices
+    the selection rule keeps from scores, without noise: :meth:`exact_support`).
     """
 
     def fit(self, X: Any, y: Any = None) -> "_ScoreSelector":
@@ -409,6 +409,15 @@ class _ScoreSelector(_BinarySelector):
         plan = self._calibrate(q.size, score)
         self._select(q, plan, self._begin(plan))
         return self
+
+    def exact_support(self, scores: Any) -> np.ndarray:
+        """The selection rule applied to exact ``scores`` without noise — **NOT private** (a teaching
+        view: the exact F_τ of §3.1, its first ``cutoff`` features, or the top k, that the mechanism
+        approximates). Same parameter checks as :meth:`fit_scores`; spends nothing, stores nothing."""
+        q = check_scores(scores)
+        support = np.zeros(q.size, dtype=bool)
+        support[self._rule(q, self._calibrate(q.size, _check_score(self.feature_score, "feature_score")))] = True
+        return support
 
     def _begin(self, plan: dict) -> np.random.Generator:
         """Open this fit's ledger (a fresh accountant when none is given); the Generator."""
@@ -459,10 +468,12 @@ class ScorePerturbationSelector(_ScoreSelector):
         self.noise_scale_ = plan["sensitivity"] / epsilon           # S(Q)·Δ(Q)/ε
         self._spend(epsilon, f"feature selection: score perturbation ({plan['score']})")
         self.noisy_scores_ = laplace(q, epsilon=epsilon, sensitivity=plan["sensitivity"], random_state=rng)
+        self._set_support(self._rule(self.noisy_scores_, plan))
+
+    def _rule(self, q: np.ndarray, plan: dict) -> np.ndarray:
         if self.threshold is not None:
-            self._set_support(np.flatnonzero(self.noisy_scores_ > float(self.threshold)))
-        else:
-            self._set_support(np.argsort(-self.noisy_scores_, kind="stable")[: int(self.k)])
+            return np.flatnonzero(q > float(self.threshold))
+        return np.argsort(-q, kind="stable")[: int(self.k)]
 
 
 class ExponentialTopKSelector(_ScoreSelector):
@@ -522,8 +533,11 @@ class ExponentialTopKSelector(_ScoreSelector):
                                             n_changed=plan["changed"], method=self.method,
                                             random_state=rng))
 
+    def _rule(self, q: np.ndarray, plan: dict) -> np.ndarray:
+        return np.argsort(-q, kind="stable")[: plan["k"]]     # the most likely k-subset
 
-class SparseVectorSelector(RenamedParams, _ScoreSelector):
+
+class SparseVectorSelector(_ScoreSelector):
     """ε-DP selection of the first ``cutoff`` features whose score passes a noisy threshold.
 
     The sparse vector technique with a cutoff (Lyu, Su & Li 2017, Alg. 1), the sound version of
@@ -532,8 +546,6 @@ class SparseVectorSelector(RenamedParams, _ScoreSelector):
     ``threshold_share``: the share of ε for the threshold noise (None: 1/(1 + (2c)^{2/3})).
     Fitted: ``support_``, ``ledger_``.
     """
-
-    _renamed_params = {"threshold_fraction": "threshold_share"}
 
     def __init__(self, *, threshold: float = 0.0, cutoff: int = 10, epsilon: float = 0.5,
                  feature_score: str = "TC", monotone: Any = "auto", threshold_share: float | None = None,
@@ -575,6 +587,9 @@ class SparseVectorSelector(RenamedParams, _ScoreSelector):
                                         sensitivity=plan["per_score"], monotone=plan["monotone"],
                                         threshold_share=share, random_state=rng))
 
+    def _rule(self, q: np.ndarray, plan: dict) -> np.ndarray:
+        return np.flatnonzero(q >= float(self.threshold))[: plan["cutoff"]]   # in column order, as Alg. 1
+
 
 class PrivateThresholdTesting(_ScoreSelector):
     """PTT (Stoddard et al. 2014, Alg. 2) exactly as printed. **NOT differentially private.**
@@ -612,6 +627,9 @@ class PrivateThresholdTesting(_ScoreSelector):
         warnings.warn(_NOT_DP.format(name="PrivateThresholdTesting"),
                       NotDifferentiallyPrivateWarning, stacklevel=3)
         self.support_ = mask
+
+    def _rule(self, q: np.ndarray, plan: dict) -> np.ndarray:
+        return np.flatnonzero(q >= float(self.threshold))      # Alg. 2's comparison, τ̃ = τ
 
 
 class ClusterSelection(_BinarySelector):

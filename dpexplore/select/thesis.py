@@ -30,7 +30,7 @@ from sklearn.base import clone
 
 from .._validation import (RandomState, check_binary_matrix, check_epsilon, check_int, check_random_state,
                            check_same_length, check_scores)
-from .._validation.inputs import check_y
+from ..inputs import check_y
 from ..audit import privacy_loss
 from ..budget import FIT_CALLER_STACKLEVEL
 from ..domain import declared_classes
@@ -40,9 +40,9 @@ from .base import SelectorBase
 from .scores import information_gain, mutual_information_sensitivity, purity_index
 from .stoddard import NotDifferentiallyPrivateWarning
 
-__all__ = ["THESIS_SCORES", "thesis_scores", "score_sensitivity", "iterative_select",
-           "iterative_selection_probabilities", "audit_iterative_vs_subset",
-           "PrivateKSubsetSelector", "IterativeSelector", "NotDifferentiallyPrivateWarning"]
+__all__ = ["thesis_scores", "score_sensitivity", "iterative_select", "iterative_selection_probabilities",
+           "audit_iterative_vs_subset", "PrivateKSubsetSelector", "IterativeSelector",
+           "NotDifferentiallyPrivateWarning"]
 
 THESIS_SCORES = ("count", "mi")
 

@@ -30,8 +30,7 @@ import numpy as np
 from ..counts import CountTable
 from ._base import Problems, Source, bucket_tree, numeric_edges, raise_first_problem
 
-__all__ = ["ExpressionSource", "MISSING", "UNKNOWN", "INFINITE", "OUT_OF_RANGE", "NUMBER_KINDS",
-           "cell_problems"]
+__all__ = ["ExpressionSource"]
 
 Expr = Any          # an engine's expression: SQL text (DuckDB), a Column (Spark)
 T = TypeVar("T")

@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT, rule_message
-from .._validation.schema import check_schema
 from ..counts import CountTable
-from ..domain import Schema
+from ..domain import Schema, check_schema
 from ..limits import DEFAULT_BATCH_ROWS
 from ._tables import CountCache
 from .bins import default_bins
@@ -52,7 +51,7 @@ def raise_first_problem(problems: Problems, schema: Schema) -> None:
     """Raise what ``Schema.validate(X, y)`` raises first, word for word: the column and the
     rule (:func:`~dpexplore._validation.rule_message`), never a value."""
     if problems.n_rows == 0:
-        raise ValueError("X is empty: at least one row is needed")
+        raise ValueError(rule_message("empty"))
     nan_cols = [n for n in schema.predictors if problems.missing.get(n, 0)]
     if nan_cols:
         raise ValueError(rule_message("missing", nan_cols))

@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import rule_message
-from .._validation.schema import check_schema
-from ..domain import Schema, declared_dtype
+from ..domain import Schema, check_schema, declared_dtype
 from ._backend import ExpressionSource
 from ._base import check_columns, engine_error
 

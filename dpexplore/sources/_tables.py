@@ -29,7 +29,7 @@ import numpy as np
 from ..counts import CountTable
 from ..domain import Attribute, Schema, Taxonomy
 
-__all__ = ["CountCache", "leaf_map", "leaf_maps", "coarsen", "same_domains", "refinement"]
+__all__ = ["CountCache", "coarsen", "refinement"]
 
 
 def schema_key(schema: Schema) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ._common import InputError, show_list
 
-__all__ = ["read_table", "select_columns", "repeated_names", "TEXT_SUFFIXES", "PARQUET_SUFFIXES"]
+__all__ = ["read_table", "select_columns", "repeated_names"]
 
 TEXT_SUFFIXES = (".csv", ".txt", ".tsv")
 PARQUET_SUFFIXES = (".parquet", ".pq")

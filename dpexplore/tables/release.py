@@ -13,18 +13,17 @@ import numpy as np
 import pandas as pd
 
 from .._validation import CHECK_TABLE_HINT
-from ..budget import BudgetAccountant
+from ..budget import BudgetAccountant, check_accountant
 from ..domain import Schema, class_values, typed_labels
 from ..evaluate.fidelity import fidelity_summary
-from ..exceptions import DpexploreDeprecationWarning
 from ..limits import OWN_TABLE_SYNTHETIC_ROWS as MAX_SYNTHETIC_ROWS
 from ..registry import MethodSpec, all_methods
 from ._common import FEW_RECORDS, FewRecordsWarning, InputError, check_epsilon_range, show
 from .draft import built_dropping_rows
 from .read import repeated_names
 
-__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release", "method_name",
-           "default_marginal_share", "column_sources", "grid_occupancy", "labels_like"]
+__all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
+           "method_name", "default_marginal_share", "column_sources", "grid_occupancy"]
 
 #: share of ε the workflow gives the marginals that shape a synthetic table (a documented
 #: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
@@ -42,17 +41,9 @@ METHODS: dict[str, MethodSpec | Callable] = {spec.name: spec for spec in all_met
 
 
 def method_name(method: str) -> str:
-    """The key of :data:`METHODS` for ``method``. A display name ("Projected histogram") is
-    accepted with a :class:`~dpexplore.exceptions.DpexploreDeprecationWarning`; anything else
-    is an :class:`InputError`."""
+    """``method`` if it is a key of :data:`METHODS` (the class name), else an :class:`InputError`."""
     if isinstance(method, str) and method in METHODS:
         return method
-    by_display = {spec.display: name for name, spec in METHODS.items()
-                  if isinstance(spec, MethodSpec) and spec.display != name}
-    if isinstance(method, str) and method in by_display:
-        warnings.warn(f"method {method!r} is a display name: pass {by_display[method]!r} (the class name); "
-                      "display names stop working in dpexplore 0.4", DpexploreDeprecationWarning, stacklevel=3)
-        return by_display[method]
     raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
 
 
@@ -322,9 +313,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         raise InputError(f"{exc}. Encode the table with build_schema (it clips numbers to the declared "
                          f"bounds) or widen the schema's domain; {CHECK_TABLE_HINT}") from None
     if accountant is not None:
-        if not isinstance(accountant, BudgetAccountant):
-            raise InputError(f"accountant must be a BudgetAccountant, got {type(accountant).__name__}")
-        accountant.require(epsilon)  # BudgetExceededError now, before anything is spent
+        check_accountant(accountant, InputError).require(epsilon)  # BudgetExceededError now, before anything is spent
     try:
         rng = check_random_state(random_state)
     except TypeError as exc:
@@ -343,6 +332,8 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         else:   # a factory of your own: (unfitted publisher, synthetic keyword arguments)
             est, syn_kwargs = (entry(epsilon, fit_seed) if accountant is None
                                else entry(epsilon, fit_seed, accountant=accountant))
+            if est.get_params().get("schema") is None:    # the table's public schema, as a registered method's
+                est.set_params(schema=schema)
             publishes = True
         bar.update(1)
         bar.set_postfix_str("fit")
@@ -350,10 +341,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
         y_fit = pd.Series(labels_like(y_tr, schema, like), index=y_tr.index, name=y_tr.name)
         t0 = time.perf_counter()
         with mechanisms.hardened_noise(bool(hardened)):  # exact discrete noise for every draw
-            if isinstance(entry, MethodSpec):
-                est.fit(X_tr, y_fit)
-            else:
-                est.fit(X_tr, y_fit, schema=schema)
+            est.fit(X_tr, y_fit)
             seconds = time.perf_counter() - t0
             bar.update(1)
             bar.set_postfix_str("synthetic table" if publishes else "no synthetic table (a model)")

@@ -35,6 +35,19 @@ from ..plots.mechanisms import (accuracy_chart, audit_points, budget_chart, curv
 
 __all__ = ["NoiseExplorer", "AccuracyExplorer", "PrivacyLossExplorer", "ExponentialExplorer", "BudgetExplorer"]
 
+
+def _check_categorical(frame: pd.DataFrame, schema: Schema, attributes: Sequence[str]) -> list[str]:
+    """The declared ``attributes`` of ``frame``, each categorical (the candidates of a selection),
+    and at least one row; checked before anything is counted."""
+    attributes = schema.check_columns(attributes, "attributes")
+    for name in attributes:
+        if schema[name].kind != "categorical":
+            raise ValueError(f"attribute {name!r} is numeric: the explorer needs a categorical attribute")
+    if len(frame) == 0:
+        raise ValueError("frame is empty: at least one row is needed")
+    return attributes
+
+
 class NoiseExplorer(Explorer):
     """Laplace vs geometric noise on one count: slide ε and the sensitivity Δ.
 
@@ -185,12 +198,7 @@ class ExponentialExplorer(Explorer):
 
     def __init__(self, frame: pd.DataFrame, schema: Schema, attributes: Sequence[str], *,
                  epsilon: float = 0.5, epsilon_grid: Sequence[float] | None = None, random_state: int = 0):
-        attributes = schema.check_columns(attributes, "attributes")
-        for name in attributes:
-            if schema[name].kind != "categorical":
-                raise ValueError(f"attribute {name!r} is numeric: the explorer needs a categorical attribute")
-        if len(frame) == 0:
-            raise ValueError("frame is empty")
+        attributes = _check_categorical(frame, schema, attributes)
         self.random_state = random_state
         grid = np.logspace(-2, 1, 41) if epsilon_grid is None else np.asarray(epsilon_grid, dtype=float)
         self.utilities: dict[str, pd.Series] = {}
@@ -236,10 +244,7 @@ class BudgetExplorer(Explorer):
     def __init__(self, frame: pd.DataFrame, schema: Schema, *, category: str = "education",
                  numeric: str = "age", depth: int = 2, total: float = 1.0, random_state: int = 0):
         schema.check_columns([category, numeric], "attributes")
-        if schema[category].kind != "categorical":
-            raise ValueError(f"category {category!r} is numeric: the selection needs a categorical attribute")
-        if len(frame) == 0:
-            raise ValueError("frame is empty")
+        _check_categorical(frame, schema, [category])
         self.random_state = random_state
         self.category, self.numeric = category, numeric
         # ε-independent: true answers (kept to compare, never released) and the public domains

@@ -11,8 +11,6 @@ small charts.
 from __future__ import annotations
 
 import inspect
-import json
-import math
 from typing import Any, Mapping, Sequence
 
 import altair as alt
@@ -20,34 +18,21 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from .._deprecation import moved, renamed_keyword
-from .._validation.inputs import source_input
+from ..inputs import source_input
 from ..domain import Schema
 from ..evaluate import privpfc as evaluation
 from ..histogram import LevelCodes
-from ..plots._render import vegalite_metadata
 from ..plots.privpfc import (candidates_chart, candidates_data, counts_chart, counts_data, errors_bar_chart,
                              errors_data, grid_levels_chart, levels_data, selection_chart, selection_data)
 from ..publish import privpfc_scoring
-from ..publish.privpfc import PrivPfCRun, grid_threshold, run_privpfc
-from ._display import show_chart
+from ..publish.privpfc import PrivPfCRun, check_shares, grid_threshold, run_privpfc
+from ._display import DataSwap
 
 __all__ = ["PrivPfCExplorer"]
-
-# the algorithms moved to the library; the old names warn
-__getattr__ = moved(__name__, {"GapScorer": "dpexplore.publish.privpfc_scoring:GapScorer",
-                               **{name: f"dpexplore.evaluate.privpfc:{name}"
-                                  for name in ("release_tree_error", "run_errors", "error_sweep")}})
 
 THETA_CHOICES = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000)
 PAPER_SHARES = (0.03, 0.37, 0.60)   # record count / selection / histogram (Alg. 2 line 2)
 PRESETS = {"3/37/60 (paper)": (0.37, 0.60), "3/10/87 (Fig. 9)": (0.10, 0.87), "3/57/40": (0.57, 0.40)}
-
-
-def _check_shares(shares: Sequence[float]) -> None:
-    if len(shares) != 3 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
-        raise ValueError(f"shares must hold three shares of ε adding up to 1 (record count, selection, "
-                         f"histogram), e.g. (0.03, 0.37, 0.60); got {shares!r}")
 
 
 def _initial_preset(sel: float, pert: float) -> str:
@@ -65,15 +50,16 @@ class PrivPfCExplorer:
     counted once at construction (``warm``), so a step only rescores (a sparse product), adds
     noise and redraws. ``update()`` redraws; ``.widget`` is the container to display.
     ``baselines``: name -> error lines for the status text (e.g. majority, non-private tree).
-    :meth:`from_source` builds it on a :class:`dpexplore.sources.Source` instead of records.
+    ``shares``: three weights of ε (record count, selection, histogram), normalised as
+    :func:`~dpexplore.publish.privpfc.run_privpfc` does. :meth:`from_source` builds it on a
+    :class:`dpexplore.sources.Source` instead of records.
     """
 
-    @renamed_keyword(split="shares")
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any,
                  schema: Schema, *, epsilon: float = 1.0, theta: int = 10_000, seed: int = 0,
                  shares: Sequence[float] = PAPER_SHARES, noise_to_signal: float = 0.2,
                  baselines: Mapping[str, float] | None = None, warm: bool = True):
-        _check_shares(shares)
+        shares = tuple(check_shares(shares).tolist())   # three weights, normalised, before the counting
         scorer = privpfc_scoring.GapScorer(LevelCodes(X_train, schema), schema.encode_target(y_train), schema.n_classes)
         self._build(scorer, (LevelCodes(X_test, schema), schema.encode_target(y_test), None), schema,
                     epsilon=epsilon, theta=theta, seed=seed, shares=shares, noise_to_signal=noise_to_signal,
@@ -92,7 +78,7 @@ class PrivPfCExplorer:
         and seed.
         """
         inspect.signature(cls._build).bind(None, None, None, None, **options)   # unknown keywords: before the scan
-        _check_shares(options.get("shares", PAPER_SHARES))
+        options["shares"] = tuple(check_shares(options.get("shares", PAPER_SHARES)).tolist())
         table, schema = source_input(train, None, schema)
         self = cls.__new__(cls)
         self._build(privpfc_scoring.GapScorer.from_table(table), evaluation.held_out_cells(test, schema), schema,
@@ -135,8 +121,7 @@ class PrivPfCExplorer:
                                      layout=W.Layout(flex_flow="row wrap", align_items="flex-start")), self.out])
         self.last_run = None
         self._muted = False
-        self._template = None
-        self._skeleton = None
+        self._swap = DataSwap(self.out)
         if warm:   # every pool the ε slider reaches at this split and Θ (N̂ ≈ N: τ moves by < 1%)
             # every 3rd slider position: the pools in between differ by a few grids, counted when reached
             grid_eps = 10 ** np.arange(self.epsilon.min, self.epsilon.max + 1e-9, 3 * self.epsilon.step)
@@ -238,37 +223,22 @@ class PrivPfCExplorer:
     def charts(self, res: dict) -> alt.VConcatChart:
         """The explorer's charts for one :meth:`compute` result: one small spec (150 candidate points).
 
-        Built once; later calls only swap the data of each chart (building altair objects costs
-        far more than the redraw itself). Each chart's data is recognised by its columns.
+        Built once; later calls only swap the data of each chart (:class:`~._display.DataSwap`).
         """
-        frames = self._frames(res)
-        by_columns = {frozenset(f.columns): f for f in frames.values()}
-        if self._template is None:
-            run = res["run"]
-            top = alt.hconcat(candidates_chart(res["candidates"], tau=max(run.tau, 1.0), n_records=self.scorer.n_rows,
-                                               max_points=150, width=270, height=190,
-                                               title="Candidate grids: chosen one ringed, red line: τ"),
-                              errors_bar_chart({}, {}, width=140)).resolve_scale(color="independent")
-            middle = alt.hconcat(selection_chart(res["candidates"], top=6, width=130, label_limit=230),
-                                 grid_levels_chart(evaluation.grid_levels(res["grid"], self.schema), width=190)
-                                 ).resolve_scale(color="independent")
-            bottom = counts_chart(res["comparison"], width=90, height=110)
-            chart = alt.vconcat(top, middle, bottom).resolve_scale(color="independent")
-            leaves, stack = [], [chart]
-            while stack:
-                node = stack.pop()
-                node.description = alt.Undefined   # the sub-charts' texts would go stale: one, rebuilt per redraw
-                data = getattr(node, "data", alt.Undefined)
-                if isinstance(data, pd.DataFrame):
-                    leaves.append((node, frozenset(data.columns)))
-                for attr in ("vconcat", "hconcat", "layer"):
-                    stack.extend(getattr(node, attr, None) or [])
-            self._template = (chart, leaves)
-        chart, leaves = self._template
-        for node, columns in leaves:
-            node.data = by_columns[columns]
-        chart.description = self._description(res)
-        return chart
+        return self._swap.chart(lambda: self._layout(res), self._frames(res).values(), self._description(res))
+
+    def _layout(self, res: dict) -> alt.VConcatChart:
+        """The charts of the first result, built by the plot functions (later results swap their data)."""
+        run = res["run"]
+        top = alt.hconcat(candidates_chart(res["candidates"], tau=max(run.tau, 1.0), n_records=self.scorer.n_rows,
+                                           max_points=150, width=270, height=190,
+                                           title="Candidate grids: chosen one ringed, red line: τ"),
+                          errors_bar_chart({}, {}, width=140)).resolve_scale(color="independent")
+        middle = alt.hconcat(selection_chart(res["candidates"], top=6, width=130, label_limit=230),
+                             grid_levels_chart(evaluation.grid_levels(res["grid"], self.schema), width=190)
+                             ).resolve_scale(color="independent")
+        bottom = counts_chart(res["comparison"], width=90, height=110)
+        return alt.vconcat(top, middle, bottom).resolve_scale(color="independent")
 
     def _description(self, res: dict) -> str:
         """The charts' text description (their aria-label and alt text) for one :meth:`compute` result."""
@@ -281,26 +251,6 @@ class PrivPfCExplorer:
                 f"cells. Take-away: the drawn grid{cells} gives a test error of {res['histogram_error']:.3f} "
                 f"(histogram classifier) and {res['tree_error']:.3f} (tree on synthetic data).")
 
-    def _show(self, res: dict) -> None:
-        """Display the charts of ``res``: the first time through altair (:func:`show_chart`), then by
-        putting the new records into the first spec's datasets (each recognised by its columns),
-        which skips altair's spec traversal. Same spec as :meth:`charts` would give."""
-        if self._skeleton is None:
-            show_chart(self.out, self.charts(res))
-            bundle = self.out.outputs[0]["data"]
-            mime = next(k for k in bundle if "vegalite" in k)
-            names = {name: frozenset(rows[0]) if rows else None for name, rows in bundle[mime]["datasets"].items()}
-            if None not in names.values():
-                self._skeleton = (bundle, mime, names)
-            return
-        bundle, mime, names = self._skeleton
-        frames = {frozenset(f.columns): f for f in self._frames(res).values()}
-        # pandas' JSON writer: numpy types and NaN (→ null) handled in C, as altair's own data step does
-        spec = dict(bundle[mime], datasets={name: json.loads(frames[cols].to_json(orient="records", double_precision=15))
-                                            for name, cols in names.items()}, description=self._description(res))
-        self.out.outputs = ({"output_type": "display_data", "data": {**bundle, mime: spec},
-                             "metadata": vegalite_metadata()},)
-
     def update(self) -> None:
         """Redraw: one PrivPfC run (stored counts) and its charts, displayed as one chart."""
         try:
@@ -309,4 +259,4 @@ class PrivPfCExplorer:
             self.status.value = f"<p style='color:#b00'>{err}</p>"
             return
         self.status.value = self._status_html(res)
-        self._show(res)
+        self._swap.show(lambda: self._layout(res), self._frames(res).values(), self._description(res))

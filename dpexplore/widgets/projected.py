@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from .._deprecation import moved
 from ..domain import Schema
 from ..evaluate import projected as evaluation
 from ..exceptions import EmptySyntheticWarning
@@ -22,19 +21,7 @@ from ._display import chart_outputs, show_chart
 
 __all__ = ["selection_explorer", "survival_explorer", "auc_explorer"]
 
-# the evaluation helpers moved to the library; the old names warn. OneVsRestPrivateLR is
-# replaced by dpexplore.models.PrivateLRClassifier(schema, epsilon, random_state=...), which spends
-# from an accountant and gives an unknown category no indicator (the widget's copy encoded it as
-# the last category)
-__getattr__ = moved(__name__, {
-    **{name: f"dpexplore.evaluate.projected:{name}"
-       for name in ("auc", "NonPrivateLR", "cross_validated_auc", "auc_sweep", "broadcast_reference",
-                    "histogram_table", "survival_table")},
-    "design_matrix": "dpexplore.encode:design_matrix",
-    "OneVsRestPrivateLR": "dpexplore.models.logistic:PrivateLRClassifier"})
 
-
-# ============================================================================ widgets
 def selection_explorer(X: pd.DataFrame, y: Any, schema: Schema, *, seed: int = 0, n_bins: str = "literal"):
     """Sliders ε, k, γ, A (and the bin rule) → the greedy picks with their probabilities, the
     noisy histogram with τ.

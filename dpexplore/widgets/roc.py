@@ -22,7 +22,7 @@ from ..select.scores import total_count
 from ._display import show_chart
 from ..select.stoddard import (ExponentialTopKSelector, NotDifferentiallyPrivateWarning,
                                PrivateThresholdTesting, ScorePerturbationSelector,
-                               SparseVectorSelector)
+                               SparseVectorSelector, cap_row_ones)
 
 __all__ = ["PrivateROCExplorer", "FeatureSelectionExplorer"]
 
@@ -158,14 +158,14 @@ class FeatureSelectionExplorer:
     isolates the effect of private selection) is refitted on the selected columns. Each setting
     runs ``n_draws`` seeded private selections, so the bar of the private selection is an average
     over draws with its range, and it moves with ε (one draw at a large ε is almost always the
-    exact selection). When no training row holds more than ``max_ones`` ones (the selectors' row
-    cap is then a no-op), a draw applies the selector's own mechanism (:mod:`dpexplore.select.stoddard`)
-    to the exact TC scores computed once, the same distribution as fitting the selector, without
-    re-reading the table; otherwise each draw fits the selector. Fits are cached per selected set,
-    and a fit uses each distinct row of the
-    selected columns once, weighted by its count (the same optimum as the full fit, when the
-    classifier takes ``sample_weight``). The references (all features, majority class) are fitted
-    once. ``classes``: the public labels ``[negative, positive]``, passed to the selectors (TC
+    exact selection); the exact selection is the selector's own rule without noise
+    (``exact_support``). When no training row holds more than ``max_ones`` ones (the selectors' row
+    cap, :func:`~dpexplore.select.stoddard.cap_row_ones`, is then a no-op), a draw applies the
+    selector's own mechanism to the exact TC scores computed once, the same distribution as
+    fitting the selector, without re-reading the table; otherwise each draw fits the selector.
+    Fits are cached per selected set, and a fit uses each distinct row of the selected columns
+    once, weighted by its count (the same optimum as the full fit, when the classifier takes
+    ``sample_weight``). The references (all features, majority class) are fitted once. ``classes``: the public labels ``[negative, positive]``, passed to the selectors (TC
     reads no labels; declared classes also make them check y).
     """
 
@@ -181,12 +181,12 @@ class FeatureSelectionExplorer:
         self._Xtr = np.asarray(X_train, dtype=np.int8)
         self._Xte = np.asarray(X_test, dtype=np.int8)
         self.max_ones = max_ones
+        self._cap_is_noop = cap_row_ones(self._Xtr, max_ones)[1] == 0   # checks X and max_ones too
         self.n_draws = int(n_draws)
         self.random_state = random_state
         self.make_classifier = classifier or (lambda: LogisticRegression(max_iter=500))
         # precomputed once: scores, and the two selection-free references
         self.total_counts = total_count(X_train)
-        self._cap_is_noop = bool(self._Xtr.sum(axis=1).max(initial=0) <= max_ones)
         self.accuracy_majority = float(max(np.mean(self.y_test == v) for v in np.unique(self.y_test)))
         self._fit_cache: dict = {}
         self.accuracy_all = self._fit_score(np.ones(X_train.shape[1], dtype=bool))
@@ -255,14 +255,9 @@ class FeatureSelectionExplorer:
         return PrivateThresholdTesting(threshold=tau, **common)
 
     def exact_support(self) -> np.ndarray:
-        """The same rule without noise (not private): F_τ = {TC > τ} (first k for SVT) or top k."""
-        tc = self.total_counts
-        if self._uses_threshold():
-            support = tc > self.tau.value
-            if self.method.value == "svt":        # SVT stops after the first k (cutoff)
-                support &= np.cumsum(support) <= self.k.value
-            return support
-        return np.isin(np.arange(tc.size), np.argsort(-tc, kind="stable")[: self.k.value])
+        """The selector's rule on the exact TC, without noise (not private): F_τ, its first k (SVT),
+        or the top k."""
+        return self.selector().exact_support(self.total_counts)
 
     def support(self, draw: int = 0) -> np.ndarray:
         """Boolean mask of the features kept by private draw ``draw`` at the current settings.

@@ -1,9 +1,9 @@
 """Interactive explorers for the thesis notebook: private feature selection + DP-NB, and DP-LR noise.
 
-Thin wrappers: sliders → library calls (:mod:`dpexplore.select.thesis`,
-:mod:`dpexplore.models.naive_bayes`, :mod:`dpexplore.models.logistic`) → charts from
-:mod:`dpexplore.plots.thesis`. Everything that does not depend on a slider (binary matrices,
-exact scores, baselines, the sensitivity ΔI) is computed once when the explorer is built.
+Thin wrappers: sliders → library calls (:class:`~dpexplore.models.pipeline.SelectThenTrain` over
+:mod:`dpexplore.select.thesis` and :mod:`dpexplore.models.naive_bayes`; :mod:`dpexplore.models.logistic`)
+→ charts from :mod:`dpexplore.plots.thesis`. Everything that does not depend on a slider (binary
+matrices, the exact scores of the teaching views, baselines) is computed once when the explorer is built.
 """
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
-from ..budget import BudgetAccountant
 from ..domain import declared_classes
 from ..mechanisms import exponential_subset, exponential_subset_inclusion
 from ..models.logistic import (l1_noise, l2_noise, objective_branch_boundary, objective_perturbation_parameters,
                                output_perturbation_scale)
 from ..models.naive_bayes import PrivateNaiveBayes
+from ..models.pipeline import SelectThenTrain
 from ..plots.thesis import lambda_noise_chart, noise_cloud_chart, selection_probability_chart, stability_chart
 from ..select.scores import information_gain, purity_index
 from ..select.thesis import PrivateKSubsetSelector
@@ -42,8 +42,10 @@ class FeatureSelectionNBExplorer:
     ``n_min`` is the public lower bound on N used for the MI sensitivity; ``classes`` the two
     public class labels, negative first (``None`` reads them from ``y_train`` with a
     :class:`~dpexplore.domain.PrivacyLeakWarning`). ``k``: the starting number of features (5:
-    a first draw that beats the majority class at ε = 0.1). The stability re-draws are cached per
-    (score, k, ε for selection), so a slider step costs one selection and one DP-NB fit.
+    a first draw that beats the majority class at ε = 0.1). A private run is one
+    :class:`~dpexplore.models.pipeline.SelectThenTrain` fit (selection, then DP-NB on the chosen
+    features, one ε split between them). The stability re-draws are cached per (score, k, ε for
+    selection), so a slider step costs one such fit.
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
@@ -91,27 +93,25 @@ class FeatureSelectionNBExplorer:
 
     def state(self) -> dict:
         """One private run at the current settings (a fresh accountant); returns its pieces."""
-        eps, k, score = self.epsilon.value, self.k.value, self.score.value
-        acc = BudgetAccountant(eps)
-        e_sel, e_nb = acc.split([self.split.value, 1 - self.split.value])
+        k, score = self.k.value, self.score.value
+        selector = PrivateKSubsetSelector(k, feature_score=score, n_min=self.n_min)
+        model = PrivateNaiveBayes(clamp_quantile=self.clamp.value)
+        pipe = SelectThenTrain(selector, model, epsilon=self.epsilon.value, selection_share=self.split.value,
+                               classes=[0, 1], random_state=self.rng).fit(self.Xtr, self.ytr)
+        chosen, e_sel = pipe.get_support(indices=True), pipe.epsilon_selection_
+        sensitivity = pipe.selector_.subset_sensitivity_     # k·Δq (thesis §3.5.5)
         q = self.scores[score]
-        selector = PrivateKSubsetSelector(k, e_sel, feature_score=score, n_min=self.n_min, accountant=acc,
-                                          random_state=self.rng).fit_scores(q)
-        chosen = selector.get_support(indices=True)
-        sensitivity = selector.subset_sensitivity_     # k·Δq (thesis §3.5.5)
         # NOT private (exact scores): the teaching view of the distribution the draw came from
         probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=sensitivity)
-        nb = PrivateNaiveBayes(e_nb, clamp_quantile=self.clamp.value, accountant=acc, classes=[0, 1],
-                               random_state=self.rng).fit(self.Xtr[:, chosen], self.ytr)
-        accuracy = float(nb.score(self.Xte[:, chosen], self.yte))
         key = (score, k, round(e_sel, 9))
         if key not in self._frequency_cache:   # re-draws for the stability view only (not released)
             draws = [exponential_subset(q, k, epsilon=e_sel, sensitivity=sensitivity, random_state=self.rng)
                      for _ in range(self.repeats)]
             self._frequency_cache[key] = np.bincount(np.concatenate(draws), minlength=q.size) / self.repeats
-        freq = self._frequency_cache[key]
+        # the fitted model on the test set's chosen columns (pipe.score without re-validating the test set)
+        accuracy = float(pipe.model_.score(self.Xte[:, chosen], self.yte))
         return {"q": q, "probability": probability, "chosen": chosen, "accuracy": accuracy,
-                "frequency": freq, "ledger": acc.ledger, "nb": nb}
+                "frequency": self._frequency_cache[key], "ledger": pipe.ledger_, "nb": pipe.model_}
 
     def update(self, change: Any = None) -> None:
         """Redraw: one selection + one DP-NB fit, the exact probabilities and a stability view."""

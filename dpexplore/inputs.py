@@ -17,14 +17,13 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
-from ..counts import CountTable
-from ..domain import Schema, class_values
-from ..sources._base import Source
-from . import check_same_length, check_target, rule_message
-from .schema import check_schema
+from ._validation import check_same_length, check_target, rule_message
+from .counts import CountTable
+from .domain import Schema, check_schema, class_values
+from .sources._base import Source
 
 __all__ = ["as_frame", "refuse_sparse", "check_y", "set_fit_features", "check_release_features",
-           "check_predict_values", "check_release_input", "is_source", "source_input", "source_classes"]
+           "check_release_input", "is_source", "source_input", "source_classes", "check_source_classes"]
 
 
 def refuse_sparse(X: Any) -> None:
@@ -67,7 +66,7 @@ def check_y(y: Any) -> pd.Series:
     if not isinstance(y, pd.Series):
         y = pd.Series(column_or_1d(y, warn=True))
     if len(y) == 0:
-        raise ValueError("y is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table="y"))
     if y.isna().any():
         raise ValueError(rule_message("missing_label", "y"))
     check_classification_targets(y)  # "Unknown label type: continuous ..." for a regression target
@@ -198,10 +197,8 @@ def source_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None,
         raise ValueError(f"y must be None when X is a Source: the target is the source's column "
                          f"{X.schema.target!r} (schema.target); got y of type {type(y).__name__}")
     source_schema = X.schema
-    for name in source_schema.predictors:
-        if needs_taxonomy and source_schema[name].taxonomy is None:
-            raise ValueError(f"the source's schema has no taxonomy for {name!r}; declare one "
-                             "(e.g. Schema.from_frame or Attribute(..., taxonomy=...)) before fitting")
+    for name in source_schema.predictors if needs_taxonomy else ():
+        source_schema.taxonomy_of(name)
     names = source_schema.predictors
     if schema is not None:
         check_schema(schema, taxonomies=False)
@@ -227,3 +224,11 @@ def source_classes(source: Source, schema: Schema) -> np.ndarray:
     the source's target column (:attr:`~dpexplore.sources.Source.target_like`, the engine's column
     type, never its values), as ``fit(X, y)`` gives them in the type of ``y``."""
     return class_values(schema.classes, source.target_like)
+
+
+def check_source_classes(declared: Any, schema: Schema) -> None:
+    """The one rule for ``classes`` given next to ``fit(source)``: None, or the source's schema
+    classes (compared as text, in order)."""
+    if declared is not None and [str(c) for c in declared] != list(schema.classes):
+        raise ValueError(f"classes={list(declared)!r} differ from the source's schema classes "
+                         f"{list(schema.classes)!r}: leave classes=None (the schema declares them)")

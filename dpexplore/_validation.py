@@ -10,9 +10,9 @@ engine of :mod:`dpexplore.sources`; the offending values themselves are shown on
 non-private diagnosis :func:`dpexplore.tables.check_table`, on the data owner's machine.
 
 Parameter checks raise ``TypeError`` for a value of the wrong type and ``ValueError`` for one
-out of its range (as :func:`sklearn.utils.check_scalar`). This module imports no other part of
-dpexplore and no scikit-learn; :mod:`dpexplore._validation.schema` checks schemas and
-:mod:`dpexplore._validation.inputs` the ``fit``/``predict`` inputs.
+out of its range (as :func:`sklearn.utils.check_scalar`). This module, the bottom of the core,
+imports no other part of dpexplore and no scikit-learn; :func:`dpexplore.domain.check_schema`
+checks schemas and :mod:`dpexplore.inputs` the ``fit``/``predict`` inputs.
 """
 from __future__ import annotations
 
@@ -41,13 +41,20 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     """The one wording of each rule a private value can break: the column and the rule, never
     the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
 
-    Rules: ``"missing"`` (NaN in a predictor), ``"missing_label"`` (NaN in the target),
+    Rules: ``"empty"`` (``table`` has no row), ``"one_class"`` (labels ``column`` hold ``classes``
+    (a number, below 2) classes and none are declared), ``"missing"`` (NaN in a predictor),
+    ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
     ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
     DataFrame's or a file's own types; a CSV that :func:`dpexplore.sources.csv` reads gets the
     schema's types, and a non-number in a numeric column then meets ``"non_numeric"``).
     """
+    if rule == "empty":
+        return f"{table} is empty: at least one row is needed"
+    if rule == "one_class":
+        return (f"{column} holds only {classes} class: a classifier needs at least 2; declare the classes "
+                "(classes=[...] or a Schema) to fit labels that hold fewer")
     if rule == "missing":
         if isinstance(column, (list, tuple)):
             return (f"{table} has missing values (NaN) in column(s) {list(column)}: drop or impute them before "
@@ -193,7 +200,7 @@ def check_frame(X: Any, name: str = "X") -> pd.DataFrame:
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(X).__name__}")
     if len(X) == 0:
-        raise ValueError(f"{name} is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table=name))
     if X.shape[1] == 0:
         raise ValueError(f"{name} has no columns")
     missing = X.columns[X.isna().any(axis=0).to_numpy()]
@@ -212,12 +219,11 @@ def check_target(y: Any, name: str = "y", min_classes: int = 2) -> pd.Series:
     if s.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
     if len(s) == 0:
-        raise ValueError(f"{name} is empty: at least one row is needed")
+        raise ValueError(rule_message("empty", table=name))
     if s.isna().any():
         raise ValueError(rule_message("missing_label", name))
     if s.nunique() < min_classes:
-        raise ValueError(f"{name} holds only one class (fewer than {min_classes} distinct classes); a classifier "
-                         f"needs at least {min_classes} (declare the classes to fit a table that holds fewer)")
+        raise ValueError(rule_message("one_class", name, classes=s.nunique()))
     return s
 
 
