@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import html
 import os
 import secrets
 from dataclasses import dataclass
@@ -218,14 +219,23 @@ class _BindingKernelManager:
 
 
 class AppIndexHandler(TornadoVoilaTreeHandler):
-    """``/`` of a folder: the list of its apps (instead of Voilà's file tree)."""
+    """``/`` of a folder: the list of its apps (instead of Voilà's file tree). A page of its own,
+    not a template's: it does not depend on the template ``voila.json`` selects."""
 
     async def get(self, path: str = "") -> None:
         if path.strip("/"):
             raise web.HTTPError(404)
-        pages = [(url_path_join(self.base_url, "voila", "render", url_escape(page)), title)
-                 for page, title in self.settings["dpexplore_pages"].items()]
-        self.write(self.render_template("apps.html", pages=pages))
+        links = "".join(f'<li><a href="{html.escape(url_path_join(self.base_url, "voila", "render", url_escape(page)))}">'
+                        f"{html.escape(title)}</a></li>"
+                        for page, title in self.settings["dpexplore_pages"].items())
+        self.write(_APP_LIST.format(links=links))
+
+
+_APP_LIST = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dpexplore apps</title></head>
+<body><main style="max-width: 720px; margin: 4em auto; font: 16px/1.5 system-ui, sans-serif;">
+<h1 style="font-size: 1.6em;">dpexplore apps</h1><ul>{links}</ul></main></body></html>
+"""
 
 
 class OwnedKernelHandler(_VisitorMixin, KernelHandler):

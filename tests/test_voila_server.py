@@ -61,6 +61,16 @@ def test_the_front_page_lists_the_apps_only(server):
     assert "02_privpfc" not in body and "instructor" not in body
 
 
+def test_the_front_page_needs_no_template_of_ours(folder, tmp_path):
+    """Served with Voilà's own template (no voila.json selecting ours), ``/`` still lists the apps."""
+    plain = VoilaServer(folder, tmp_path / "plain", ["--template=lab"])
+    try:
+        status, body = plain.stranger().get("/")
+        assert status == 200 and 'href="/voila/render/07_showdown.ipynb"' in body
+    finally:
+        plain.stop()
+
+
 def test_no_answer_goes_into_a_page(server):
     """The exercises run, but neither they nor their self-checks (which in an instructor version
     say why the answer is right) are in the page's HTML, hidden or not."""
