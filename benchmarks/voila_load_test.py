@@ -389,6 +389,9 @@ def run(code: Path, prefix: str, n: int, args: argparse.Namespace) -> dict:
         folder.mkdir()
         page = served_notebook(code, prefix, folder)
         extra = ["--pool", str(args.pool)] if args.pool is not None else []
+        # every visitor comes from 127.0.0.1: one address, as behind a NAT (the class server's
+        # per-client bound would refuse all but the first few)
+        extra.append(f"--ClassroomVoila.max_kernels_per_client={n + 1}")
         t0 = time.monotonic()
         server = Server(code, folder, tmp, extra)
         try:

@@ -32,9 +32,12 @@ For a class (``docs/teaching_a_class.md``) the launcher also
   (``cull_idle_timeout``/``cull_interval``/``cull_connected`` in ``voila.json``) shuts down a
   kernel with no open page after the timeout; a pool kernel handed to a visitor counts as active
   from that moment, not from its pre-render (which may be older than the timeout);
-* **shuts a closed page's kernel down**: :func:`apply_xsrf_cookie_patch` sets the cookie that
-  Voilà's own "page closed" request needs (without it the request is refused and every visitor's
-  kernel stays until the server stops);
+* **shuts a closed page's kernel down**: the page sets the cookie that Voilà's own "page closed"
+  request needs (without it the request is refused and every visitor's kernel stays until the
+  server stops; :func:`apply_xsrf_cookie_patch` does the same inside JupyterLab);
+* **serves only the app pages, each kernel to its own visitor**
+  (:class:`dpexplore.app_server.ClassroomVoila`: an allow-list of pages, kernels bound to a visitor
+  cookie, a bound on the kernels one client holds, a page that never connects freed);
 * runs every kernel with one BLAS/OpenMP thread (many kernels share few cores).
 
 The template shows a visitor whose kernel is gone (culled, crashed, restarted empty, server
@@ -52,7 +55,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["APPS", "apply_rearm_patch", "main", "size_pools"]
+__all__ = ["APPS", "app_pages", "apply_rearm_patch", "main", "size_pools"]
 
 _CHECKOUT_SHARE = Path(__file__).resolve().parents[1] / "share" / "jupyter"
 #: The notebooks made to be served as Voilà apps (the others run long sweeps when executed).
@@ -171,23 +174,41 @@ def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, def
     return ClassroomKernelManager
 
 
+def app_pages(root_dir: str, notebook_path: str | None = None) -> list[str]:
+    """The pages a class server serves, as paths relative to ``root_dir``: the one notebook it was
+    given, or each :data:`APPS` notebook at the top of the folder or in its ``notebooks/`` (the
+    student versions: never a notebook of ``notebooks/instructor/``, which holds the solutions).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     for name in ("07_showdown.ipynb", "02_privpfc.ipynb", "instructor/01_mechanisms.ipynb"):
+    ...         os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+    ...         Path(root, name).touch()
+    ...     app_pages(root), app_pages(root, os.path.join(root, "02_privpfc.ipynb"))
+    (['07_showdown.ipynb'], ['02_privpfc.ipynb'])
+    """
+    if notebook_path:
+        return [os.path.relpath(notebook_path, root_dir)]
+    root = Path(root_dir)
+    found = []
+    for name in APPS:
+        for page in (name, f"notebooks/{name}"):
+            if (root / page).is_file():
+                found.append(page)
+                break
+    return found
+
+
 def size_pools(app: Any, size: int) -> dict:
     """Keep ``size`` pre-heated kernels for each page ``app`` (a ``voila.app.Voila``, initialised,
-    not started) serves as an app: the one notebook it serves, or every :data:`APPS` notebook under
-    its root. Other notebooks keep their ``voila.json`` pools. Returns the new
-    ``kernel_pools_config``."""
+    not started) serves as an app (:func:`app_pages`). Other notebooks keep their ``voila.json``
+    pools. Returns the new ``kernel_pools_config``."""
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise ValueError(f"--pool must be a whole number of kernels >= 0, got {size!r}")
-    root = Path(app.root_dir)
-    if app.notebook_path:
-        served = [os.path.relpath(app.notebook_path, app.root_dir)]
-    else:
-        served = [str(p.relative_to(root)) for p in sorted(root.rglob("*.ipynb"))
-                  if p.name in APPS and ".ipynb_checkpoints" not in p.parts]
     section = app.config.VoilaKernelManager
     pools = {key: dict(value) for key, value in section.get("kernel_pools_config", {}).items()}
     pools.setdefault("default", {"pool_size": 0})
-    for key in served:
+    for key in app_pages(app.root_dir, app.notebook_path):
         pools[key] = {**pools.get(key, {}), "pool_size": size}
     section.kernel_pools_config = pools
     return pools
@@ -210,19 +231,26 @@ def _pop_pool(argv: list[str]) -> tuple[int | None, list[str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
-    """Run Voilà (same arguments as the ``voila`` command, plus ``--pool N``) with the fixes above."""
+    """Run the class server (same arguments as the ``voila`` command, plus ``--pool N``): Voilà
+    with the fixes above and the rules of :class:`dpexplore.app_server.ClassroomVoila`."""
     pool, args = _pop_pool(list(sys.argv[1:] if argv is None else argv))
     _use_checkout_templates()
     for variable in _THREAD_VARIABLES:            # inherited by every kernel
         os.environ.setdefault(variable, "1")
     apply_rearm_patch()
-    apply_xsrf_cookie_patch()
     import voila.app
+
+    from .app_server import ClassroomVoila
 
     voila.app.voila_kernel_manager_factory = classroom_kernel_manager_factory
     sys.argv = ["voila", *args]
-    app = voila.app.Voila.instance()
+    app = ClassroomVoila.instance()
     app.initialize(args)
+    app.pages = app_pages(app.root_dir, app.notebook_path)
+    if not app.pages:
+        raise SystemExit(f"no app to serve in {app.root_dir}: give one notebook, or a folder holding "
+                         f"{' or '.join(APPS)} (at its top or in notebooks/)")
+    app.log.info("dpexplore.apps: serving %s", ", ".join(app.pages))
     if pool is not None:
         pools = size_pools(app, pool)
         app.log.info("dpexplore.apps: kernel pools %s", pools)

@@ -52,10 +52,10 @@ from IPython.display import Markdown, display
 from dpexplore import lab
 from dpexplore.config import quick
 from dpexplore.evaluate.sweeps import summarise
-from dpexplore.evaluate.showdown_results import load_peers, load_showdown, which_one_when   # no scikit-learn
-from dpexplore.plots.fidelity import fidelity_chart
+from dpexplore.evaluate.showdown_results import (load_fidelity, load_peers, load_showdown,   # no scikit-learn
+                                                 which_one_when)
+from dpexplore.plots import load_charts
 from dpexplore.plots.showdown import error_chart, runtime_chart
-from dpexplore.registry import all_methods
 from dpexplore.widgets.showdown import ShowdownExplorer
 import altair as alt   # after dpexplore.plots, which loads altair quickly (dpexplore/plots/_render.py)
 
@@ -323,19 +323,21 @@ display(Markdown("\n".join(report)))
 # table three runs, under (ε, δ) and under pure ε). Like the test accuracy, the distances read the
 # real rows: an evaluation, **not private**. Recompute with
 # `python benchmarks/fidelity.py --out notebooks/results/07_fidelity.csv` (a few minutes).
+#
+# The two charts depend on no control, and drawing them
+# (`fidelity_chart(shape[shape.dataset == "adult"], peers=mst_on["adult"])`, from
+# `dpexplore.plots.fidelity`) takes about a second of CPU, which every visitor of the Voilà app
+# would pay: `python benchmarks/showdown_charts.py` draws them from the stored files, and this page
+# reads them back.
 
 # %%
-shape = pd.read_csv(RESULTS / "07_fidelity.csv")
-display_name = {spec.name: spec.display for spec in all_methods()}
-shape["method"] = shape["method"].map(lambda m: display_name.get(m, m))
+shape, mst_on = load_fidelity(RESULTS)     # the runs of each table, and MST's points on it
 TABLES = {"adult": "Adult", "messy": "Hospital stays (the generated table of notebook 08)"}
-mst_on = {d: p[p["method"].str.startswith("MST")] if p is not None else None
-          for d, p in (("adult", peers), ("messy", load_peers(RESULTS / "peers_messy.csv")))}
-fidelity_chart(shape[shape.dataset == "adult"], peers=mst_on["adult"],
-               title="Adult: accuracy or shape? (median of the runs, thin lines: smallest to largest)")
+charts = load_charts(RESULTS / "07_fidelity_charts.json")   # fidelity_chart of each table, drawn once
+charts["adult"]
 
 # %%
-fidelity_chart(shape[shape.dataset == "messy"], peers=mst_on["messy"], title=TABLES["messy"])
+charts["messy"]
 
 # %%
 by_point = shape.groupby(["dataset", "epsilon", "method"], sort=False)

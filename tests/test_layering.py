@@ -3,7 +3,7 @@
 Imports point one way:
 
     core ← select ← models ← publish ← registry, conformance ← evaluate ← tables ← plots
-         ← widgets ← lab, apps
+         ← widgets ← lab, apps, app_server
 
 (``select`` never imports ``models``; ``models`` may import ``select``; ``plots`` imports the
 core only.) The core has an order of its own, ``CORE_RANK``: a core module imports only core
@@ -43,7 +43,8 @@ CORE = set(CORE_RANK)
 #: teaching modules that hold algorithms which are NOT private: only the labs and explorers use them
 TEACHING_ONLY = {"dpexplore.svt_audit"}
 RANK = {"core": 0, "select": 1, "models": 2, "publish": 3, "registry": 4, "conformance": 4, "evaluate": 5,
-        "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "__init__": 10}
+        "tables": 6, "plots": 7, "widgets": 8, "lab": 9, "apps": 9, "app_server": 9,
+        "__init__": 10}
 
 
 class Edge(NamedTuple):

@@ -170,3 +170,16 @@ def test_10_reconstruction_cache_matches_a_tiny_recomputation():
     assert all(mean[(k, 0)] == 1.0 for k in (100, 200, 400, 800))
     assert all(mean[(k, 100)] < 0.6 for k in b10.QUERIES)
     assert mean[(400, 2)] > 0.95 > 0.75 > mean[(400, 10)]
+
+
+# --------------------------------------------------------------------------- 07
+def test_07_stored_fidelity_charts_are_what_the_script_draws_now():
+    """Notebook 07 shows ``07_fidelity_charts.json`` instead of drawing the charts per visitor:
+    they must be what ``benchmarks/showdown_charts.py`` draws from the stored results (a stale file
+    after a benchmark rewrote 07_fidelity.csv or the peers files fails here)."""
+    import json
+
+    charts = load_benchmark("showdown_charts.py")
+    stored = json.loads((RESULTS / charts.CHARTS).read_text(encoding="utf-8"))
+    drawn = {name: chart.to_dict() for name, chart in charts.draw(RESULTS).items()}
+    assert json.loads(json.dumps(drawn, sort_keys=True)) == stored

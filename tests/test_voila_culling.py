@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from _voila_classroom import VoilaServer, tiny_notebook
+from _voila_classroom import VoilaServer, tiny_notebook, wait_until
 
 TIMEOUT = 4
 
@@ -33,15 +33,6 @@ def culling_server(tmp_path_factory):
                          [f"--MappingKernelManager.cull_idle_timeout={TIMEOUT}", "--MappingKernelManager.cull_interval=1"])
     yield server
     server.stop()
-
-
-def _wait_until(predicate, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.25)
-    return predicate()
 
 
 def test_closed_page_kernel_is_culled_open_page_and_pool_kernels_stay(culling_server):
@@ -61,7 +52,7 @@ def test_closed_page_kernel_is_culled_open_page_and_pool_kernels_stay(culling_se
     finally:
         ws.close()                              # the page goes away without a shutdown request
 
-    assert _wait_until(lambda: not culling_server.kernel_exists(kernel_id), TIMEOUT + 15), \
+    assert wait_until(lambda: not culling_server.kernel_exists(kernel_id), TIMEOUT + 15), \
         "the closed page's kernel was not culled"
     assert "Culling 'idle' kernel" in culling_server.log_text()
     culling_server.wait_log(r"(?s)Using pre-heated kernel.*is filled with 1 kernel", timeout=60)
@@ -82,4 +73,4 @@ def test_a_closed_page_shuts_its_kernel_down(culling_server):
                                      data=urllib.parse.urlencode({"_xsrf": xsrf}).encode())
     with opener.open(request, timeout=30) as response:
         assert response.status == 204
-    assert _wait_until(lambda: not culling_server.kernel_exists(kernel_id), 15)
+    assert wait_until(lambda: not culling_server.kernel_exists(kernel_id), 15)

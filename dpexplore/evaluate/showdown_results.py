@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["HIGHER_IS_BETTER", "which_one_when", "SHOWDOWN_FILES", "RESULT_COLUMNS", "PEER_COLUMNS",
-           "AVAILABILITY_COLUMNS", "load_showdown", "load_peers"]
+           "AVAILABILITY_COLUMNS", "FIDELITY_FILES", "load_showdown", "load_peers", "load_fidelity"]
 
 
 # --------------------------------------------------------------------------- verdict
@@ -128,3 +128,26 @@ def load_peers(path: str | Path) -> pd.DataFrame | None:
     peers["label"] = [f"{lib} {m}" + (f" (δ = {d:.0e})" if d > 0 else "")
                       for lib, m, d in zip(peers["library"], peers["method"], delta)]
     return peers
+
+
+#: Files of the stored shape benchmark (``benchmarks/fidelity.py``) and, per table, of its peers
+#: (``benchmarks/peers.py``), in the showdown's directory.
+FIDELITY_FILES = {"results": "07_fidelity.csv", "peers": {"adult": "peers.csv", "messy": "peers_messy.csv"}}
+
+
+def load_fidelity(directory: str | Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame | None]]:
+    """The stored shape benchmark: ``(runs, mst)``. ``runs`` has one row per (table, method, ε,
+    run), each method under its display name (:mod:`dpexplore.registry`); ``mst`` holds, per
+    table, OpenDP MST's rows of that table's peers file (:func:`load_peers`; None when the file is
+    absent)."""
+    from ..registry import all_methods
+
+    directory = Path(directory)
+    runs = pd.read_csv(directory / FIDELITY_FILES["results"])
+    display_name = {spec.name: spec.display for spec in all_methods()}
+    runs["method"] = runs["method"].map(lambda m: display_name.get(m, m))
+    mst = {}
+    for table, name in FIDELITY_FILES["peers"].items():
+        peers = load_peers(directory / name)
+        mst[table] = None if peers is None else peers[peers["method"].str.startswith("MST")]
+    return runs, mst

@@ -4,8 +4,8 @@ Importing this package (or any ``dpexplore.plots.*`` module) enables the package
 renderer (:mod:`dpexplore.plots._render`): every altair chart is displayed as a Vega-Lite 5
 bundle that JupyterLab and Voilà draw without network access, trusted or not.
 """
-from ._render import enable, vegalite_bundle
+from ._render import enable, load_charts, save_charts, vegalite_bundle
 
-__all__ = ["enable", "vegalite_bundle"]
+__all__ = ["enable", "load_charts", "save_charts", "vegalite_bundle"]
 
 enable()

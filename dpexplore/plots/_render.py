@@ -16,9 +16,12 @@ the charts are drawn without vega-embed's "…" actions menu, whose button has n
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import types
+from pathlib import Path
+from typing import Mapping
 
 
 def _deferred_iri_check(*args, **kwargs):
@@ -56,7 +59,8 @@ def _import_altair() -> types.ModuleType:
 
 alt = _import_altair()
 
-__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "vegalite_metadata", "described_spec", "enable"]
+__all__ = ["VEGALITE_V5_MIME", "vegalite_bundle", "vegalite_metadata", "described_spec", "enable", "StoredChart",
+           "save_charts", "load_charts"]
 
 VEGALITE_V5_MIME = "application/vnd.vegalite.v5+json"
 _VEGALITE_V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
@@ -170,6 +174,44 @@ def vegalite_bundle(chart: alt.TopLevelMixin, *, validate: bool = False) -> dict
     Display it with the metadata of :func:`vegalite_metadata`.
     """
     return _bundle(chart.to_dict(validate=validate))
+
+
+class StoredChart:
+    """A chart read back from a file (:func:`load_charts`): displayed like the altair chart it was
+    made from, without building it again. ``spec`` is its Vega-Lite spec."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> tuple[dict, dict]:
+        return _bundle(self.spec), vegalite_metadata()
+
+
+def save_charts(charts: Mapping[str, alt.TopLevelMixin], path: str | Path) -> Path:
+    """Write ``charts`` (name → altair chart, each validated) to ``path`` as JSON, for pages that
+    show the same charts to every visitor (:func:`load_charts`). Returns the path."""
+    specs = {name: chart.to_dict() for name, chart in charts.items()}
+    path = Path(path)
+    path.write_text(json.dumps(specs, indent=None, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_charts(path: str | Path) -> dict[str, StoredChart]:
+    """The charts :func:`save_charts` wrote, by name, ready to display.
+
+    Building an altair chart of many panels costs a few tenths of a CPU second; a Voilà app pays
+    it for every visitor. A chart that depends on no control can be built once, stored, and read
+    back here.
+
+    >>> import tempfile, altair as alt, pandas as pd
+    >>> chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_bar().encode(x="x:Q")
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     stored = load_charts(save_charts({"bars": chart}, Path(d) / "charts.json"))["bars"]
+    >>> stored.spec["mark"]["type"], VEGALITE_V5_MIME in stored._repr_mimebundle_()[0]
+    ('bar', True)
+    """
+    specs = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {name: StoredChart(spec) for name, spec in specs.items()}
 
 
 def enable() -> None:

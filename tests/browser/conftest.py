@@ -83,16 +83,29 @@ def all_cells_lab(served_root, tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def voila_server(served_root, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("voila")
+def _voila(target: Path, tmp: Path) -> Server:
+    """The package's launcher (Voilà with its fixes and the class server's rules) on ``target``:
+    a folder (its app pages, /voila/render/<name>) or one notebook (served at /)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    # the package's launcher: Voilà plus the fix for pages that never finish (dpexplore.apps)
-    server = Server([sys.executable, "-m", "dpexplore.apps", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-                     "--Voila.port_retries=0", "--show_tracebacks=True", "--VoilaExecutor.timeout=900",
-                     str(served_root)],
-                    url, f"{url}/", tmp)
+    probe = f"{url}/voila/templates/dpexplore/static/voila-style.js" if target.is_file() else f"{url}/"  # "/" takes a kernel
+    return Server([sys.executable, "-m", "dpexplore.apps", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+                   "--Voila.port_retries=0", "--show_tracebacks=True", "--VoilaExecutor.timeout=900", str(target)],
+                  url, probe, tmp)
+
+
+@pytest.fixture(scope="session")
+def voila_server(served_root, tmp_path_factory):
+    """The notebooks' folder, as the docs serve it: its two apps."""
+    server = _voila(served_root, tmp_path_factory.mktemp("voila"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def voila_fixture_server(served_root, tmp_path_factory):
+    """The tiny fixture notebook alone (a folder serves only the apps)."""
+    server = _voila(served_root / "tiny_slider.ipynb", tmp_path_factory.mktemp("voila-fixture"))
     yield server
     server.stop()
 

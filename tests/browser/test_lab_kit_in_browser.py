@@ -84,7 +84,8 @@ def test_html_export_folds_the_explanation(served_root, page, screenshot_dir, tm
         server.stop()
 
 
-# text of cells tagged lab-only (or exercise), which the apps' template hides: on the page, not shown
+# text of cells tagged lab-only (or exercise), which the apps' template leaves out: they run, nothing of
+# them is on the page
 APP_HIDDEN = {"01_mechanisms.ipynb": ("Spot the bug", "Read it and find the leak", "Exercise 01.3",
                                       "The bug (open it after you tried)", "→ violates",
                                       "Not answered yet"),
@@ -116,7 +117,8 @@ def test_app_shows_no_exercise_prose(apps_server, page, screenshot_dir, name):
     assert "Traceback" not in text and "There was an error when executing cell" not in text
     shown = [t for t in APP_HIDDEN[name] if t in text]
     assert not shown, f"the {name} app shows what only the lab needs: {shown}"
-    assert page.locator(".celltag_lab-only").count() >= 1       # on the page (it ran), not shown
+    assert page.locator(".celltag_lab-only, .celltag_exercise").count() == 0   # not even hidden
+    assert not [t for t in APP_HIDDEN[name] if t in page.content()]
     if name.startswith("01"):
         anchor = page.get_by_text("the hardened one passes").first
         anchor.scroll_into_view_if_needed()

@@ -304,8 +304,11 @@ def open_voila(page, url: str) -> int:
 
 
 @pytest.mark.parametrize("name", _voila_notebooks())
-def test_voila_view_and_move_epsilon(voila_server, page, screenshot_dir, name):
-    open_voila(page, f"{voila_server.url}/voila/render/{name}")
+def test_voila_view_and_move_epsilon(request, page, screenshot_dir, name):
+    if name == FIXTURE:     # not an app: served alone, at /
+        open_voila(page, f"{request.getfixturevalue('voila_fixture_server').url}/")
+    else:
+        open_voila(page, f"{request.getfixturevalue('voila_server').url}/voila/render/{name}")
     slider = epsilon_slider(page)
     text = page.inner_text("body")
     assert "Traceback" not in text and "There was an error when executing cell" not in text, \
