@@ -205,8 +205,11 @@ def adult_releases():
     frame, schema = load_adult()
     out = {}
     for method in PUBLISHERS:
-        out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
-                                     evaluate=False).estimator
+        try:
+            out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
+                                         evaluate=False).estimator
+        except ValueError as exc:      # a method that refuses Adult's public domain (before any spend)
+            out[method] = exc
     return frame[schema.predictors].iloc[2000:2010].reset_index(drop=True), schema, out
 
 
@@ -214,6 +217,8 @@ def adult_releases():
 def test_predict_clips_numbers_and_refuses_unknown_categories_for_every_publisher(adult_releases, method):
     X, schema, releases = adult_releases
     est = releases[method]
+    if isinstance(est, ValueError):
+        pytest.skip(f"{method} refuses Adult's public domain: {est}")
     for name in schema.numeric:                  # a number outside its bounds: as if at the bound
         for value, bound in ((schema[name].upper * 10 + 7, schema[name].upper),
                              (schema[name].lower - 1000, schema[name].lower)):
