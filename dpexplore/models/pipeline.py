@@ -120,7 +120,7 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         Xv, yv = validate_data(self, X, y, dtype="numeric")
         check_classification_targets(yv)
         classes = self._declared_classes(yv)
-        if scores is not None:          # one finite score per feature (a public count), before any spend
+        if scores is not None:          # one finite score per feature (their number is public), before any spend
             scores = check_scores(scores)
             if scores.size != Xv.shape[1]:
                 raise ValueError(f"scores must hold one score per feature of X ({Xv.shape[1]}), got {scores.size}")
