@@ -3,7 +3,8 @@
     python benchmarks/scale.py                      # 10M rows, DuckDB (Parquet)
     python benchmarks/scale.py --sizes 1M,10M,100M --engines duckdb,spark --out results.json
 
-For each method (PrivPfC, projected histogram, DiffMulti, Naive Bayes) a fresh child process
+For each method that ``tables.release`` offers and that fits a source (the registry's "tables"
+and "fits_source" tags: the publishers and Naive Bayes) a fresh child process
 makes a fresh source and times:
 
 * **first**: that method's fit on the fresh source (the scan that builds the count table and
@@ -98,18 +99,20 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-METHODS = ("PrivPfC", "ProjectedHistogram", "DiffMulti", "PrivateNaiveBayes")
+def _methods() -> tuple[str, ...]:
+    """The methods of ``tables.release`` that fit a source (the registry's "tables" and
+    "fits_source" tags), in the registry's order."""
+    from dpexplore.registry import all_methods
+    return tuple(s.name for s in all_methods(tag="tables") if "fits_source" in s.tags)
+
+
+METHODS = _methods()
 
 
 def make(method: str, seed: int):
-    """The method at ε = 1 (library defaults otherwise)."""
-    from dpexplore.models.naive_bayes import PrivateNaiveBayes
-    from dpexplore.publish.diffmulti import DiffMulti
-    from dpexplore.publish.privpfc import PrivPfC
-    from dpexplore.publish.projected import ProjectedHistogram
-    cls = {"PrivPfC": PrivPfC, "ProjectedHistogram": ProjectedHistogram, "DiffMulti": DiffMulti,
-           "PrivateNaiveBayes": PrivateNaiveBayes}[method]
-    return cls(epsilon=1.0, random_state=seed)
+    """The method at ε = 1 (library defaults otherwise), built from its registry entry."""
+    from dpexplore.registry import get_method
+    return get_method(method).build(None, epsilon=1.0, random_state=seed)
 
 
 def timed_fit(method: str, source, seed: int) -> float:

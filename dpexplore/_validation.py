@@ -141,10 +141,12 @@ def check_flag(value: Any, name: str) -> bool:
     return bool(value)
 
 
-def check_binary_matrix(a: Any, name: str = "X", *, dtype: Any = np.int64, hint: str = "") -> np.ndarray:
+def check_binary_matrix(a: Any, name: str = "X", *, dtype: Any = np.int64, hint: str = "",
+                        copy: bool = True) -> np.ndarray:
     """``a`` (an array, a list or a DataFrame) as a new non-empty 2-D array of ``dtype`` after
     checking that every entry is 0 or 1 (booleans count as 0/1). ``hint`` is appended to the
-    message (e.g. another way the caller accepts to binarise)."""
+    message (e.g. another way the caller accepts to binarise). ``copy=False``, for callers that
+    only read the result: ``a`` itself when it already is such an array of ``dtype``."""
     if isinstance(a, pd.DataFrame):   # mixed bool/number columns: one numeric array, not objects
         kinds = {t.kind for t in a.dtypes}
         arr = a.to_numpy(dtype=bool if kinds <= {"b"} else float) if kinds <= set("biuf") else a.to_numpy()
@@ -155,7 +157,7 @@ def check_binary_matrix(a: Any, name: str = "X", *, dtype: Any = np.int64, hint:
     if arr.dtype != bool and (arr.dtype.kind not in "iuf" or not is_zero_one(arr)):
         raise ValueError(f"{name} must hold only 0/1 values: binarise it with public cut points first "
                          f"(dpexplore.encode.Binarizer){hint}")
-    return arr.astype(dtype)
+    return arr.astype(dtype, copy=copy)
 
 
 def check_bits(bits: Any, name: str) -> np.ndarray:

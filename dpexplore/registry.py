@@ -65,7 +65,9 @@ class MethodSpec:
     ``marginal_share`` is a publisher's own default share of ε for the marginals that shape its
     synthetic table in :func:`dpexplore.tables.release` (None: the workflow's general default).
     ``test_params`` are small, fast parameters for the tests that run every method (the publisher
-    contract, label types) and for the golden releases.
+    contract, label types) and for the golden releases; ``coarsest_params`` (publishers) the
+    parameters under which its release models the fewest predictors, so that the tests of
+    ``marginal_share`` see the other columns filled.
     """
 
     name: str
@@ -84,6 +86,7 @@ class MethodSpec:
     audit: str = ""
     marginal_share: float | None = None
     test_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    coarsest_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -95,7 +98,7 @@ class MethodSpec:
         if not self.display:
             object.__setattr__(self, "display", self.name)
         object.__setattr__(self, "tags", frozenset(self.tags))
-        for attr in ("params", "synthetic_kwargs", "check_params", "test_params"):
+        for attr in ("params", "synthetic_kwargs", "check_params", "test_params", "coarsest_params"):
             object.__setattr__(self, attr, MappingProxyType(dict(getattr(self, attr))))
 
     @property
@@ -154,21 +157,24 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("PrivPfC", "publisher", "dpexplore.publish.privpfc:PrivPfC", "Su et al. 2018, Alg. 2",
                "noisy record count, one exponential-mechanism grid choice, Laplace counts of every (cell, class)",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"theta": 40},
-               audit="tests/test_audit_publish.py::test_release_is_private",
+               coarsest_params={"theta": 1}, audit="tests/test_audit_publish.py::test_release_is_private",
                # its grid choice keeps its accuracy with half of ε (benchmarks/fidelity.py, README)
                marginal_share=0.5),
     MethodSpec("DiffMulti", "publisher", "dpexplore.publish.diffmulti:DiffMulti", "Al-Hussaeni et al. 2018, Alg. 1",
                "private splits (exponential mechanism), noisy partition sizes, Laplace leaf × class counts",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"h": 12},
+               coarsest_params={"h": 0},
                audit="tests/test_audit_diffmulti.py::test_release_is_private_at_its_claimed_epsilon"),
     MethodSpec("DiffGen", "publisher", "dpexplore.publish.diffgen:DiffGen", "Mohammed et al. 2011, Alg. 1",
                "private specializations (exponential mechanism), Laplace leaf × class counts",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"steps": 3},
+               coarsest_params={"steps": 0},
                audit="tests/test_audit_diffmulti.py::test_release_is_private_at_its_claimed_epsilon"),
     MethodSpec("ProjectedHistogram", "publisher", "dpexplore.publish.projected:ProjectedHistogram",
                "Vinterbo 2012, §2.3",
                "noisy record count, k attributes by the exponential mechanism, thresholded Laplace histogram",
                display="Projected histogram", tags=_tags("showdown", "tables", "fits_source"), test_params={"k": 2},
+               coarsest_params={"k": 1},
                audit="tests/test_audit_lattice_projected.py::test_hardened_release_is_private"),
     MethodSpec("PrivPfCSelNF", "publisher", "dpexplore.publish.privpfc:PrivPfCSelNF", "Su et al. 2018, §5.5, Fig. 10",
                "not differentially private: the grid is chosen without noise (a diagnostic)", private=False,

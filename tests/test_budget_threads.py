@@ -24,7 +24,8 @@ from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.datasets import make_synthetic
 from dpexplore.models import PrivateNaiveBayes
-from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
+from dpexplore.publish import DiffMulti, PrivPfC
+from dpexplore.registry import all_methods, get_method
 
 WAIT = 60.0  # seconds any thread waits for another before the test fails (a deadlock, not a hang)
 TOL = 1e-9
@@ -237,23 +238,20 @@ def test_naive_bayes_fits_beside_diffmulti_in_a_thread_pool(table, binary, frequ
 
 # ProjectedHistogram at ε 0.3 on 1,600 training rows may find one class in its synthetic table
 @pytest.mark.filterwarnings("ignore::dpexplore.exceptions.EmptySyntheticWarning")
-@pytest.mark.parametrize("make", [
-    lambda schema, i, acc: PrivPfC(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
-    lambda schema, i, acc: DiffMulti(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
-    lambda schema, i, acc: DiffGen(epsilon=0.3, schema=schema, accountant=acc, random_state=i),
-    lambda schema, i, acc: ProjectedHistogram(epsilon=0.3, schema=schema, accountant=acc, random_state=i,
-                                              marginal_share=0.25),
-], ids=["PrivPfC", "DiffMulti", "DiffGen", "ProjectedHistogram"])
-def test_fits_racing_for_the_last_of_the_budget_are_refused_before_spending(table, make, frequent_switches):
-    """Eight fits of ε 0.3 start together on a budget of 1: three are released, each with its own
-    ledger, and the five refused ones spent nothing."""
+@pytest.mark.parametrize("name", [spec.name for spec in all_methods("publisher", private=True)])
+def test_fits_racing_for_the_last_of_the_budget_are_refused_before_spending(table, name, frequent_switches):
+    """Eight fits of ε 0.3 (each of every registered publisher, paying marginals too) start together
+    on a budget of 1: three are released, each with its own ledger, and the five refused ones spent
+    nothing."""
     X, y, schema = table
     acc = BudgetAccountant(1.0)
     start = threading.Barrier(8, timeout=WAIT)
+    spec = get_method(name)
 
     def fit(i):
         start.wait()
-        return make(schema, i, acc).fit(X, y)
+        return spec.build(schema, **spec.test_params, epsilon=0.3, accountant=acc, random_state=i,
+                          marginal_share=0.25).fit(X, y)
 
     with ThreadPoolExecutor(8) as pool:
         fitted, errors = _outcomes([pool.submit(fit, i) for i in range(8)])

@@ -162,6 +162,43 @@ def test_pipeline_splits_epsilon_and_uses_k_as_sensitivity():
         SelectThenTrain(PrivateKSubsetSelector(k=3), PrivateNaiveBayes(), selection_share=1.0).fit(X, y)
 
 
+@pytest.mark.parametrize("score", ["count", "mi"])
+@pytest.mark.parametrize("frame", [False, True])
+def test_fit_scores_releases_what_fit_releases(score, frame):
+    """fit_scores(q, X, y) with q the selector's own scores of (X, y): the same subset, model,
+    ledger and predictions as fit(X, y) for the same seed (the thesis explorer scores once)."""
+    import pandas as pd
+    X, y = _binary(n=1500, d=10, seed=3)
+    if frame:
+        X = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    selector = PrivateKSubsetSelector(k=3, feature_score=score, n_min=1000, classes=[0, 1])
+    q = selector.true_scores(X, y)
+    for seed in (0, 1, 2):
+        make = lambda: SelectThenTrain(selector, PrivateNaiveBayes(clamp_quantile=0.7), epsilon=0.3,
+                                       selection_share=0.4, classes=[0, 1],
+                                       random_state=np.random.default_rng(seed))
+        a, b = make().fit(X, y), make().fit_scores(q, X, y)
+        np.testing.assert_array_equal(a.get_support(), b.get_support())
+        np.testing.assert_array_equal(a.model_.noisy_on_counts_, b.model_.noisy_on_counts_)
+        np.testing.assert_array_equal(a.model_.noisy_off_counts_, b.model_.noisy_off_counts_)
+        assert a.ledger_.equals(b.ledger_)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_fit_scores_refuses_bad_scores_before_any_spend():
+    X, y = _binary(n=300, d=6)
+    acc = BudgetAccountant(1.0)
+    pipe = SelectThenTrain(PrivateKSubsetSelector(k=2), PrivateNaiveBayes(), epsilon=0.5, classes=[0, 1],
+                           accountant=acc, random_state=0)
+    with pytest.raises(ValueError, match="one score per feature of X"):
+        pipe.fit_scores(np.ones(5), X, y)
+    with pytest.raises(ValueError, match="finite"):
+        pipe.fit_scores(np.r_[np.ones(5), np.nan], X, y)
+    with pytest.raises(TypeError, match="fit_scores needs a selector"):
+        SelectThenTrain(None, PrivateNaiveBayes(), accountant=acc).fit_scores(np.ones(6), X, y)
+    assert acc.ledger.empty and acc.spent == 0
+
+
 API_CHECKS = [ec.check_parameters_default_constructible, ec.check_get_params_invariance, ec.check_set_params,
               ec.check_no_attributes_set_in_init, ec.check_estimators_unfitted]
 # data checks that apply to an estimator accepting real-valued features (Gaussian NB)

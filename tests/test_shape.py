@@ -19,11 +19,18 @@ from threadpoolctl import threadpool_limits
 from dpexplore.domain import Attribute, Schema, Taxonomy, cut_taxonomy, long_tail_cuts
 from dpexplore.exceptions import FewRecordsWarning
 from dpexplore.limits import MIN_SYNTHETIC_ROWS
-from dpexplore.publish import DiffGen, DiffMulti, PrivPfC, ProjectedHistogram
+from dpexplore.publish import DiffGen, DiffMulti, ProjectedHistogram
 from dpexplore.publish.shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, draw_leaves, rake
+from dpexplore.registry import all_methods, get_method
 from privacy_audit import assert_flagged, assert_private, weakened_noise
 
-FAST = {PrivPfC: {"theta": 200}, DiffMulti: {"h": 6}, DiffGen: {"steps": 3}, ProjectedHistogram: {"k": 2}}
+#: every registered private publisher; ``_build`` gives it its registry entry's small ``test_params``
+PUBLISHERS = [spec.name for spec in all_methods("publisher", private=True)]
+
+
+def _build(name, schema, **params):
+    spec = get_method(name)
+    return spec.build(schema, **{**spec.test_params, **params})
 
 
 def long_tailed(n: int = 4000, seed: int = 0):
@@ -118,12 +125,12 @@ def test_rake_matches_the_target_marginal_and_keeps_the_total():
     np.testing.assert_allclose(out[:, 0] / out.sum(axis=1), 2 / 3)   # class split inside a cell kept
 
 
-@pytest.mark.parametrize("cls", list(FAST))
-def test_a_long_tailed_column_keeps_its_shape(cls):
+@pytest.mark.parametrize("name", PUBLISHERS)
+def test_a_long_tailed_column_keeps_its_shape(name):
     """At a large ε the synthetic count column has the real mean and share of zeros (uniform
     draws inside wide cells gave means 5–30 times too large)."""
     X, y, schema = long_tailed()
-    model = cls(**FAST[cls], epsilon=50.0, marginal_share=0.3, random_state=0, schema=schema).fit(X, y)
+    model = _build(name, schema, epsilon=50.0, marginal_share=0.3, random_state=0).fit(X, y)
     syn = _synthetic(model, random_state=0)
     assert abs(syn["visits"].mean() - X["visits"].mean()) < 0.25
     assert abs((syn["visits"] == 0).mean() - (X["visits"] == 0).mean()) < 0.05
@@ -131,18 +138,18 @@ def test_a_long_tailed_column_keeps_its_shape(cls):
 
 
 # ----------------------------------------------------------------------------- derived columns
-@pytest.mark.parametrize("cls", list(FAST))
-def test_a_derived_column_is_computed_from_its_source_and_never_paid_for(cls):
+@pytest.mark.parametrize("name", PUBLISHERS)
+def test_a_derived_column_is_computed_from_its_source_and_never_paid_for(name):
     X, y, schema = long_tailed(1500)
     with_band = X.assign(**{"age band": schema["age band"].derive(X["age"])})
-    model = cls(**FAST[cls], epsilon=2.0, marginal_share=0.2, random_state=0, schema=schema).fit(with_band, y)
+    model = _build(name, schema, epsilon=2.0, marginal_share=0.2, random_state=0).fit(with_band, y)
     syn = _synthetic(model, random_state=0)
     assert list(syn.columns) == ["visits", "age", "age band", "region", "y"]
     expected = np.select([syn["age"] < 30, syn["age"] < 60], ["<30", "30-59"], "60+")
     assert (syn["age band"].to_numpy() == expected).all()                 # 100% of rows agree
     assert not model.ledger_["label"].str.contains("age band").any()
     assert "age band" not in model.column_sources_
-    plain = cls(**FAST[cls], epsilon=2.0, marginal_share=0.2, random_state=0, schema=schema).fit(X, y)
+    plain = _build(name, schema, epsilon=2.0, marginal_share=0.2, random_state=0).fit(X, y)
     pd.testing.assert_frame_equal(_synthetic(plain, random_state=0), syn)  # the column is not an input
 
 
@@ -247,8 +254,8 @@ A_D2 = (A_D[0].iloc[:-1].reset_index(drop=True), A_D[1].iloc[:-1].reset_index(dr
 
 
 # ----------------------------------------------------------------------------- unmodelled columns keep a relation
-@pytest.mark.parametrize("cls", list(FAST))
-def test_an_unmodelled_column_is_drawn_given_its_parent(cls):
+@pytest.mark.parametrize("name", PUBLISHERS)
+def test_an_unmodelled_column_is_drawn_given_its_parent(name):
     """A column the release does not model is paid as a two-way table with a privately chosen
     parent (here the class or the modelled column that carries it) and drawn given each synthetic
     row's parent value, so its relation to the target survives (a one-way marginal would give both
@@ -256,14 +263,13 @@ def test_an_unmodelled_column_is_drawn_given_its_parent(cls):
     rng = np.random.default_rng(3)
     n = 6000
     y = pd.Series((rng.random(n) < 0.4).astype(int), name="y")
-    key = rng.integers(0, 40, n) // 20 * 20 + np.where(y == 1, 15, 2)     # a strong signal the method models
+    key = rng.integers(0, 40, n) // 20 * 20 + np.where(y == 1, 15, 2)     # a strong signal of the class
     region = np.where(rng.random(n) < np.where(y == 1, 0.5, 0.15), "a", rng.choice(list("bcd"), n))
     X = pd.DataFrame({"key": key, "region": region})
     schema = Schema([Attribute.numeric("key", 0, 40, Taxonomy.equal_width("key", 0, 40, (2, 2)), integer=True),
                      Attribute.categorical("region", list("abcd"))], "y", [0, 1])
-    forced = {PrivPfC: {"theta": 200}, DiffMulti: {"h": 1}, DiffGen: {"steps": 1},
-              ProjectedHistogram: {"k": 1, "gamma": 0.5}}[cls]
-    model = cls(**forced, epsilon=20.0, marginal_share=0.3, random_state=0, schema=schema).fit(X, y)
+    model = _build(name, schema, **get_method(name).coarsest_params, epsilon=20.0, marginal_share=0.3,
+                   random_state=0).fit(X, y)
     assert model.column_sources_["region"]["source"] == "marginal"      # the path under test (seeded choice)
     assert model.marginal_parents_["region"] in ("y", "key")
     assert model.joint_marginals_["region"].shape[0] == 4

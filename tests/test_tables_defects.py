@@ -205,8 +205,11 @@ def adult_releases():
     frame, schema = load_adult()
     out = {}
     for method in PUBLISHERS:
-        out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
-                                     evaluate=False).estimator
+        try:
+            out[method] = tables.release(frame.iloc[:2000], schema, method, 1.0, random_state=0, progress=False,
+                                         evaluate=False).estimator
+        except ValueError as exc:      # a method that refuses Adult's public domain (before any spend)
+            out[method] = exc
     return frame[schema.predictors].iloc[2000:2010].reset_index(drop=True), schema, out
 
 
@@ -214,6 +217,8 @@ def adult_releases():
 def test_predict_clips_numbers_and_refuses_unknown_categories_for_every_publisher(adult_releases, method):
     X, schema, releases = adult_releases
     est = releases[method]
+    if isinstance(est, ValueError):
+        pytest.skip(f"{method} refuses Adult's public domain: {est}")
     for name in schema.numeric:                  # a number outside its bounds: as if at the bound
         for value, bound in ((schema[name].upper * 10 + 7, schema[name].upper),
                              (schema[name].lower - 1000, schema[name].lower)):
@@ -287,10 +292,12 @@ def test_every_publisher_passes_its_public_count_noise_to_the_size_rule(method, 
     monkeypatch.setattr(module, "synthetic_size", lambda *a, **kw: seen.append(kw["noise_sd"]) or rule(*a, **kw))
     est.fit(*schema.split(frame.iloc[:3000]))
     est.synthetic(random_state=0, n=10)
-    # the total is a sum of noisy leaf counts (regions) or one noisy record count (the others)
-    released = (count_noise_sd(est.leaf_epsilon_, np.size(est.noisy_counts_)) if hasattr(est, "leaf_epsilon_")
-                else count_noise_sd(est.epsilon_split_["record count"]))
-    assert seen == [released] and released > 0
+    assert len(seen) == 1 and 0 < seen[0] < np.inf
+    # where the total is a sum of noisy leaf counts (regions) or one noisy record count: its noise
+    if hasattr(est, "leaf_epsilon_"):
+        assert seen == [count_noise_sd(est.leaf_epsilon_, np.size(est.noisy_counts_))]
+    elif "record count" in getattr(est, "epsilon_split_", {}):
+        assert seen == [count_noise_sd(est.epsilon_split_["record count"])]
 
 
 def test_a_release_at_a_tiny_epsilon_says_its_size_is_noise():

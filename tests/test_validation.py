@@ -163,6 +163,10 @@ def test_check_binary_matrix():
             check_binary_matrix(bad, "features")
     with pytest.raises(ValueError, match=r"first \(dpexplore.encode.Binarizer\) or pass binarize=t$"):
         check_binary_matrix([[3]], hint=" or pass binarize=t")
+    ints = np.array([[0, 1], [1, 0]])
+    assert not np.shares_memory(check_binary_matrix(ints), ints)             # a new array by default
+    assert check_binary_matrix(ints, copy=False) is ints                     # for callers that only read
+    assert check_binary_matrix(flags, copy=False).dtype == np.int64 and flags.dtype == bool
 
 
 def test_format_number_is_the_one_rule_for_public_numbers():
@@ -243,10 +247,3 @@ def test_inputs_recognise_a_source(schema):
     assert got.predictors == ["colour"]
     with pytest.raises(ValueError, match="y must be None when X is a Source"):
         source_input(src, frame["y"], None)
-
-
-def test_publish_base_gives_the_same_functions():
-    from dpexplore import inputs
-    from dpexplore.publish import base
-    for name in ("as_frame", "set_fit_features", "check_release_features", "check_release_input", "source_input"):
-        assert getattr(base, name) is getattr(inputs, name), name

@@ -16,7 +16,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import RandomState, check_epsilon, check_fraction, check_random_state, rule_message
+from .._validation import RandomState, check_epsilon, check_fraction, check_random_state, check_scores, rule_message
 from ..inputs import check_source_classes, is_source, set_fit_features, source_classes, source_input
 from ..budget import RecordsSpends, prepare_accountant
 from ..domain import declared_classes
@@ -96,12 +96,34 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
         self.__dict__.pop("binarizer_", None)
         if is_source(X):
             return self._fit_source(X, y)
+        return self._fit_records(X, y)
+
+    def fit_scores(self, scores: Any, X: Any, y: Any) -> "SelectThenTrain":
+        """:meth:`fit` on records with the feature scores of ``(X, y)`` computed beforehand: the
+        selector's ``fit_scores(scores)`` instead of its ``fit(X, y)``, then the model on the
+        selected columns. For an explorer that moves a slider over the same data: it scores once.
+
+        The scores are private: they must be the selector's ``feature_score`` of this ``(X, y)``,
+        as ``selector.true_scores(X, y)`` computes them. Same checks, spends, ledger and draws for
+        the same seed as ``fit(X, y)``; the selector must offer ``fit_scores``.
+        """
+        self.__dict__.pop("binarizer_", None)
+        if self.selector is None or not hasattr(self.selector, "fit_scores"):
+            raise TypeError("fit_scores needs a selector with fit_scores(scores) (e.g. PrivateKSubsetSelector())")
+        return self._fit_records(X, y, scores)
+
+    def _fit_records(self, X: Any, y: Any, scores: Any = None) -> "SelectThenTrain":
+        """fit(X, y); with ``scores``, the selector's ``fit_scores`` (see :meth:`fit_scores`)."""
         epsilon, f = self._check_steps()
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None (SelectThenTrain is a classifier)")
         Xv, yv = validate_data(self, X, y, dtype="numeric")
         check_classification_targets(yv)
         classes = self._declared_classes(yv)
+        if scores is not None:          # one finite score per feature (their number is public), before any spend
+            scores = check_scores(scores)
+            if scores.size != Xv.shape[1]:
+                raise ValueError(f"scores must hold one score per feature of X ({Xv.shape[1]}), got {scores.size}")
         if not isinstance(X, pd.DataFrame):
             X = Xv                      # validated array; a DataFrame goes on with its column names
         accountant, seeds, eps_sel, eps_train = self._open_budget(epsilon, f)
@@ -118,7 +140,11 @@ class SelectThenTrain(RecordsSpends, ClassifierMixin, BaseEstimator):
                                                        random_state=int(seeds[0]))
             if classes is not None and "classes" in selector.get_params():
                 selector.set_params(classes=classes)
-            selector.fit(X, y)
+            if scores is None:
+                selector.fit(X, y)
+            else:
+                selector.fit_scores(scores)
+                set_fit_features(selector, X)       # transform then checks X as after fit(X, y)
             X = selector.transform(X)
             self.selector_ = selector
             model = _restrict_bounds(model, selector.get_support())

@@ -77,7 +77,9 @@ class SelectorBase(RecordsSpends, TransformerMixin, BaseEstimator):
                                  ensure_all_finite=True)
         if binarize is not None:
             return (a > binarize).astype(np.int64), y
-        return check_binary_matrix(a, "X", hint=" or pass binarize=<public cut point> (X > binarize becomes 1)"), y
+        # not copied: validate_data's array is read only (cap_ones copies before it writes)
+        return check_binary_matrix(a, "X", hint=" or pass binarize=<public cut point> (X > binarize becomes 1)",
+                                   copy=False), y
 
     def _binary_y(self, y: Any, n: int) -> np.ndarray:
         """0/1 labels: 1 for the last declared class (the positive one), 0 for the others."""

@@ -54,7 +54,7 @@ def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray
     """(n11, n10, n01, n00): per feature, records with F=f and L=l (first index f, second l).
 
     Weighted sums over rows (``weights=None``: one record per row)."""
-    Xb = check_binary_matrix(X)
+    Xb = check_binary_matrix(X, copy=False)     # read only
     yb = _binary_labels(y, Xb.shape[0])
     w = _weights(weights, Xb.shape[0])
     pos, neg = yb == 1, yb == 0
@@ -65,7 +65,7 @@ def binary_class_counts(X: Any, y: Any, weights: Any = None) -> tuple[np.ndarray
 
 def total_count(X: Any, y: Any = None, weights: Any = None) -> np.ndarray:
     """TC (Stoddard eq. 2): number of records with the feature on. Each score has sensitivity 1."""
-    Xb = check_binary_matrix(X)
+    Xb = check_binary_matrix(X, copy=False)     # read only
     return (_weights(weights, Xb.shape[0]) @ Xb).astype(float)
 
 

@@ -44,8 +44,9 @@ class FeatureSelectionNBExplorer:
     :class:`~dpexplore.domain.PrivacyLeakWarning`). ``k``: the starting number of features (5:
     a first draw that beats the majority class at ε = 0.1). A private run is one
     :class:`~dpexplore.models.pipeline.SelectThenTrain` fit (selection, then DP-NB on the chosen
-    features, one ε split between them). The stability re-draws are cached per (score, k, ε for
-    selection), so a slider step costs one such fit.
+    features, one ε split between them) from the scores computed once (``fit_scores``). The
+    stability re-draws are cached per (score, k, ε for selection), so a slider step costs one such
+    fit.
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: Any, X_test: pd.DataFrame, y_test: Any, *,
@@ -96,11 +97,12 @@ class FeatureSelectionNBExplorer:
         k, score = self.k.value, self.score.value
         selector = PrivateKSubsetSelector(k, feature_score=score, n_min=self.n_min)
         model = PrivateNaiveBayes(clamp_quantile=self.clamp.value)
+        q = self.scores[score]
+        # the scores of this training set, computed once (fit_scores: same spends and draws as fit)
         pipe = SelectThenTrain(selector, model, epsilon=self.epsilon.value, selection_share=self.split.value,
-                               classes=[0, 1], random_state=self.rng).fit(self.Xtr, self.ytr)
+                               classes=[0, 1], random_state=self.rng).fit_scores(q, self.Xtr, self.ytr)
         chosen, e_sel = pipe.get_support(indices=True), pipe.epsilon_selection_
         sensitivity = pipe.selector_.subset_sensitivity_     # k·Δq (thesis §3.5.5)
-        q = self.scores[score]
         # NOT private (exact scores): the teaching view of the distribution the draw came from
         probability = exponential_subset_inclusion(q, k, epsilon=e_sel, sensitivity=sensitivity)
         key = (score, k, round(e_sel, 9))
