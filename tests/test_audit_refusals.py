@@ -27,6 +27,7 @@ import pytest
 from dpexplore import sources, tables
 from dpexplore.domain import Attribute, Schema, Taxonomy
 from dpexplore.tables import InputError
+from _stand_ins import SchemaParameter
 from privacy_audit import assert_flagged, assert_private, long_audit
 
 EPS = 1.0
@@ -189,19 +190,11 @@ def test_few_records_warning_reads_the_release_not_the_table(monkeypatch):
     """The warning about a tiny table is a function of the released synthetic table: a method
     whose release has 5 rows warns for a 400-row table, one whose release has 400 rows does not
     warn for a 29-row table; the message shows the released size only."""
-    class Fixed:
+    class Fixed(SchemaParameter):
         def __init__(self, n, eps, rs, accountant=None):
             from dpexplore.budget import BudgetAccountant
             self.n, self.eps = n, eps
             self.accountant = accountant if accountant is not None else BudgetAccountant(eps)
-            self.schema = None
-
-        def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
-            return {"schema": self.schema}
-
-        def set_params(self, **params):
-            vars(self).update(params)
-            return self
 
         def fit(self, X, y):
             self.accountant.spend(self.eps, "nothing")

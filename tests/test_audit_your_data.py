@@ -20,6 +20,7 @@ from dpexplore.budget import BudgetAccountant
 from dpexplore.domain import Attribute, PrivacyLeakWarning, Schema
 from dpexplore import tables
 from dpexplore.tables import METHODS, release
+from _stand_ins import SchemaParameter
 from privacy_audit import assert_flagged, assert_private, long_audit, weakened_noise
 
 EPS = 2.0  # the broken split costs 2ε = 4: a short audit has power at this claim
@@ -30,21 +31,13 @@ D = pd.DataFrame({"colour": ["blue"] * 40, "outcome": ["yes"] * 38 + ["no"] * 2}
 D2 = pd.concat([D, pd.DataFrame({"colour": ["red"], "outcome": ["yes"]})], ignore_index=True)
 
 
-class CellCounts:
+class CellCounts(SchemaParameter):
     """Laplace(1/ε) count of every cell of the public domain (sensitivity 1 under add/remove);
     the synthetic table repeats each cell round(noisy count) times (post-processing)."""
 
     def __init__(self, epsilon, random_state=None, accountant=None):
         self.epsilon, self.random_state = epsilon, random_state
         self.accountant = accountant if accountant is not None else BudgetAccountant(epsilon)
-        self.schema = None
-
-    def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
-        return {"schema": self.schema}
-
-    def set_params(self, **params):
-        vars(self).update(params)
-        return self
 
     def fit(self, X, y):
         schema = self.schema

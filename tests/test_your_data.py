@@ -16,6 +16,7 @@ from dpexplore.tables import DEFAULT_MARGINAL_SHARE, default_marginal_share
 from dpexplore.widgets import your_data
 from dpexplore.widgets.your_data import (METHODS, InputError, YourDataApp, build_schema, check_table,
                                          draft_schema, read_table, release, summary_markdown, synthetic_csv)
+from _stand_ins import SchemaParameter
 
 
 def make_table(n=1500, seed=0):
@@ -444,7 +445,7 @@ def test_never_seen_semicolon_table_end_to_end():
 
 
 # --------------------------------------- the release's privacy rules (README, "What ε protects, …")
-class _Spy:
+class _Spy(SchemaParameter):
     """A stand-in publisher that records what the release gives it (training rows, noise mode)."""
 
     calls: list = []
@@ -452,14 +453,6 @@ class _Spy:
     def __init__(self, eps, rs, accountant=None):
         from dpexplore.budget import BudgetAccountant as _A
         self.eps, self.acc = eps, accountant or _A(eps)
-        self.schema = None
-
-    def get_params(self, deep=True):         # a publisher takes its public schema as a parameter
-        return {"schema": self.schema}
-
-    def set_params(self, **params):
-        vars(self).update(params)
-        return self
 
     def fit(self, X, y):
         from dpexplore import mechanisms
