@@ -387,6 +387,7 @@ def test_customer_rules_are_declared_when_asked():
         pytest.skip("Attribute.derived(..., otherwise=...) (rules declared in the schema) is not in this tree")
     frame, schema = datasets.make_customer_table(500, random_state=0, rules=True)
     assert schema.columns == datasets.CUSTOMER_COLUMNS
+    schema.validate(frame[schema.predictors], frame["Churn"])                 # every row keeps the rules
     for column, (source, _, _) in datasets.CUSTOMER_RULES.items():
         assert schema[column].source == source
     assert datasets.customer_schema().to_dict() != schema.to_dict()
