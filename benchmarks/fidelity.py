@@ -173,8 +173,9 @@ def comparison_markdown(results: pd.DataFrame) -> str:
     parts = []
     for dataset, table in means(results).groupby("dataset", sort=False):
         table = table.sort_values("epsilon", kind="stable")[list(names)].dropna(axis=1, how="all")
-        table = table.round(3).assign(seconds=table["seconds"].round(1)).rename(columns=names)
-        parts.append(f"### {dataset}\n\n{markdown_frame(table)}\n")
+        digits = {name: 1 if name == "seconds" else 3 for name in table.columns[2:]}
+        table = table.assign(**{name: [f"{v:.{d}f}" for v in table[name]] for name, d in digits.items()})
+        parts.append(f"### {dataset}\n\n{markdown_frame(table.rename(columns=names))}\n")
     return "\n".join(parts)
 
 

@@ -23,7 +23,8 @@ from ._validation import RandomState, check_fraction, check_frame, check_int, ch
 from .domain import Attribute, Schema, Taxonomy, check_schema, cut_taxonomy, long_tail_cuts
 
 __all__ = ["load_adult", "load_adult_multiclass", "load_german", "load_iris", "make_synthetic",
-           "make_messy_table", "make_customer_table", "customer_schema", "train_test_split", "bernoulli_split", "data_path"]
+           "make_messy_table", "make_customer_table", "customer_schema", "train_test_split", "bernoulli_split",
+           "data_path"]
 
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
@@ -329,19 +330,18 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
 
 
 # =========================================================================== customer table
+#: the add-on services: "No internet service" exactly when ``InternetService`` is "No"
+CUSTOMER_ADDONS = ("OnlineSecurity", "OnlineBackup", "DeviceProtection", "TechSupport", "StreamingTV",
+                   "StreamingMovies")
 #: the customer table's declared categories (telco-style columns; ``CUSTOMER_TREES`` groups some)
 CUSTOMER_CATEGORIES: dict[str, tuple[str, ...]] = {
     "gender": ("Female", "Male"), "SeniorCitizen": ("No", "Yes"), "Partner": ("No", "Yes"),
     "Dependents": ("No", "Yes"), "PhoneService": ("No", "Yes"),
     "MultipleLines": ("No phone service", "No", "Yes"), "InternetService": ("No", "DSL", "Fiber optic"),
-    **{addon: ("No internet service", "No", "Yes") for addon in
-       ("OnlineSecurity", "OnlineBackup", "DeviceProtection", "TechSupport", "StreamingTV", "StreamingMovies")},
+    **{addon: ("No internet service", "No", "Yes") for addon in CUSTOMER_ADDONS},
     "Contract": ("Month-to-month", "One year", "Two year"), "PaperlessBilling": ("No", "Yes"),
     "PaymentMethod": ("Electronic check", "Mailed check", "Bank transfer (automatic)", "Credit card (automatic)"),
 }
-#: the add-on services: "No internet service" exactly when ``InternetService`` is "No"
-CUSTOMER_ADDONS = ("OnlineSecurity", "OnlineBackup", "DeviceProtection", "TechSupport", "StreamingTV",
-                   "StreamingMovies")
 #: the rules of the customer table, {column: (source column, source value, the column's value then)}:
 #: every row has column == value exactly when source == source value
 CUSTOMER_RULES = {**{addon: ("InternetService", "No", "No internet service") for addon in CUSTOMER_ADDONS},
@@ -432,7 +432,8 @@ def make_customer_table(n_rows: int = 7000, random_state: RandomState = None, *,
     cols["Partner"] = yes(np.where(m2m, 0.35, 0.62))
     cols["Dependents"] = yes(np.where(cols["Partner"], 0.5, 0.12))
     cols["tenure"], cols["PhoneService"] = tenure, phone
-    cols["MultipleLines"] = np.where(phone, np.where(yes(0.25 + 0.4 * tenure / 72), "Yes", "No"), "No phone service")
+    cols["MultipleLines"] = np.where(phone, np.where(yes(0.25 + 0.4 * tenure / 72), "Yes", "No"),
+                                     "No phone service")
     cols["InternetService"] = internet
     loyal = 0.3 * tenure / 72
     for addon, dsl, fib in zip(CUSTOMER_ADDONS, (0.5, 0.4, 0.4, 0.5, 0.3, 0.3), (0.2, 0.4, 0.4, 0.2, 0.55, 0.55)):

@@ -305,3 +305,22 @@ def test_job_for_the_customer_table_is_the_fidelity_benchmarks_split(peers, tmp_
     for r, (tr, _) in enumerate(runs):
         X_tr, _, _, _ = bernoulli_split(frame, schema, 0.2, random_state=np.random.default_rng([2026, 2, r]))
         np.testing.assert_array_equal(tr, np.flatnonzero(frame.index.isin(X_tr.index)))
+
+
+def test_stored_customer_mst_results(peers):
+    """The stored MST run on the customer table: pure ε at each ε, accuracy, shape and rule breaks,
+    consistent with its sidecar, on fidelity.py's splits of that table."""
+    path = ROOT / "benchmarks" / "results" / "peers_customers.csv"
+    table = pd.read_csv(path)
+    sidecar = json.loads(path.with_suffix(".json").read_text())
+    assert list(table.columns) == peers.COLUMNS and set(table["dataset"]) == {"customers"}
+    assert set(table["method"]) == {peers.METHODS["odp_mst_pure"][1]} and (table["delta"] == 0).all()
+    assert set(table["metric"]) == {"accuracy", *peers.FIDELITY_METRICS, *peers.RULE_METRICS}
+    assert (table["n_runs"] == sidecar["repetitions"]).all() and table["value"].between(0, 1).all()
+    assert "default_rng([2026, 2, run])" in sidecar["datasets"]["customers"]["splits"]
+    wide = table.pivot_table(index="epsilon", columns="metric", values="value")
+    assert (wide["rules_addon_mean"] <= wide["rules_addon_max"]).all()
+    raw = [r for info in sidecar["peers"].values() for r in info.get("raw", [])]
+    again = peers.summarise(raw, {"opendp": table["library_version"].iloc[0]}, {}, sidecar["epsilons"],
+                            sidecar["mst_delta"], ["odp_mst_pure"], "customers")
+    pd.testing.assert_frame_equal(again, table, check_dtype=False)

@@ -19,8 +19,8 @@ from ..domain import Schema
 from .draft import schema_leaks
 from .release import ReleaseResult
 
-__all__ = ["UTILITY_DECIMALS", "ledger_table", "markdown_frame", "summary_markdown", "utility_markdown", "synthetic_csv",
-           "rounded_to_resolution", "resolution_decimals", "export_release"]
+__all__ = ["UTILITY_DECIMALS", "ledger_table", "markdown_frame", "summary_markdown", "utility_markdown",
+           "synthetic_csv", "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
 #: held-out size n; for every n > 100 some k/n lies within 1/(2n) < 0.005 of any two-decimal
