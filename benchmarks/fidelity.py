@@ -2,7 +2,7 @@
 
     python benchmarks/fidelity.py [--seeds 3] [--epsilons 0.1 1] [--datasets adult messy customers] \\
         [--marginal-share S] [--out benchmarks/results/fidelity.csv] [--peers benchmarks/results/peers_X.json] \\
-        [--no-run]
+        [--no-run] [--rules]
 
 For Adult (``dpexplore.datasets.load_adult``), the generated messy table as notebook 08
 declares it (``benchmarks/08_your_data_sweep.py``: ``declared_messy``) and the generated customer
@@ -28,7 +28,9 @@ All of it is NOT private evaluation (it reads the real table). One row per (data
 seed) in the CSV (``fidelity.csv`` for all the tables, ``fidelity_<datasets>.csv`` for some);
 the printed table holds the means over the seeds, also written as Markdown tables next to the CSV
 (``.md``). ``--peers`` adds the MST runs that ``benchmarks/peers.py`` made on the same tables and
-splits (its JSON sidecar) beside ours; ``--no-run`` rebuilds the tables from the stored CSV. The
+splits (its JSON sidecar) beside ours; ``--no-run`` rebuilds the tables from the stored CSV;
+``--rules`` declares the customer table's rules in its schema (``make_customer_table(...,
+rules=True)``; MST keeps the plain schema) and writes ``..._rules.csv``. The
 goal for the shape work is tvd_1way ≤ 0.05 and tvd_2way ≤ 0.12 at ε = 1, accuracy where it is.
 """
 from __future__ import annotations
@@ -69,14 +71,15 @@ COLUMNS = ["dataset", "method", "epsilon", "seed", "tvd_1way", "tvd_2way", "max_
            "majority", *RULE_METRICS, "synthetic_rows", "seconds"]
 
 
-def load_dataset(name: str):
+def load_dataset(name: str, rules: bool = False):
     """(frame, schema, leaks) of a benchmark table: Adult's declared schema, the customer table's
-    (generated with the benchmark's seed), or the messy table with notebook 08's declarations."""
+    (generated with the benchmark's seed; ``rules``: with its rules declared), or the messy table
+    with notebook 08's declarations."""
     if name == "adult":
         frame, schema = load_adult()
         return frame, schema, []
     if name == "customers":
-        frame, schema = make_customer_table(CUSTOMER_ROWS, random_state=SEED)
+        frame, schema = make_customer_table(CUSTOMER_ROWS, random_state=SEED, rules=rules)
         return frame, schema, []
     spec = importlib.util.spec_from_file_location("your_data_sweep", ROOT / "benchmarks" / "08_your_data_sweep.py")
     module = importlib.util.module_from_spec(spec)
@@ -105,13 +108,14 @@ def publishers() -> list[str]:
 
 
 def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None,
-        marginal_share: float | None = None) -> pd.DataFrame:
+        marginal_share: float | None = None, rules: bool = False) -> pd.DataFrame:
     """One row per (dataset, method, ε, seed) with the columns :data:`COLUMNS`; ``marginal_share``
-    None: each method's default (:func:`dpexplore.tables.default_marginal_share`)."""
+    None: each method's default (:func:`dpexplore.tables.default_marginal_share`); ``rules``: the
+    customer table's schema declares its rules."""
     out = []
     for dataset in datasets:
         d_idx = DATASETS.index(dataset)    # a table's splits and seeds do not depend on the others asked for
-        frame, schema, leaks = load_dataset(dataset)
+        frame, schema, leaks = load_dataset(dataset, rules)
         for seed in range(seeds):
             # the same per-record split for every method and ε of this seed
             split_rng = np.random.default_rng([SEED, d_idx, seed])
@@ -193,16 +197,18 @@ def main() -> None:
     ap.add_argument("--peers", type=Path, default=None,
                     help="benchmarks/peers.py's sidecar (.json) of a run on the same tables: MST beside ours")
     ap.add_argument("--no-run", action="store_true", help="read the results from --out instead of releasing")
+    ap.add_argument("--rules", action="store_true",
+                    help="declare the customer table's rules in its schema (default out: ..._rules.csv)")
     args = ap.parse_args()
-    out = args.out or (OUT if sorted(args.datasets) == sorted(DATASETS)
-                       else OUT.with_name(f"fidelity_{'_'.join(args.datasets)}.csv"))
+    stem = OUT.stem if sorted(args.datasets) == sorted(DATASETS) else f"{OUT.stem}_{'_'.join(args.datasets)}"
+    out = args.out or OUT.with_name(f"{stem}{'_rules' if args.rules else ''}.csv")
     t0 = time.perf_counter()
     if args.no_run:
         results = pd.read_csv(out)
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)   # the messy table's draft: said in its docstring
-            results = run(args.datasets, args.epsilons, args.seeds, args.methods, args.marginal_share)
+            results = run(args.datasets, args.epsilons, args.seeds, args.methods, args.marginal_share, args.rules)
         out.parent.mkdir(parents=True, exist_ok=True)
         results.to_csv(out, index=False, float_format="%.6g")
     if args.peers:
