@@ -135,8 +135,8 @@ def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int = SEEDS, methods=None,
                     seconds = time.perf_counter() - t0
                     shape = fidelity_summary(train, result.synthetic, schema)
                     predicted = np.asarray(result.estimator.predict(X_te)).astype(str)
-                    rules = known_rule_violations(result.synthetic) if dataset == "customers" else {}
-                    out.append({"dataset": dataset, "method": method, "epsilon": eps, "seed": seed, **shape, **rules,
+                    breaks = known_rule_violations(result.synthetic) if dataset == "customers" else {}
+                    out.append({"dataset": dataset, "method": method, "epsilon": eps, "seed": seed, **shape, **breaks,
                                 "accuracy": float(np.mean(predicted == y_te.astype(str).to_numpy())),
                                 "majority": majority, "synthetic_rows": len(result.synthetic),
                                 "seconds": seconds})

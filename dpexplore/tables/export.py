@@ -277,7 +277,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     shape_part = [] if shape.empty else [
         "## Shape: the synthetic table against the training part", "",
         markdown_frame(shape.assign(**{c: [_rounded(v) for v in shape[c].astype(float)]
-                                  for c in ("mean TVD", "largest TVD")})), "",
+                                       for c in ("mean TVD", "largest TVD")})), "",
         "Total-variation distance between the two tables' shares of rows over the schema's public bins "
         "(0: the same shape, 1: nothing in common), for every column and every pair of columns, the "
         "target included, rounded like the errors. The errors above say whether to use the release's "
