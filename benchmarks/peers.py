@@ -1,5 +1,5 @@
 """What a user would pick instead, at the showdown's ε: diffprivlib and OpenDP on Adult (and MST on
-the generated messy table).
+the generated messy and customer tables).
 
 Writes ``notebooks/results/peers.csv`` (one row per library × method × ε × metric: the mean test
 ``accuracy`` over ``n_runs`` splits, which notebook 07 draws as reference lines, and for MST the
@@ -33,9 +33,11 @@ showdown's ε grid and repetitions, and the very train/test splits of ``sweep(..
   (ε, δ)-DP with δ = 1e-6 (``--delta``). Optional ``--mst-pure``: MST under pure ε-DP (Laplace
   noise; OpenDP allows δ = 0 because every key and cut is declared).
 
-``--datasets messy`` (default: ``adult`` alone) runs MST, under both accountings, on the generated
-messy table of ``benchmarks/fidelity.py`` (its ``load_dataset``: notebook 08's declarations, every
-key and cut declared), split as that benchmark splits it (:func:`dataset_splits`: ``bernoulli_split``
+``--datasets messy`` (default: ``adult`` alone) runs MST, under both accountings (``--skip-zcdp``:
+pure ε only), on the generated messy table of ``benchmarks/fidelity.py`` (its ``load_dataset``:
+notebook 08's declarations, every key and cut declared), or ``customers`` on its generated customer
+table (``make_customer_table``'s declared schema; each run also gains the shares of synthetic rows
+breaking the table's rules, :data:`RULE_METRICS`), split as that benchmark splits it (:func:`dataset_splits`: ``bernoulli_split``
 per record with the generator of its default run's seed 0, 1, 2), so MST and our publishers are
 measured on the very same training parts, public bins and distance. diffprivlib is skipped there:
 it releases no synthetic table and the question is the table's shape. The per-record split makes
@@ -79,6 +81,16 @@ selection step a budget smaller by a factor 1 − 1e-9, so nothing spends more t
 majority class .687). OpenDP's extra bucket for undeclared values gets noisy counts: up to ≈ 14 %
 of the synthetic rows hold a null at ε = 0.1, ≈ 2 % at ε = 1, charged by the distance as a value
 off the domain and dropped before the classifier is fitted.
+
+``--datasets customers --only odp --epsilons 0.1 1 --repetitions 3 --mst-pure --skip-zcdp`` wrote
+``benchmarks/results/peers_customers.csv`` (6 releases under pure ε on ≈ 5,600 training rows:
+554 s of fitting, 562 s wall). Mean over the 3 splits, TVD 1-way / 2-way, accuracy and the share
+of synthetic rows breaking the worst add-on rule: .093 / .201, .707, .361 at ε = 0.1 and .014 /
+.052, .739, .064 at ε = 1 (held-out majority class .743). Nulls (OpenDP's bucket for undeclared
+values) are frequent at ε = 0.1: only 2,435–3,795 synthetic rows per run hold none (5,063–5,298 at
+ε = 1); a null counts as neither "No" nor the rule's label. ``benchmarks/fidelity.py
+--datasets customers --no-run --peers benchmarks/results/peers_customers.json`` shows them beside
+our publishers.
 """
 from __future__ import annotations
 
@@ -100,14 +112,16 @@ OUT_CSV = ROOT / "notebooks" / "results" / "peers.csv"
 COLUMNS = ["library", "library_version", "method", "epsilon", "delta", "metric", "value", "n_runs", "notes",
            "dataset"]
 #: the tables the peers can run on (``--datasets``): Adult as notebook 07 splits it, and the generated messy
-#: table of ``benchmarks/fidelity.py`` split as that benchmark splits it
-DATASETS = ("adult", "messy")
+#: and customer tables of ``benchmarks/fidelity.py`` split as that benchmark splits them
+DATASETS = ("adult", "messy", "customers")
 #: the peers that run on a table (diffprivlib releases no synthetic table: nothing to compare off Adult)
-DATASET_PEERS = {"adult": ("dpl", "odp"), "messy": ("odp",)}
+DATASET_PEERS = {"adult": ("dpl", "odp"), "messy": ("odp",), "customers": ("odp",)}
 TASKS = {"adult": "Adult (dpexplore.datasets.load_adult, bundled file), binary target 'income'",
          "messy": "the generated messy table as notebook 08 declares it (benchmarks/fidelity.py's load_dataset: "
                   "make_messy_table(6000, random_state=2026), rows with a missing value dropped), binary target "
-                  "'readmitted'"}
+                  "'readmitted'",
+         "customers": "the generated customer table (benchmarks/fidelity.py's load_dataset: "
+                      "make_customer_table(7000, random_state=2026), its declared schema), binary target 'Churn'"}
 EPSILONS = (0.03, 0.1, 0.3, 1.0)        # notebook 07's grid (full mode)
 REPETITIONS = 3                         # notebook 07's repetitions (full mode)
 SEED = 2026                             # notebook 07's random_state: same splits
@@ -117,6 +131,14 @@ DELTA = 1e-6
 MST_SYNTHESIS = "sample"
 #: the shape metrics of a synthetic table (mean total-variation distance over public bins)
 FIDELITY_METRICS = ("tvd_1way", "tvd_2way")
+#: on the customer table: the share of synthetic rows breaking a rule every real row keeps
+#: (``benchmarks/fidelity.py``'s ``known_rule_violations``)
+RULE_METRICS = ("rules_addon_max", "rules_addon_mean", "rules_phone")
+RULE_NOTES = ("share of synthetic rows breaking a rule every real row keeps: {what} "
+              "(benchmarks/fidelity.py, known_rule_violations)")
+RULE_WHAT = {"rules_addon_max": "the add-on service whose rule breaks most",
+             "rules_addon_mean": "mean over the six add-on services",
+             "rules_phone": "MultipleLines = 'No phone service' exactly when PhoneService = 'No'"}
 FIDELITY_NOTES = ("mean total-variation distance over the schema's public bins between the synthetic table "
                   "(synthesize(method='sample'), numbers clipped to the declared bounds) and the training part; "
                   "{way} over every column{pairs}, target included")
@@ -154,9 +176,9 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
 def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str],
               epsilons: list[float], delta: float, methods: list[str], dataset: str = "adult") -> "pd.DataFrame":
     """One row per method × ε of ``dataset`` (mean accuracy over the runs that finished), plus one
-    per shape metric (:data:`FIDELITY_METRICS`) for the methods whose runs carry it; methods that
-    could not run get an empty accuracy and the reason in ``notes``. A run without a ``dataset``
-    (the sidecars written before ``--datasets``) is an Adult run."""
+    per shape metric (:data:`FIDELITY_METRICS`, :data:`RULE_METRICS`) for the methods whose runs
+    carry it; methods that could not run get an empty accuracy and the reason in ``notes``. A run
+    without a ``dataset`` (the sidecars written before ``--datasets``) is an Adult run."""
     import numpy as np
     import pandas as pd
 
@@ -174,15 +196,15 @@ def summarise(raw: list[dict], versions: dict[str, str], reasons: dict[str, str]
                          "notes": notes if values else f"not run: {reason or 'no result'}",
                          "dataset": dataset})
             accuracy_row = rows[-1]
-            for metric in FIDELITY_METRICS:
+            for metric in FIDELITY_METRICS + RULE_METRICS:
                 shape = [r[metric] for r in raw if r["method"] == key and np.isclose(r["epsilon"], eps)
                          and metric in r]
                 if shape:
                     pairs = metric == "tvd_2way"
+                    text = (RULE_NOTES.format(what=RULE_WHAT[metric]) if metric in RULE_METRICS else
+                            FIDELITY_NOTES.format(way="2-way" if pairs else "1-way", pairs=" pair" if pairs else ""))
                     rows.append({**accuracy_row, "metric": metric, "value": float(np.mean(shape)),
-                                 "n_runs": len(shape),
-                                 "notes": FIDELITY_NOTES.format(way="2-way" if pairs else "1-way",
-                                                                pairs=" pair" if pairs else "")})
+                                 "n_runs": len(shape), "notes": text})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -470,7 +492,8 @@ def write_job(job: Path, epsilons: list[float], repetitions: int, delta: float, 
 def add_fidelity(raw: list[dict], job: Path) -> None:
     """Each run that wrote a synthetic table gains ``tvd_1way``/``tvd_2way``: its distance to the
     training part it was made from, over the schema's public bins
-    (:func:`~dpexplore.evaluate.fidelity.fidelity_summary`; NOT private, an evaluation). Numbers
+    (:func:`~dpexplore.evaluate.fidelity.fidelity_summary`; NOT private, an evaluation), and on the
+    customer table its rule breaks (:data:`RULE_METRICS`). Numbers
     are first clipped to their declared bounds: OpenDP draws a number of the outer bins uniformly
     in [first cut − 1, first cut] or [last cut, last cut + 1], which can step past a bound while
     the bin itself is inside it."""
@@ -481,6 +504,7 @@ def add_fidelity(raw: list[dict], job: Path) -> None:
 
     config, _, _, frame, runs = _load_job(job)
     schema = Schema.from_dict(config["schema"])
+    rules = fidelity_benchmark().known_rule_violations if config["dataset"] == "customers" else None
     for row in raw:
         path = job / row.get("synthetic_file", "")
         if "synthetic_file" not in row or not path.exists():
@@ -494,6 +518,8 @@ def add_fidelity(raw: list[dict], job: Path) -> None:
         real[schema.numeric] = real[schema.numeric].astype(float)
         shape = fidelity_summary(real, synthetic, schema)
         row.update(tvd_1way=shape["tvd_1way"], tvd_2way=shape["tvd_2way"])
+        if rules is not None:
+            row.update(rules(synthetic))
         print(f"  {row['method']} ε={row['epsilon']:g} run {row['run']}: TVD 1-way {shape['tvd_1way']:.3f}, "
               f"2-way {shape['tvd_2way']:.3f}", flush=True)
 
@@ -557,6 +583,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repetitions", type=int, default=REPETITIONS)
     parser.add_argument("--delta", type=float, default=DELTA)
     parser.add_argument("--mst-pure", action="store_true", help="also run MST under pure ε-DP")
+    parser.add_argument("--skip-zcdp", action="store_true",
+                        help="with --mst-pure: MST under pure ε-DP only (the ρ-zCDP one not run)")
     parser.add_argument("--only", choices=["dpl", "odp"], help="run one peer, keep the other's stored rows")
     parser.add_argument("--rebuild", action="store_true",
                         help="rewrite the CSV from the sidecar's per-run values (no fitting)")
@@ -576,7 +604,8 @@ def main(argv: list[str] | None = None) -> None:
 
     import pandas as pd
 
-    methods = ["dpl_gnb", "dpl_lr", "odp_mst"] + (["odp_mst_pure"] if args.mst_pure else [])
+    methods = ["dpl_gnb", "dpl_lr"] + ([] if args.skip_zcdp and args.mst_pure else ["odp_mst"]) \
+        + (["odp_mst_pure"] if args.mst_pure else [])
     peers = [p for p in ("dpl", "odp") if args.only in (None, p)]
     pythons = {"dpl": args.dpl_python, "odp": args.odp_python}
     sidecar_path = out.with_suffix(".json")

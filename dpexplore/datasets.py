@@ -1,4 +1,4 @@
-"""Example tables with public schemas: UCI Adult, Adult-Multiclass, German credit, Iris, synthetic.
+"""Example tables with public schemas: UCI Adult, Adult-Multiclass, German credit, Iris, generated ones.
 
 Every loader returns ``(frame, schema)``: a fresh copy of the table (predictors plus the target
 as its last column) and a :class:`~dpexplore.domain.Schema` whose every attribute carries a
@@ -14,16 +14,17 @@ import functools
 import importlib.resources
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._validation import RandomState, check_fraction, check_frame, check_int, check_random_state
-from .domain import Attribute, Schema, Taxonomy, check_schema
+from .domain import Attribute, Schema, Taxonomy, check_schema, cut_taxonomy, long_tail_cuts
 
 __all__ = ["load_adult", "load_adult_multiclass", "load_german", "load_iris", "make_synthetic",
-           "make_messy_table", "train_test_split", "bernoulli_split", "data_path"]
+           "make_messy_table", "make_customer_table", "customer_schema", "train_test_split", "bernoulli_split",
+           "data_path"]
 
 ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
@@ -245,6 +246,14 @@ def make_synthetic(n_samples: int = 10_000, n_numeric: int = 4, n_categorical: i
 
 
 # =========================================================================== messy table
+def _long_tailed_counts(rng: np.random.Generator, mean: np.ndarray, shape: float, tail: float) -> np.ndarray:
+    """Counts with a long tail: negative binomial with the given per-row ``mean`` and ``shape``,
+    plus, for a share ``tail`` of the rows, a geometric excess (mean 20)."""
+    base = rng.negative_binomial(shape, shape / (shape + mean))
+    heavy = rng.random(len(mean)) < tail                    # a few very large counts
+    return np.where(heavy, base + rng.geometric(0.05, len(mean)), base).astype(np.int64)
+
+
 def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
                      duplicate_names: bool = False, n_codes: int = 5000) -> pd.DataFrame:
     """A generated hospital-style table with the problems of a real export (no download).
@@ -268,10 +277,7 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
     y = (rng.random(n) < p).astype(np.int64)
 
     def counts(mean: float, shape: float, tail: float, lift: float) -> np.ndarray:
-        mu = mean * (1 + lift * y) * frailty
-        base = rng.negative_binomial(shape, shape / (shape + mu))
-        heavy = rng.random(n) < tail                        # a few very large counts
-        return np.where(heavy, base + rng.geometric(0.05, n), base).astype(np.int64)
+        return _long_tailed_counts(rng, mean * (1 + lift * y) * frailty, shape, tail)
 
     cols: dict[str, Any] = {}
     cols["n_visits"] = counts(3.5, 1.2, 0.02, 0.8)
@@ -321,6 +327,139 @@ def make_messy_table(n_rows: int = 6000, random_state: RandomState = None, *,
         extra = frame["n_visits"].to_numpy() + rng.integers(0, 2, n)
         frame.insert(frame.columns.get_loc("n_meds"), "n_visits", extra, allow_duplicates=True)
     return frame
+
+
+# =========================================================================== customer table
+#: the add-on services: "No internet service" exactly when ``InternetService`` is "No"
+CUSTOMER_ADDONS = ("OnlineSecurity", "OnlineBackup", "DeviceProtection", "TechSupport", "StreamingTV",
+                   "StreamingMovies")
+#: the customer table's declared categories (telco-style columns; ``CUSTOMER_TREES`` groups some)
+CUSTOMER_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "gender": ("Female", "Male"), "SeniorCitizen": ("No", "Yes"), "Partner": ("No", "Yes"),
+    "Dependents": ("No", "Yes"), "PhoneService": ("No", "Yes"),
+    "MultipleLines": ("No phone service", "No", "Yes"), "InternetService": ("No", "DSL", "Fiber optic"),
+    **{addon: ("No internet service", "No", "Yes") for addon in CUSTOMER_ADDONS},
+    "Contract": ("Month-to-month", "One year", "Two year"), "PaperlessBilling": ("No", "Yes"),
+    "PaymentMethod": ("Electronic check", "Mailed check", "Bank transfer (automatic)", "Credit card (automatic)"),
+}
+#: the rules of the customer table, {column: (source column, source value, the column's value then)}:
+#: every row has column == value exactly when source == source value
+CUSTOMER_RULES = {**{addon: ("InternetService", "No", "No internet service") for addon in CUSTOMER_ADDONS},
+                  "MultipleLines": ("PhoneService", "No", "No phone service")}
+#: declared numeric columns: (lower, upper, integer, cut points of the public bins)
+CUSTOMER_NUMERIC = {"tenure": (0, 72, True, (6, 12, 24, 36, 48, 60)),
+                    "MonthlyCharges": (18.0, 120.0, False, (30.0, 45.0, 60.0, 75.0, 90.0, 105.0)),
+                    "SupportCalls": (0, 60, True, tuple(long_tail_cuts(0, 60)))}
+#: public groupings of categories (the other categorical columns are flat)
+CUSTOMER_TREES = {"Contract": {"Month-to-month": None, "yearly": ["One year", "Two year"]},
+                  "InternetService": {"No": None, "with internet": ["DSL", "Fiber optic"]},
+                  "PaymentMethod": {"automatic": ["Bank transfer (automatic)", "Credit card (automatic)"],
+                                    "manual": ["Electronic check", "Mailed check"]},
+                  **{column: {value: None, "with service": ["No", "Yes"]}
+                     for column, (_, _, value) in CUSTOMER_RULES.items()}}
+CUSTOMER_COLUMNS = ["gender", "SeniorCitizen", "Partner", "Dependents", "tenure", "PhoneService", "MultipleLines",
+                    "InternetService", *CUSTOMER_ADDONS, "Contract", "PaperlessBilling", "PaymentMethod",
+                    "MonthlyCharges", "SupportCalls"]
+CUSTOMER_CLASSES = ("No", "Yes")
+
+
+def customer_schema(rules: bool = False) -> Schema:
+    """The declared schema of :func:`make_customer_table` (every domain from the constants above,
+    none from the rows). ``rules=True`` declares the rules :data:`CUSTOMER_RULES` instead of
+    plain categories: the add-ons and ``MultipleLines`` become columns fixed by their source
+    where it is "No" and free ("No" or "Yes") elsewhere (``Attribute.derived(..., otherwise=...)``)."""
+    attributes = []
+    for name in CUSTOMER_COLUMNS:
+        if name in CUSTOMER_NUMERIC:
+            lower, upper, integer, cuts = CUSTOMER_NUMERIC[name]
+            taxonomy = cut_taxonomy(name, lower, upper, cuts, integer=integer)
+            attributes.append(Attribute.numeric(name, lower, upper, taxonomy, integer=integer))
+        elif rules and name in CUSTOMER_RULES:
+            source, when, value = CUSTOMER_RULES[name]
+            attributes.append(Attribute.derived(name, source, mapping={when: value}, otherwise=["No", "Yes"]))
+        else:
+            tree = {"Any": CUSTOMER_TREES.get(name, list(CUSTOMER_CATEGORIES[name]))}
+            taxonomy = Taxonomy.from_spec(name, {"type": "categorical", "tree": tree})
+            attributes.append(Attribute.categorical(name, CUSTOMER_CATEGORIES[name], taxonomy))
+    return Schema(attributes, "Churn", CUSTOMER_CLASSES)
+
+
+def make_customer_table(n_rows: int = 7000, random_state: RandomState = None, *,
+                        rules: bool = False) -> tuple[pd.DataFrame, Schema]:
+    """A generated telecom customer table with a table's logic (no download), and its declared schema.
+
+    Modelled on the public telco churn tables: 19 predictors and the target ``"Churn"``
+    ("No" about 73 %). Its structure is what synthetic tables tend to lose:
+
+    * columns fixed by another (:data:`CUSTOMER_RULES`): the six add-on services are "No internet
+      service" exactly when ``InternetService`` is "No", ``MultipleLines`` is "No phone service"
+      exactly when ``PhoneService`` is "No";
+    * strongly dependent pairs: ``Contract`` and ``tenure`` (month-to-month customers are recent),
+      ``MonthlyCharges`` and the services (a price per service plus noise), ``InternetService``
+      and the streaming add-ons, ``Partner`` and ``Dependents``;
+    * the long-tailed count ``SupportCalls``; churn depends on contract, tenure, fibre, payment
+      by electronic check, missing security or support, age and support calls.
+
+    ``rules=True`` returns the schema with the rules declared (:func:`customer_schema`).
+
+    >>> frame, schema = make_customer_table(500, random_state=0)
+    >>> frame.shape, schema.target, len(schema.predictors)
+    ((500, 20), 'Churn', 19)
+    >>> bool(((frame["InternetService"] == "No") == (frame["TechSupport"] == "No internet service")).all())
+    True
+    """
+    n = check_int(n_rows, "n_rows", minimum=2)
+    rng = check_random_state(random_state)
+
+    def yes(p: Any) -> np.ndarray:
+        return rng.random(n) < p
+
+    def pick(values: Sequence[str], probs: Any) -> np.ndarray:
+        """One of ``values`` per row, with probabilities ``probs`` (one list, or one list per row)."""
+        cumulative = np.cumsum(np.atleast_2d(probs), axis=1)[:, :-1]
+        return np.asarray(values, dtype=object)[(rng.random(n)[:, None] > cumulative).sum(axis=1)]
+
+    contract = pick(CUSTOMER_CATEGORIES["Contract"], (0.55, 0.21, 0.24))
+    m2m = contract == "Month-to-month"
+    months = np.select([m2m, contract == "One year"], [rng.exponential(16.0, n), rng.normal(42.0, 16.0, n)],
+                       rng.normal(57.0, 14.0, n))
+    tenure = np.clip(np.round(months), 0, 72).astype(np.int64)
+    internet = pick(CUSTOMER_CATEGORIES["InternetService"], (0.22, 0.34, 0.44))
+    online, fibre = internet != "No", internet == "Fiber optic"
+    phone = yes(0.9) | ~online                             # everyone has phone or internet
+    cols: dict[str, Any] = {"gender": np.where(yes(0.5), "Male", "Female"),
+                            "SeniorCitizen": yes(0.16)}
+    cols["Partner"] = yes(np.where(m2m, 0.35, 0.62))
+    cols["Dependents"] = yes(np.where(cols["Partner"], 0.5, 0.12))
+    cols["tenure"], cols["PhoneService"] = tenure, phone
+    cols["MultipleLines"] = np.where(phone, np.where(yes(0.25 + 0.4 * tenure / 72), "Yes", "No"),
+                                     "No phone service")
+    cols["InternetService"] = internet
+    loyal = 0.3 * tenure / 72
+    for addon, dsl, fib in zip(CUSTOMER_ADDONS, (0.5, 0.4, 0.4, 0.5, 0.3, 0.3), (0.2, 0.4, 0.4, 0.2, 0.55, 0.55)):
+        cols[addon] = np.where(online, np.where(yes(np.where(fibre, fib, dsl) + loyal), "Yes", "No"),
+                               "No internet service")
+    cols["Contract"] = contract
+    cols["PaperlessBilling"] = yes(0.45 + 0.25 * fibre)
+    cols["PaymentMethod"] = pick(CUSTOMER_CATEGORIES["PaymentMethod"],
+                                 np.where(m2m[:, None], [0.50, 0.22, 0.14, 0.14], [0.12, 0.24, 0.32, 0.32]))
+    price = (20.0 * phone + 5.0 * (cols["MultipleLines"] == "Yes") + np.where(fibre, 50.0, 25.0 * online)
+             + sum((10.0 if a.startswith("Streaming") else 5.0) * (cols[a] == "Yes") for a in CUSTOMER_ADDONS))
+    cols["MonthlyCharges"] = np.round(np.clip(price + rng.normal(0.0, 2.5, n), 18.0, 120.0), 2)
+    calls = _long_tailed_counts(rng, 0.8 * (1 + 0.8 * fibre) * (1 + 0.5 * m2m), 0.8, 0.02)
+    cols["SupportCalls"] = np.minimum(calls, CUSTOMER_NUMERIC["SupportCalls"][1])
+    logit = (-2.85 + 1.5 * m2m - 0.03 * tenure + 0.9 * fibre + 0.6 * (cols["PaymentMethod"] == "Electronic check")
+             + 0.4 * (cols["OnlineSecurity"] == "No") + 0.4 * (cols["TechSupport"] == "No")
+             + 0.4 * cols["SeniorCitizen"] + 0.3 * cols["PaperlessBilling"] + 0.3 * np.log1p(cols["SupportCalls"]))
+    churn = yes(1 / (1 + np.exp(-logit)))
+    frame = pd.DataFrame(cols)
+    for name in ("SeniorCitizen", "Partner", "Dependents", "PhoneService", "PaperlessBilling"):
+        frame[name] = np.where(frame[name], "Yes", "No")
+    frame["Churn"] = np.where(churn, "Yes", "No")
+    for name in frame.columns:          # one string dtype for every categorical column
+        if name not in CUSTOMER_NUMERIC:
+            frame[name] = frame[name].astype(str)
+    return frame, customer_schema(rules)
 
 
 # =========================================================================== splitting

@@ -319,3 +319,75 @@ def test_adult_class_balance_in_percent(adult):
     share = frame["income"].value_counts(normalize=True)
     assert round(100 * share["<=50K"], 2) == 75.22 and round(100 * share[">50K"], 2) == 24.78
     assert len(frame) == 45_222
+
+
+# --------------------------------------------------------------------------- customer table
+@pytest.fixture(scope="module")
+def customers():
+    return datasets.make_customer_table(7000, random_state=2026)
+
+
+def test_customer_table_keeps_its_rules_in_every_row(customers):
+    frame, _ = customers
+    for column, (source, when, value) in datasets.CUSTOMER_RULES.items():
+        fixed = frame[column] == value
+        assert ((frame[source] == when) == fixed).all(), column
+        assert fixed.any() and (~fixed).any() and set(frame.loc[~fixed, column]) == {"No", "Yes"}, column
+
+
+def test_customer_schema_is_declared_and_validates_the_table(customers):
+    frame, schema = customers
+    assert frame.shape == (7000, 20) and list(frame.columns) == datasets.CUSTOMER_COLUMNS + ["Churn"]
+    assert schema.predictors == datasets.CUSTOMER_COLUMNS and schema.classes == ("No", "Yes")
+    schema.validate(frame[schema.predictors], frame["Churn"])
+    _assert_generalizes_everywhere(frame, schema)
+    # the domains are the constants, not the rows: a tiny table gets the very same schema
+    _, tiny = datasets.make_customer_table(3, random_state=1)
+    assert tiny.to_dict() == schema.to_dict()
+    for name, (lower, upper, integer, cuts) in datasets.CUSTOMER_NUMERIC.items():
+        attr = schema[name]
+        assert (attr.lower, attr.upper, attr.integer) == (lower, upper, integer)
+        assert attr.taxonomy.n_leaves == len(cuts) + 1
+    for name, categories in datasets.CUSTOMER_CATEGORIES.items():
+        assert schema[name].categories == categories
+
+
+def test_customer_table_is_seeded():
+    a, _ = datasets.make_customer_table(300, random_state=5)
+    b, _ = datasets.make_customer_table(300, random_state=5)
+    c, _ = datasets.make_customer_table(300, random_state=6)
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(c)
+    rng = np.random.default_rng(3)
+    first, _ = datasets.make_customer_table(50, random_state=rng)
+    second, _ = datasets.make_customer_table(50, random_state=rng)
+    assert not first.equals(second)                                          # the Generator advances
+
+
+def test_customer_table_has_its_documented_structure(customers):
+    frame, schema = customers
+    assert frame["Churn"].value_counts(normalize=True)["No"] == pytest.approx(0.73, abs=0.02)
+    tenure = frame.groupby("Contract")["tenure"].median()
+    assert tenure["Two year"] - tenure["Month-to-month"] > 30                  # contract and tenure
+    services = (frame[list(datasets.CUSTOMER_ADDONS) + ["MultipleLines"]] == "Yes").sum(axis=1)
+    priced = services + 5 * (frame["InternetService"] == "Fiber optic") + 4 * (frame["InternetService"] == "DSL")
+    assert np.corrcoef(priced, frame["MonthlyCharges"])[0, 1] > 0.9            # charges and services
+    calls = frame["SupportCalls"]
+    assert calls.median() <= 1 and calls.quantile(0.99) >= 10 * max(calls.median(), 1)  # a long tail
+    churn = frame.groupby("Contract")["Churn"].apply(lambda s: (s == "Yes").mean())
+    assert churn["Month-to-month"] > 3 * churn["Two year"]                    # the target has a signal
+    majority = frame["Churn"].value_counts(normalize=True).max()
+    assert _tree_accuracy(frame, schema, schema.predictors) > majority + 0.04
+
+
+def test_customer_rules_are_declared_when_asked():
+    import inspect
+
+    if "otherwise" not in inspect.signature(datasets.Attribute.derived).parameters:
+        pytest.skip("Attribute.derived(..., otherwise=...) (rules declared in the schema) is not in this tree")
+    frame, schema = datasets.make_customer_table(500, random_state=0, rules=True)
+    assert schema.columns == datasets.CUSTOMER_COLUMNS
+    schema.validate(frame[schema.predictors], frame["Churn"])                 # every row keeps the rules
+    for column, (source, _, _) in datasets.CUSTOMER_RULES.items():
+        assert schema[column].source == source
+    assert datasets.customer_schema().to_dict() != schema.to_dict()

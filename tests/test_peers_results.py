@@ -267,3 +267,60 @@ def test_stored_messy_mst_results(peers):
     again = peers.summarise(raw, {"opendp": table["library_version"].iloc[0]}, {}, sidecar["epsilons"],
                             sidecar["mst_delta"], methods, "messy")
     pd.testing.assert_frame_equal(again, table, check_dtype=False)
+
+
+# ----------------------------------------------------------------------------- the customer table
+def test_customer_rule_breaks_are_counted_per_rule():
+    """benchmarks/fidelity.py's count of rule breaks: none in the real table (every rule holds in
+    every generated row), and each broken row counted for its own rule only."""
+    from dpexplore.datasets import CUSTOMER_ADDONS
+
+    fidelity = load_benchmark("fidelity.py", "fidelity_benchmark_for_peers")
+    frame, schema, leaks = fidelity.load_dataset("customers")
+    assert leaks == [] and len(frame) == fidelity.CUSTOMER_ROWS
+    assert fidelity.known_rule_violations(frame) == {"rules_addon_max": 0.0, "rules_addon_mean": 0.0,
+                                                     "rules_phone": 0.0}
+    broken = frame.copy()
+    online = np.flatnonzero(broken["InternetService"] != "No")[:70]
+    broken.loc[online, "TechSupport"] = "No internet service"         # 70 rows break one add-on's rule
+    broken.loc[np.flatnonzero(broken["PhoneService"] == "No")[:35], "MultipleLines"] = "No"
+    shares = fidelity.known_rule_violations(broken)
+    assert shares["rules_addon_max"] == pytest.approx(70 / len(frame))
+    assert shares["rules_addon_mean"] == pytest.approx(70 / len(frame) / len(CUSTOMER_ADDONS))
+    assert shares["rules_phone"] == pytest.approx(35 / len(frame))
+
+
+def test_job_for_the_customer_table_is_the_fidelity_benchmarks_split(peers, tmp_path):
+    """MST gets the customer table with its declared schema (every key and cut from the
+    constants) and fidelity.py's splits of that table (its index in fidelity.py's DATASETS)."""
+    from dpexplore.datasets import bernoulli_split
+
+    fidelity = load_benchmark("fidelity.py", "fidelity_benchmark_for_peers")
+    frame, schema, _ = fidelity.load_dataset("customers")
+    config = peers.write_job(tmp_path, [1.0], 2, 1e-6, ["odp_mst_pure"], dataset="customers")
+    assert config["synthetic_rows"] == "model total" and "default_rng([2026, 2, run])" in config["splits"]
+    _, back_schema, _, back, runs = peers._load_job(tmp_path)
+    assert back_schema == json.loads(json.dumps(schema.to_dict()))
+    pd.testing.assert_frame_equal(back[schema.categorical], frame[schema.categorical])
+    for r, (tr, _) in enumerate(runs):
+        X_tr, _, _, _ = bernoulli_split(frame, schema, 0.2, random_state=np.random.default_rng([2026, 2, r]))
+        np.testing.assert_array_equal(tr, np.flatnonzero(frame.index.isin(X_tr.index)))
+
+
+def test_stored_customer_mst_results(peers):
+    """The stored MST run on the customer table: pure ε at each ε, accuracy, shape and rule breaks,
+    consistent with its sidecar, on fidelity.py's splits of that table."""
+    path = ROOT / "benchmarks" / "results" / "peers_customers.csv"
+    table = pd.read_csv(path)
+    sidecar = json.loads(path.with_suffix(".json").read_text())
+    assert list(table.columns) == peers.COLUMNS and set(table["dataset"]) == {"customers"}
+    assert set(table["method"]) == {peers.METHODS["odp_mst_pure"][1]} and (table["delta"] == 0).all()
+    assert set(table["metric"]) == {"accuracy", *peers.FIDELITY_METRICS, *peers.RULE_METRICS}
+    assert (table["n_runs"] == sidecar["repetitions"]).all() and table["value"].between(0, 1).all()
+    assert "default_rng([2026, 2, run])" in sidecar["datasets"]["customers"]["splits"]
+    wide = table.pivot_table(index="epsilon", columns="metric", values="value")
+    assert (wide["rules_addon_mean"] <= wide["rules_addon_max"]).all()
+    raw = [r for info in sidecar["peers"].values() for r in info.get("raw", [])]
+    again = peers.summarise(raw, {"opendp": table["library_version"].iloc[0]}, {}, sidecar["epsilons"],
+                            sidecar["mst_delta"], ["odp_mst_pure"], "customers")
+    pd.testing.assert_frame_equal(again, table, check_dtype=False)

@@ -19,8 +19,8 @@ from ..domain import Schema
 from .draft import schema_leaks
 from .release import ReleaseResult
 
-__all__ = ["UTILITY_DECIMALS", "ledger_table", "summary_markdown", "utility_markdown", "synthetic_csv",
-           "rounded_to_resolution", "resolution_decimals", "export_release"]
+__all__ = ["UTILITY_DECIMALS", "ledger_table", "markdown_frame", "summary_markdown", "utility_markdown",
+           "synthetic_csv", "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
 #: held-out size n; for every n > 100 some k/n lies within 1/(2n) < 0.005 of any two-decimal
@@ -58,7 +58,14 @@ def synthetic_csv(result: ReleaseResult) -> bytes:
     return rounded_to_resolution(result.synthetic, result.schema).to_csv(index=False).encode("utf-8")
 
 
-def _md_table(frame: pd.DataFrame) -> str:
+def markdown_frame(frame: pd.DataFrame) -> str:
+    """A DataFrame as a Markdown table: floats with 4 significant digits, NaN as an empty cell.
+
+    >>> print(markdown_frame(pd.DataFrame({"method": ["a"], "tvd": [0.12345], "n": [3]})))
+    | method | tvd | n |
+    |---|---|---|
+    | a | 0.1235 | 3 |
+    """
     cols = list(frame.columns)
     lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
     for row in frame.itertuples(index=False):
@@ -207,7 +214,7 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
               f"- Released: a classifier ({result.method}'s noisy parameters), **no synthetic table**"), ""]
     if len(src):
         table, note = _sources_table(src)
-        parts += ["## How each synthetic column was produced", "", _md_table(table), ""]
+        parts += ["## How each synthetic column was produced", "", markdown_frame(table), ""]
         parts += [note, ""] if note else []
         if result.marginal_share == 0 and (src["produced by"] == "uniform").any():
             parts += ["Columns marked *uniform* are filler: give them a share of ε (marginal_share) to draw "
@@ -220,13 +227,13 @@ def summary_markdown(result: ReleaseResult, title: str = "Your data") -> str:
                   f"records{clamped}: **{o['records per cell']:.2g} records per cell** expected"
                   + (" — too fine: most cells are noise; a coarser grid (fewer bins, groups) or a larger "
                      "table helps" if o["records per cell"] < 5 else ""), ""]
-    parts += ["## Budget ledger", "", _md_table(ledger_table(result.ledger)), ""]
+    parts += ["## Budget ledger", "", markdown_frame(ledger_table(result.ledger)), ""]
     if len(result.utility):
         parts += ["The test error on the held-out rows is not in this summary: it is not private "
                   "(it is written to its own file, for the data owner only).", ""]
     rows = [{"column": n, "kind": "derived" if n in s.derived else s[n].kind, "domain": _domain(s[n])}
             for n in s.columns]
-    parts += ["## Public schema", "", _md_table(pd.DataFrame(rows)), "",
+    parts += ["## Public schema", "", markdown_frame(pd.DataFrame(rows)), "",
               "Numeric values outside their declared bounds were clipped to them before the release "
               "(categorical values outside their declared lists are refused).", ""]
     if leaks:
@@ -269,8 +276,8 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     shape = fidelity_table(getattr(result, "fidelity", {}))
     shape_part = [] if shape.empty else [
         "## Shape: the synthetic table against the training part", "",
-        _md_table(shape.assign(**{c: [_rounded(v) for v in shape[c].astype(float)]
-                                  for c in ("mean TVD", "largest TVD")})), "",
+        markdown_frame(shape.assign(**{c: [_rounded(v) for v in shape[c].astype(float)]
+                                       for c in ("mean TVD", "largest TVD")})), "",
         "Total-variation distance between the two tables' shares of rows over the schema's public bins "
         "(0: the same shape, 1: nothing in common), for every column and every pair of columns, the "
         "target included, rounded like the errors. The errors above say whether to use the release's "
@@ -279,7 +286,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
         f"# NOT PRIVATE — {title}: utility of the {result.method} release (ε = {result.epsilon:.3g})", "",
         "**For the data owner only: do not publish or share this file.** These errors were measured on "
         "the held-out rows of the private table, outside the release's ε.", "",
-        _md_table(table), "",
+        markdown_frame(table), "",
         f"Errors are rounded to {UTILITY_DECIMALS} decimals, so that they give back no exact count of "
         "held-out rows. The majority class and the non-private logistic regression are references: the "
         "error a release should beat, and the error no private release can beat here.", "", *shape_part])
