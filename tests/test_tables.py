@@ -470,7 +470,7 @@ def test_app_shows_the_shape_with_the_not_private_utility(messy, tmp_path):
     assert result is not None and result.fidelity
     text = app.files["utility"].read_text()
     assert "NOT PRIVATE" in text and "## Shape" in text
-    assert "always predicting the majority class" in text      # the verdict, in words (below)
+    assert "always predicting the majority class" in text      # where its classifier stands, in words
 
 
 def _utility(ours: float, majority: float) -> pd.DataFrame:
@@ -480,7 +480,7 @@ def _utility(ours: float, majority: float) -> pd.DataFrame:
 
 @pytest.mark.parametrize("ours, majority, opening", [
     (0.2961, 0.2662, "Below always predicting the majority class: the release's classifier errs on 0.30 of the "
-                     "held-out rows, the majority class on 0.27. Use the release for its synthetic table"),
+                     "held-out rows, the majority class on 0.27. Do not use this classifier to predict"),
     (0.2681, 0.2662, "Level with always predicting the majority class: the release's classifier errs on 0.27"),
     (0.2049, 0.2662, "Above always predicting the majority class: the release's classifier errs on 0.20 of"),
 ])
