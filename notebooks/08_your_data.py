@@ -204,9 +204,10 @@ display(Markdown(tables.summary_markdown(result, title="Hospital stays")))
 # shown apart, rounded, and written to a file of its own (`…_utility_not_private.md`) that stays
 # with the data owner. So is the synthetic table's **shape** next to it: its total-variation distance
 # (TVD) to the training part over the public bins, for each column and each pair of columns
-# (0 = the same shares of rows). The errors say whether to use the release's classifier; the shape
-# says whether to use its table for counts and cross-tabulations (notebook 07, section 7, compares
-# the methods on both).
+# (0 = the same shares of rows). The errors say whether to use the release's classifier (the page
+# says it in words: above, level with or **below always predicting the majority class**, a model
+# worse than no model at all); the shape says whether to use its table for counts and
+# cross-tabulations (notebook 07, section 7, compares the methods on both).
 
 # %%
 display(Markdown(tables.utility_markdown(result)))

@@ -167,3 +167,28 @@ def test_numeric_split_halves_get_their_own_points_in_parallel():
     expected = (2 + len(m.history_)) * m.epsilon_prime_
     # each numeric step adds at most one (parallel) ε' for the new halves' split points
     assert expected - 1e-12 <= m.partitioning_epsilon_ <= expected + n_num_steps * m.epsilon_prime_ + 1e-12
+
+
+def noise_features(n: int = 2000, seed: int = 0):
+    """Three integer columns independent of the class, which is "a" in 80 % of the rows."""
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute.numeric(c, 0, 100, integer=True) for c in ("u", "v", "w")], "label", ["b", "a"])
+    X = pd.DataFrame({c: rng.integers(0, 101, n) for c in ("u", "v", "w")})
+    y = pd.Series(np.where(rng.random(n) < 0.8, "a", "b"), name="label")
+    return X, y, schema
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sparse_regions_do_not_follow_the_noise_below_the_majority_class(seed):
+    """On a fine grid most (region, class) counts are pure noise: clamping each at 0 decided a
+    region of one or two records by that noise and pulled the fallback's class shares towards
+    uniform. The classifier reads the consistent counts and the released class totals instead,
+    and so predicts the majority class "a" (the second declared class) where the features say
+    nothing."""
+    X, y, schema = noise_features(seed=seed)
+    m = DiffGen(1.0, steps=20, random_state=seed, schema=schema).fit(X, y)
+    assert m.n_regions_ >= 256                       # a fine grid: a few records per region
+    X_test, y_test, _ = noise_features(seed=100 + seed)
+    assert m.score(X_test, y_test) >= 0.76           # the majority class alone is right for 80 %
+    proba = m.predict_proba(X_test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)

@@ -366,6 +366,24 @@ def test_empty_release_falls_back_to_prior(iris):
     np.testing.assert_allclose(model.predict_proba(X), 1 / 3)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fallback_predicts_the_paid_class_marginal_not_a_fixed_class(seed):
+    """A threshold above every cell leaves D̃ empty (or holding the one class of an empty cell
+    that crossed τ): the fallback predicted the first declared class, or that noise cell's class,
+    everywhere. With a paid class marginal it predicts the release's majority class ("a", the
+    second declared class, 80 % of the rows)."""
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute.categorical(c, ["p", "q", "r"]) for c in ("u", "v")], "label", ["b", "a"])
+    X = pd.DataFrame({c: rng.choice(["p", "q", "r"], 3000) for c in ("u", "v")})
+    y = pd.Series(np.where(rng.random(3000) < 0.8, "a", "b"), name="label")
+    with warnings.catch_warnings(record=True):   # EmptySyntheticWarning: the point of the test
+        warnings.simplefilter("always", EmptySyntheticWarning)
+        model = ProjectedHistogram(0.5, k=1, A=50.0, marginal_share=0.3, random_state=seed, schema=schema).fit(X, y)
+    assert model.fallback_
+    assert (model.predict(X) == "a").all()
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
 def test_does_not_mutate_and_is_reproducible(iris):
     X, y, schema = iris
     X0, y0 = X.copy(), y.copy()

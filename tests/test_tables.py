@@ -470,3 +470,44 @@ def test_app_shows_the_shape_with_the_not_private_utility(messy, tmp_path):
     assert result is not None and result.fidelity
     text = app.files["utility"].read_text()
     assert "NOT PRIVATE" in text and "## Shape" in text
+    assert "always predicting the majority class" in text      # where its classifier stands, in words
+
+
+def _utility(ours: float, majority: float) -> pd.DataFrame:
+    return pd.DataFrame({"model": ["DiffGen (ε = 1)", "majority class", "non-private logistic regression"],
+                         "private": [True, False, False], "error": [ours, majority, 0.2]})
+
+
+@pytest.mark.parametrize("ours, majority, opening", [
+    (0.2961, 0.2662, "Below always predicting the majority class: the release's classifier errs on 0.30 of the "
+                     "held-out rows, the majority class on 0.27. Do not use this classifier to predict"),
+    (0.2681, 0.2662, "Level with always predicting the majority class: the release's classifier errs on 0.27"),
+    (0.2049, 0.2662, "Above always predicting the majority class: the release's classifier errs on 0.20 of"),
+])
+def test_majority_verdict_says_in_words_where_the_classifier_stands(ours, majority, opening):
+    from dpexplore.tables.export import majority_verdict
+
+    assert majority_verdict(_utility(ours, majority)).startswith(opening)   # compared as shown: rounded
+
+
+def test_majority_verdict_is_silent_without_both_errors():
+    from dpexplore.tables.export import majority_verdict
+
+    assert majority_verdict(_utility(float("nan"), 0.27)) == ""         # no held-out row
+    assert majority_verdict(_utility(0.3, 0.27).iloc[[0, 2]]) == ""      # no majority-class reference
+    assert majority_verdict(_utility(0.3, 0.27).iloc[0:0]) == ""         # not evaluated
+
+
+def test_utility_page_says_when_the_release_is_below_the_majority_class(messy):
+    import dataclasses
+
+    schema, enc, leaks = built(messy)
+    res = tables.release(enc, schema, "DiffGen", 1.0, random_state=4, progress=False, leaks=leaks)
+    errors = res.utility.set_index("model")["error"]
+    page = tables.utility_markdown(res)
+    ours, floor = round(res.utility["error"].iloc[0], 2), round(errors["majority class"], 2)
+    word = "Below" if ours > floor else "Level with" if ours == floor else "Above"
+    assert f"{word} always predicting the majority class: the release's classifier errs on {ours:.2f}" in page
+    below = dataclasses.replace(res, utility=_utility(0.35, 0.30))
+    assert "Below always predicting the majority class" in tables.utility_markdown(below)
+    assert "majority" not in tables.summary_markdown(below)                # the page to share holds no error

@@ -18,12 +18,12 @@ from .. import mechanisms
 from .._validation import (check_epsilon, check_flag, check_fraction, check_int, check_random_state, format_number,
                            rule_message)
 from ..domain import Schema
-from ..sensitivity import utility_sensitivity
+from ..sensitivity import sum_sensitivity, utility_sensitivity
 from ..inputs import check_release_features
 from .base import Publisher
 from .complete import count_noise_sd
 from .histogram_release import HistogramRelease
-from .shape import IntervalCells, NodeCells
+from .shape import IntervalCells, NodeCells, consistent_counts
 
 if TYPE_CHECKING:
     from ..counts import CountTable
@@ -579,14 +579,34 @@ class RegionRelease(HistogramRelease, Publisher):
         return self._leaf_index(WeightedRecords(X, self.schema_, clip=True))
 
     def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Class shares of the noisy counts (clamped at 0) of each record's region; regions whose
-        counts are all ≤ 0 fall back to the class shares of the whole release."""
-        counts = np.clip(self.noisy_counts_, 0, None)
-        prior = counts.sum(axis=0) + 1e-12
-        prior = prior / prior.sum()
+        """Class probabilities of each record's region (:meth:`_region_probabilities`)."""
+        return self._region_probabilities()[self._apply(X)]
+
+    def _region_probabilities(self) -> np.ndarray:
+        """(n_regions, n_classes) class probabilities of every leaf region: post-processing of the
+        released counts, no ε.
+
+        The papers train C4.5 on the generalized records (§5.1, :meth:`train_classifier`); this
+        direct read of the counts is a dpexplore extension. Each region's evidence is its row of
+        the nearest non-negative counts with the release's noisy total
+        (:func:`~dpexplore.publish.shape.consistent_counts`, the counts the synthetic rows
+        follow), plus a pseudo-count of q noise standard deviations (√2·Δ/ε_leaf each, a public
+        figure) spread by the release's class shares, from its unclipped noisy class totals
+        (unbiased DP estimates). So a region's counts overturn the class shares only when they
+        stand above the noise of its q counts, and a region left with nothing predicts them.
+        Clamping each count at 0 instead, on a fine partition, kept the positive half of the
+        noise of every empty (region, class), more than the records: a region of one or two
+        records, or none, was decided by that noise, below always predicting the majority class.
+        Ties go to the larger class total."""
+        noisy = np.asarray(self.noisy_counts_, dtype=float)
+        q = noisy.shape[1]
+        totals = np.clip(noisy.sum(axis=0), 0, None)
+        shares = totals / totals.sum() if totals.sum() > 0 else np.full(q, 1.0 / q)
+        pseudo = q * count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity())
+        counts = consistent_counts(noisy) + pseudo * shares[None, :]
         tot = counts.sum(axis=1, keepdims=True)
-        proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), prior[None, :])
-        return proba[self._apply(X)]
+        proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), shares[None, :])
+        return (proba + 1e-9 * shares[None, :]) / (1.0 + 1e-9)     # argmax: a tie goes to the larger total
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§5.1): the generalized records,

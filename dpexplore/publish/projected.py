@@ -50,7 +50,7 @@ from .base import Modelled, Publisher
 from .complete import MarginalFiller, count_noise_sd
 from .histogram_release import HistogramRelease
 from .sparse_histogram import SparseHistogram, perturb_sparse, threshold
-from .shape import IntervalCells, NodeCells
+from .shape import IntervalCells, NodeCells, consistent_counts
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
            "discernibility", "discernibility_brute_force", "candidate_scores", "score_sensitivity",
@@ -819,8 +819,7 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         self.synthetic_size_ = int(weights.sum())
         q = len(self.classes_)
         if present.size < 2:
-            prior = np.bincount(labels, weights=weights, minlength=q)
-            self.prior_ = prior / prior.sum() if prior.sum() > 0 else np.full(q, 1.0 / q)
+            self.prior_ = self._class_shares(labels, weights)
             self.model_ = None
             self.fallback_ = True
             warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {present.size} class(es): "
@@ -830,6 +829,20 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         self.fallback_ = False
         self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
         self.model_.fit(self._design(index), labels, sample_weight=weights)
+
+    def _class_shares(self, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The class prior of the fallback (D̃ empty or of one class; the paper is silent there,
+        §2.3): the paid class marginal's shares when ``marginal_share`` > 0 bought one
+        (:func:`~dpexplore.publish.shape.consistent_counts`), else D̃'s class shares, else uniform.
+        An extension beyond the paper: at small ε_h the few cells above τ are mostly empty cells
+        that crossed it (each empty cell does with probability ½·n̂^(−A/Δ), eq. 5), so D̃'s one
+        class is often a noise cell's and predicting it everywhere fell below the majority class.
+        Post-processing of released counts."""
+        q = len(self.classes_)
+        marginal = getattr(self, "marginals_", {}).get(self.schema_.target)
+        counts = (consistent_counts(marginal) if marginal is not None
+                  else np.bincount(labels, weights=weights, minlength=q))
+        return counts / counts.sum() if counts.sum() > 0 else np.full(q, 1.0 / q)
 
     def _test_index(self, X: Any) -> list[np.ndarray]:
         X = check_release_features(self, X, self.schema_.predictors)

@@ -20,6 +20,7 @@ from .draft import schema_leaks
 from .release import ReleaseResult
 
 __all__ = ["UTILITY_DECIMALS", "ledger_table", "markdown_frame", "summary_markdown", "utility_markdown",
+           "majority_verdict",
            "synthetic_csv", "rounded_to_resolution", "resolution_decimals", "export_release"]
 
 #: decimals of the non-private test errors written to a file. An error is k/n for an unknown
@@ -265,6 +266,32 @@ def fidelity_table(fidelity: dict) -> pd.DataFrame:
                           "largest TVD": fidelity["max_2way"]}])
 
 
+def majority_verdict(utility: pd.DataFrame) -> str:
+    """One sentence on the release's classifier against always predicting the majority class, from
+    a release's NOT PRIVATE utility table (:attr:`ReleaseResult.utility`: the release's row first,
+    then the references), compared as shown: rounded to :data:`UTILITY_DECIMALS` decimals. Empty
+    text when either error is missing (no held-out row, no majority-class reference).
+
+    >>> table = pd.DataFrame({"model": ["DiffGen (ε = 1)", "majority class"], "private": [True, False],
+    ...                       "error": [0.2961, 0.2662]})
+    >>> majority_verdict(table).split(":")[0]
+    'Below always predicting the majority class'
+    """
+    majority = utility.loc[utility["model"] == "majority class", "error"].astype(float)
+    private = utility.loc[utility["private"].astype(bool), "error"].astype(float)
+    if majority.empty or private.empty or not (np.isfinite(majority.iloc[0]) and np.isfinite(private.iloc[0])):
+        return ""
+    ours, floor = (round(float(e), UTILITY_DECIMALS) for e in (private.iloc[0], majority.iloc[0]))
+    figures = (f"the release's classifier errs on {_rounded(ours)} of the held-out rows, the majority class "
+               f"on {_rounded(floor)}")
+    if ours > floor:
+        return (f"Below always predicting the majority class: {figures}. Do not use this classifier to predict; "
+                "a larger ε, fewer columns or more rows may give one worth using.")
+    if ours == floor:
+        return f"Level with always predicting the majority class: {figures}. Its predictions add nothing to it."
+    return f"Above always predicting the majority class: {figures}."
+
+
 def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     """The NOT PRIVATE page for the data owner: the test errors of the release's classifier and
     of the references on the held-out rows and, for a synthetic table, its distance to the
@@ -286,7 +313,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
         f"# NOT PRIVATE — {title}: utility of the {result.method} release (ε = {result.epsilon:.3g})", "",
         "**For the data owner only: do not publish or share this file.** These errors were measured on "
         "the held-out rows of the private table, outside the release's ε.", "",
-        markdown_frame(table), "",
+        markdown_frame(table), "", *([verdict, ""] if (verdict := majority_verdict(result.utility)) else []),
         f"Errors are rounded to {UTILITY_DECIMALS} decimals, so that they give back no exact count of "
         "held-out rows. The majority class and the non-private logistic regression are references: the "
         "error a release should beat, and the error no private release can beat here.", "", *shape_part])
