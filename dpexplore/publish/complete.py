@@ -140,6 +140,12 @@ class MarginalFiller:
     column too, for a method whose released counts misstate the class shares (the thresholded
     projected histogram). Not in the papers: an extension, documented as such in every ledger and
     docstring.
+
+    Nothing is paid for what a declared rule fixes (:attr:`~dpexplore.domain.Schema.rules`): the
+    marginal of a rule column counts only the records where it is free (its source's value is
+    not mapped), over its free labels; its mapped labels are structural zeros, released as 0
+    without a measurement. The records still fall in one cell each at most, so the sensitivity
+    is unchanged; as a parent of another column it keeps every label.
     """
 
     def __init__(self, schema: Schema, X: pd.DataFrame | None = None, table: Any = None,
@@ -174,6 +180,36 @@ class MarginalFiller:
             self._weights = None if weights is None else np.asarray(weights, dtype=float)
         elif table is not None:
             self._weights = np.asarray(table.counts, dtype=float)
+        self._fixed = self._rule_cells(schema)
+
+    # ------------------------------------------------------------------ declared rules
+    def _rule_cells(self, schema: Schema) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per rule column with codes: (True for each record where its rule fixes it, True for
+        each of its marginal leaves that is a mapped label): what its marginal leaves out."""
+        out = {}
+        for name, source in schema.rules.items():
+            if name in self._codes and source in self._codes:
+                mapping = schema[name].rule["mapping"]
+                source_leaves = np.asarray(self.taxonomies[source].leaves, dtype=object)
+                fixed = np.isin(source_leaves[self._codes[source]], list(mapping))
+                out[name] = fixed, np.isin(np.asarray(self.taxonomies[name].leaves, dtype=object),
+                                           list(set(mapping.values())))
+        return out
+
+    def _free_weights(self, a: str) -> np.ndarray | None:
+        """The records' weights in the marginal of ``a``: 0 where a declared rule fixes it."""
+        if a not in self._fixed:
+            return self._weights
+        free = (~self._fixed[a][0]).astype(float)
+        return free if self._weights is None else free * self._weights
+
+    def _without_fixed(self, a: str, noisy: np.ndarray) -> np.ndarray:
+        """``noisy`` (leaves first) with the mapped labels of ``a``'s rule at 0: the free records
+        never hold them, so these cells are structural zeros, not measurements."""
+        if a in self._fixed:
+            noisy = noisy.copy()
+            noisy[self._fixed[a][1]] = 0.0
+        return noisy
 
     def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
                 joint: Sequence[str] = (), neighbours: str = ADD_REMOVE) -> dict[str, np.ndarray]:
@@ -221,10 +257,10 @@ class MarginalFiller:
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
-                counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
+                counts = np.bincount(self._codes[a], weights=self._free_weights(a), minlength=size).astype(float)
                 eps_counts = spent
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng),
-                                dtype=float)
+            out[a] = self._without_fixed(a, np.asarray(
+                mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng), dtype=float))
         self._codes, self._classes = {}, None   # the private codes are not kept
         return out
 
@@ -234,7 +270,7 @@ class MarginalFiller:
             codes, width = self._classes, self.n_classes
         else:
             codes, width = self._codes[parent], len(self.taxonomies[parent].leaves)
-        return np.bincount(codes * size + self._codes[a], weights=self._weights,
+        return np.bincount(codes * size + self._codes[a], weights=self._free_weights(a),
                            minlength=width * size).astype(float).reshape(width, size)
 
 
@@ -352,7 +388,8 @@ class CompleteSynthetic:
         entry per released cell; ``row_cells`` the cell of every row}) is drawn inside each row's
         cell from its marginal (:func:`~dpexplore.publish.shape.draw_in_cells`); derived columns
         are computed from their source column; values in the schema's types (unless
-        ``generalized``: node labels are text, derived columns their root label)."""
+        ``generalized``: node labels are text, derived columns their root label). Every declared
+        rule holds in every row (:meth:`_keep_rules`, as soon as a rule column and its source are drawn)."""
         schema = self.schema_
         n = len(frame)
         data = {}
@@ -364,16 +401,54 @@ class CompleteSynthetic:
             if not generalized and a in self._shaped(cells):
                 values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
             data[a] = values if generalized else _cast_like(values, schema[a])
+        kept: set[str] = set()
+        self._keep_rules(data, kept, rng)
         for a in schema.predictors:            # then the others, each after its parent
             if a not in modelled:
                 parent = None if generalized else self._parent_codes(a, data, frame[schema.target])
                 values = self._fill_column(a, n, rng, generalized, parent)
                 data[a] = values if generalized else _cast_like(values, schema[a])
+                self._keep_rules(data, kept, rng)
         for name, attr in schema.derived.items():
             data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
                           else attr.derive(data[attr.source]))
         data[schema.target] = frame[schema.target].to_numpy()
         return pd.DataFrame(data, columns=schema.columns + [schema.target])
+
+    def _keep_rules(self, data: dict, kept: set, rng: np.random.Generator) -> None:
+        """Post-processing that makes the drawn rows keep every declared rule
+        (:attr:`~dpexplore.domain.Schema.rules`) whose column and source are both in ``data``
+        and not yet in ``kept``: a row whose source value is mapped gets the mapped label; a row
+        whose source value is a free category but that holds a mapped label is redrawn among the
+        free labels, from the column's noisy marginal restricted to them when paid, else
+        uniformly (systematic sampling, :func:`~dpexplore.publish.shape.draw_leaves`)."""
+        for name, source in self.schema_.rules.items():
+            if name in kept or name not in data or source not in data:
+                continue
+            kept.add(name)
+            attr = self.schema_[name]
+            values = np.asarray(data[name], dtype=object).copy()
+            source_text = pd.Series(np.asarray(data[source], dtype=object)).astype(str)
+            fixed = source_text.map(attr.rule["mapping"]).to_numpy(dtype=object)
+            is_fixed = ~pd.isna(fixed)
+            values[is_fixed] = fixed[is_fixed]
+            free_source = ~is_fixed & source_text.isin(self.schema_[source].categories).to_numpy()
+            redraw = np.flatnonzero(free_source & np.isin(values.astype(str), list(set(attr.rule["mapping"].values()))))
+            if redraw.size:
+                free = list(attr.free_labels)
+                values[redraw] = np.asarray(free, dtype=object)[draw_leaves(self._free_label_weights(name, free), redraw.size, rng)]
+            data[name] = values if np.asarray(data[name]).dtype == object else values.astype(np.asarray(data[name]).dtype)
+
+    def _free_label_weights(self, name: str, free: list[str]) -> np.ndarray:
+        """The weights of the free labels of a rule column: its noisy marginal's nearest
+        non-negative counts when paid (on its own leaves), else equal (uniform)."""
+        marginal = getattr(self, "marginals_", {}).get(name)
+        tax = getattr(self, "_marginal_taxonomies", {}).get(name)
+        if marginal is None or tax is None or not set(free) <= set(tax.leaves):
+            return np.ones(len(free))
+        counts = consistent_counts(marginal)
+        weights = np.asarray([counts[list(tax.leaves).index(label)] for label in free])
+        return weights if weights.sum() > 0 else np.ones(len(free))
 
     def _shaped(self, cells: dict | None) -> list[str]:
         """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
