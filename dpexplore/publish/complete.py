@@ -463,8 +463,32 @@ class CompleteSynthetic:
         """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
         noisy counts (the papers' rule), or, when the release keeps the data's shape, the
         cumulative :func:`apportion` of :meth:`_copy_weights`."""
-        return apportion(self._copy_weights(noisy, cells, classes), size,
-                         cumulative=bool(getattr(self, "marginals_", None)))
+        weights = self._without_impossible_cells(self._copy_weights(noisy, cells, classes), cells)
+        return apportion(weights, size, cumulative=bool(getattr(self, "marginals_", None)))
+
+    def _without_impossible_cells(self, weights: np.ndarray, cells: dict | None) -> np.ndarray:
+        """``weights`` (one row per released cell) with 0 for each cell in which no combination of
+        a rule column's and its source's values keeps the declared rule (a structural zero: e.g.
+        "internet: No" × "security: Yes"), so its noise gets no rows. Post-processing of public
+        cells; unchanged without rules or cells."""
+        rules = [(n, s) for n, s in self.schema_.rules.items()
+                 if cells and isinstance(cells.get(n), NodeCells) and isinstance(cells.get(s), NodeCells)]
+        if not rules:
+            return weights
+        weights = np.array(weights, dtype=float)
+        flat = weights.reshape(weights.shape[0], -1)
+        for name, source in rules:
+            attr, src = self.schema_[name], self.schema_[source]
+            inside = []
+            for a in (src, attr):
+                groups, share, _ = cells[a.name].overlap(a, a.taxonomy)
+                inside.append(share[groups] > 0)                 # cells × leaves
+            leaves = np.asarray(src.taxonomy.leaves, dtype=object), np.asarray(attr.taxonomy.leaves, dtype=object)
+            pairs = np.meshgrid(*leaves, indexing="ij")
+            allowed = ~attr.rule_breaks(pairs[0].ravel(), pairs[1].ravel()).reshape(pairs[0].shape)
+            possible = ((inside[0].astype(float) @ allowed.astype(float)) * inside[1]).sum(axis=1) > 0
+            flat[~possible] = 0.0
+        return weights
 
     def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """What the rows of each released (cell, class) are apportioned by: the noisy counts (the

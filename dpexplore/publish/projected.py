@@ -748,6 +748,7 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         cells = None
         if getattr(self, "marginals_", None):
             kept, copies = self._with_thresholded_mass(kept, copies)
+        if getattr(self, "marginals_", None) or self.schema_.rules:
             # each cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data')
             cells = {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
                      else NodeCells(self.schema_[a].taxonomy.height - 1,
