@@ -663,17 +663,28 @@ class Attribute:
 
     def rule_breaks(self, source_values: Any, values: Any) -> np.ndarray:
         """True for each row (a source value and this column's value, matched by their text as
-        :meth:`validate` matches categories) that breaks a partial rule: the source maps to a
-        label and the column holds another, or the source is free and the column holds a mapped
-        label. A row whose values are outside the declared domains is left to :meth:`validate`."""
-        if not self.partial:
-            raise TypeError(f"{self.name!r} has no partial rule (Attribute.derived(..., otherwise=...))")
-        source = pd.Series(np.asarray(source_values, dtype=object).ravel()).astype(str)
+        :meth:`validate` matches categories) that breaks the rule: for a partial rule, the source
+        maps to a label and the column holds another, or the source is free and the column holds
+        a mapped label (a row whose values are outside the declared domains is left to
+        :meth:`validate`); for a full one, the column is not :meth:`derive` of the source."""
+        if self.source is None:
+            raise TypeError(f"{self.name!r} has no rule (Attribute.derived)")
         column = pd.Series(np.asarray(values, dtype=object).ravel()).astype(str).to_numpy(dtype=object)
+        if not self.partial:
+            return column != pd.Series(self.derive(np.asarray(source_values, dtype=object).ravel())).astype(str).to_numpy()
+        source = pd.Series(np.asarray(source_values, dtype=object).ravel()).astype(str)
         fixed = source.map(self.rule["mapping"]).to_numpy(dtype=object)
         is_fixed = ~pd.isna(fixed)
         mapped = np.isin(column, list(set(self.rule["mapping"].values())))
         return np.where(is_fixed, column != fixed, mapped)
+
+    def declaration(self) -> str:
+        """Python that declares this rule column (ready to paste), e.g.
+        ``Attribute.derived('planned', 'kind', mapping={'a': 'yes', 'b': 'no'})``."""
+        if self.source is None:
+            raise TypeError(f"{self.name!r} has no rule (Attribute.derived)")
+        rule = ", ".join(f"{key}={value!r}" for key, value in self.rule.items())
+        return f"Attribute.derived({self.name!r}, {self.source!r}, {rule})"
 
     def without_rule(self) -> "Attribute":
         """The same categorical column with no rule (a schema that drops the rule's source)."""
@@ -985,6 +996,15 @@ class Schema:
         kept = [self.attributes[n] for n in names]
         kept = [a.without_rule() if a.partial and a.source not in names else a for a in kept]
         return Schema(kept + [a for a in self.derived.values() if a.source in names], self.target, self.classes)
+
+    def replace(self, *attributes: Attribute) -> "Schema":
+        """The same schema with each of ``attributes`` in place of the declared column of its name
+        (e.g. a rule found by :func:`dpexplore.evaluate.fidelity.table_rules` and checked by you)."""
+        new = {a.name: a for a in attributes}
+        unknown = [n for n in new if n not in self.columns]
+        if unknown:
+            raise ValueError(f"replace: unknown column(s) {unknown}; the schema knows {self.columns}")
+        return Schema([new.get(n, self[n]) for n in self.columns], self.target, self.classes)
 
     def with_target(self, target: str, classes: Sequence) -> "Schema":
         """The same predictors with another target column and class list (a column computed from

@@ -261,3 +261,51 @@ def test_rule_marginals_are_private_and_a_filler_that_releases_the_fixed_rows_is
                                 n_samples=400, seed=1)
     print(f"\n| rule column marginal | claimed ε {EPS} | lower bound free {free.epsilon_lower:.3f}, "
           f"fixed {fixed.epsilon_lower:.3f} | releasing the fixed rows: {broken.epsilon_lower:.3f} |")
+
+
+# ----------------------------------------------------------------------------- rules found in the data
+def _undeclared(schema: Schema) -> Schema:
+    return Schema([schema[a].without_rule() if schema[a].source else schema[a] for a in schema.predictors],
+                  schema.target, schema.classes)
+
+
+def test_table_rules_finds_the_rules_of_every_row_and_rule_violations_counts_breaks():
+    from dpexplore.evaluate.fidelity import rule_violations, table_rules
+    X, y, schema = customers(1500)
+    found = table_rules(X, _undeclared(schema))
+    assert [r.to_dict() for r in found] == [schema[n].to_dict() for n in schema.rules]   # sources fix, not the reverse
+    assert schema.replace(*found).to_dict() == schema.to_dict()
+    assert eval(found[1].declaration(), {"Attribute": Attribute}).to_dict() == found[1].to_dict()
+    assert rule_violations(X, found) == {"MultipleLines": 0.0, "OnlineSecurity": 0.0}
+    rng = np.random.default_rng(1)
+    shuffled = X.assign(OnlineSecurity=rng.permutation(X["OnlineSecurity"].to_numpy()))
+    expected = schema["OnlineSecurity"].rule_breaks(shuffled["InternetService"], shuffled["OnlineSecurity"]).mean()
+    assert rule_violations(shuffled, found)["OnlineSecurity"] == pytest.approx(expected) and expected > 0.2
+    assert [r.name for r in table_rules(shuffled, _undeclared(schema))] == ["MultipleLines"]   # no longer a rule
+    # several source values to one label, merged; a function of the source is a full derived column
+    tier = rng.choice(["free", "trial", "gold", "silver"], 400)
+    plan = np.where(np.isin(tier, ["free", "trial"]), "none", rng.choice(["basic", "plus"], 400))
+    kind = np.where(tier == "gold", "paid", np.where(tier == "silver", "paid", "unpaid"))
+    frame = pd.DataFrame({"tier": tier, "plan": plan, "kind": kind})
+    plain = Schema([Attribute.categorical("tier", ["free", "trial", "gold", "silver"]),
+                    Attribute.categorical("plan", ["basic", "plus", "none"]),
+                    Attribute.categorical("kind", ["paid", "unpaid"])], "y", ["0", "1"])
+    rules = {r.name: r for r in table_rules(frame, plain)}
+    assert rules["plan"].source == "tier" and rules["plan"].rule == {"mapping": {"free": "none", "trial": "none"},
+                                                                     "otherwise": ["basic", "plus"]}
+    assert rules["kind"].source == "tier" and not rules["kind"].partial
+    assert rule_violations(frame, list(rules.values())) == {"plan": 0.0, "kind": 0.0}
+
+
+def test_draft_schema_suggests_the_rules_and_check_table_shows_the_rows_that_break_one():
+    from dpexplore import tables
+    from dpexplore.exceptions import PrivacyLeakWarning
+    X, y, schema = customers(600)
+    with pytest.warns(PrivacyLeakWarning):
+        _, notes = tables.draft_schema(X.assign(Churn=y), "Churn")
+    suggested = [n for n in notes if "schema.replace(" in n]
+    assert len(suggested) == 2 and all(schema[c].declaration() in " ".join(suggested) for c in schema.rules)
+    bad = _broken(X, "free").assign(Churn=y)
+    report = tables.check_table(bad, schema, errors="report")
+    assert list(report["column"]) == ["OnlineSecurity"] and "DSL → No internet service" in report["examples"][0]
+    assert tables.check_table(X.assign(Churn=y), schema, errors="report").empty
