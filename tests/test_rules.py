@@ -138,21 +138,33 @@ def test_a_record_that_breaks_a_rule_is_refused_before_any_spend(way):
     assert CountTable.from_frame(X, y, schema).n_records == len(X)   # the rows as they were: accepted
 
 
-@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
-@pytest.mark.parametrize("way", ["fixed", "free"])
-def test_every_engine_refuses_a_broken_rule_with_the_pandas_message(engine, way):
+def _check_engine(make) -> None:
     X, y, schema = customers(300)
-    frame = _broken(X, way).assign(Churn=y)
+    for way in ("fixed", "free"):
+        frame = _broken(X, way).assign(Churn=y)
+        for act in ("validate", "count_table"):
+            with pytest.raises(ValueError, match=RULE) as error:
+                getattr(make(frame, schema), act)()
+            assert "Fiber" not in str(error.value) and "DSL" not in str(error.value)   # no undeclared value
+    assert make(X.assign(Churn=y), schema).count_table() == CountTable.from_frame(X, y, schema)
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_every_engine_refuses_a_broken_rule_with_the_pandas_message(engine):
     if engine == "duckdb":
         duckdb = pytest.importorskip("duckdb")
-        make = lambda f: sources.duckdb(duckdb.from_df(f), schema)   # noqa: E731
+        _check_engine(lambda frame, schema: sources.duckdb(duckdb.from_df(frame), schema))
     else:
-        make = lambda f: sources.pandas(f, schema)   # noqa: E731
-    for act in ("validate", "count_table"):
-        with pytest.raises(ValueError, match=RULE) as error:
-            getattr(make(frame), act)()
-        assert "Fiber" not in str(error.value) and "DSL" not in str(error.value)   # no undeclared-rule value
-    assert make(X.assign(Churn=y)).count_table() == CountTable.from_frame(X, y, schema)
+        _check_engine(sources.pandas)
+
+
+def test_spark_refuses_a_broken_rule_with_the_pandas_message(request):
+    from dpexplore.sources import _spark_engine
+    if _spark_engine.find_java() is None:
+        pytest.skip("Spark needs a Java runtime")
+    from _fixtures import to_spark
+    spark = request.getfixturevalue("spark")
+    _check_engine(lambda frame, schema: sources.spark(to_spark(spark, frame), schema))
 
 
 # ----------------------------------------------------------------------------- every synthetic row keeps them
