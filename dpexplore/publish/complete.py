@@ -315,8 +315,9 @@ class CompleteSynthetic:
         (``joint_marginals_``, leaves × parent leaves), and is drawn given its row's parent value;
         a modelled one (whose relation to the others is in the released cells) is paid one-way and
         shapes its values inside their released cells (:mod:`dpexplore.publish.shape`). Sets
-        ``column_sources_``, ``marginals_`` (one-way: a two-way table summed over its parent) and
-        those two."""
+        ``column_sources_`` (a rule column's entry also names the column that fixes it,
+        ``"fixed_by"``: its marginal is paid for the free rows only), ``marginals_`` (one-way: a
+        two-way table summed over its parent) and those two."""
         schema = self.schema_
         modelled = [a for a in schema.predictors if a in set(modelled)]
         rest = [a for a in schema.predictors if a not in set(modelled)]
@@ -352,6 +353,8 @@ class CompleteSynthetic:
                     sources[a]["given"] = self.marginal_parents_[a]
             else:
                 sources[a] = {"source": "uniform", "epsilon": 0.0}
+        for a, source in schema.rules.items():
+            sources[a]["fixed_by"] = source
         sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
         if schema.target in self.marginals_:
             sources[schema.target]["marginal_epsilon"] = each
