@@ -901,7 +901,18 @@ class Schema:
     def rules(self) -> dict[str, str]:
         """The predictors with a partial rule (:meth:`Attribute.derived` with ``otherwise``):
         column → the column whose value fixes it where the rule maps that value. (Columns that
-        are a function of another are :attr:`derived`.)"""
+        are a function of another are :attr:`derived`.)
+
+        >>> net = Attribute.categorical("net", ["DSL", "No"])
+        >>> schema = Schema([net, Attribute.categorical("security", ["No", "Yes", "none"])], "y", ["0", "1"])
+        >>> rule = Attribute.derived("security", "net", mapping={"No": "none"}, otherwise=["No", "Yes"])
+        >>> schema.replace(rule).rules
+        {'security': 'net'}
+        >>> schema.replace(rule).validate(pd.DataFrame({"net": ["No"], "security": ["Yes"]}))
+        Traceback (most recent call last):
+        ...
+        ValueError: column 'security' has row(s) that break its declared rule ('security' is 'none' exactly when 'net' is 'No'; otherwise it is one of ['No', 'Yes']): ...
+        """
         return {n: a.source for n, a in self.attributes.items() if a.partial}
 
     def rule_breaks(self, X: Any) -> dict[str, np.ndarray]:
