@@ -226,7 +226,8 @@ def test_a_rule_columns_marginal_counts_only_its_free_rows():
     for label in ("No", "Yes"):
         assert security[leaves.index(label)] == pytest.approx((X.loc[free, "OnlineSecurity"] == label).sum(), abs=5)
     labels = set(model.ledger_["label"])
-    assert "marginal: OnlineSecurity" in labels and not any("tenure band" in label for label in labels)
+    assert "marginal: OnlineSecurity (where free)" in labels and "marginal: InternetService" in labels
+    assert not any("tenure band" in label for label in labels)
     assert model.column_sources_["OnlineSecurity"]["fixed_by"] == "InternetService"
     assert model.epsilon_spent_ == pytest.approx(2000.0)
 

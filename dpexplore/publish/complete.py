@@ -143,8 +143,8 @@ class MarginalFiller:
 
     Nothing is paid for what a declared rule fixes (:attr:`~dpexplore.domain.Schema.rules`): the
     marginal of a rule column counts only the records where it is free (its source's value is
-    not mapped), over its free labels; its mapped labels are structural zeros, released as 0
-    without a measurement. The records still fall in one cell each at most, so the sensitivity
+    not mapped), over its free labels (ledger "marginal: <column> (where free)"); its mapped labels
+    are structural zeros, released as 0 without a measurement. The records still fall in one cell each at most, so the sensitivity
     is unchanged; as a parent of another column it keeps every label.
     """
 
@@ -244,7 +244,7 @@ class MarginalFiller:
             if a not in self._codes:
                 raise ValueError(f"no data for the marginal of {a!r}")
             size = len(self.taxonomies[a].leaves)
-            spent = accountant.spend(each, f"marginal: {a}")
+            spent = accountant.spend(each, f"marginal: {a}" + (" (where free)" if a in self._fixed else ""))
             if a in joint:
                 candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
                               + joint[:joint.index(a)])
