@@ -235,7 +235,7 @@ class MarginalFiller:
         columns = list(columns)
         self.parents = {}
         if not columns:
-            self._codes, self._classes = {}, None
+            self._codes, self._classes, self._fixed = {}, None, {}
             return out
         each = float(epsilon) / len(columns)
         joint = [a for a in joint if a in columns] if self._classes is not None else []
@@ -261,7 +261,7 @@ class MarginalFiller:
                 eps_counts = spent
             out[a] = self._without_fixed(a, np.asarray(
                 mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng), dtype=float))
-        self._codes, self._classes = {}, None   # the private codes are not kept
+        self._codes, self._classes, self._fixed = {}, None, {}   # the private codes are not kept
         return out
 
     def _table(self, parent: str, a: str, size: int) -> np.ndarray:
