@@ -168,6 +168,11 @@ def test_spark_refuses_a_broken_rule_with_the_pandas_message(request):
 
 
 # ----------------------------------------------------------------------------- every synthetic row keeps them
+def fixed_value(schema: Schema, column: str) -> str:
+    """The (one) source value that fixes ``column`` in :func:`customers`."""
+    return next(iter(schema[column].rule["mapping"]))
+
+
 @pytest.mark.parametrize("name", PUBLISHERS)
 def test_every_publishers_synthetic_table_keeps_every_rule(name):
     X, y, schema = customers(2000)
@@ -186,9 +191,12 @@ def test_every_publishers_synthetic_table_keeps_every_rule(name):
                     assert not (broken & leaf).any(), (share, params, values, column)
                     if values != "generalized":
                         assert leaf.all()
-                        fixed = syn[source].astype(str) == next(iter(schema[column].rule["mapping"]))
+                        fixed = syn[source].astype(str) == fixed_value(schema, column)
                         assert fixed.any() and (~fixed).any()
                         assert set(syn.loc[~fixed, column].astype(str)) <= set(schema[column].free_labels)
+                        # with marginals, the mapped share keeps the data's (a free-rows marginal must
+                        # not rake it away); without, unmodelled columns are uniform (the papers)
+                        assert share == 0 or abs(fixed.mean() - (X[source] == fixed_value(schema, column)).mean()) < 0.06
 
 
 def test_released_cells_that_break_a_rule_get_no_rows():

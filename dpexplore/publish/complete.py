@@ -455,12 +455,30 @@ class CompleteSynthetic:
 
     def _shaped(self, cells: dict | None) -> list[str]:
         """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
-        marginal whose node cells (if nodes) are on the marginal's own taxonomy."""
+        marginal over every record (:meth:`_full_marginal`) whose node cells (if nodes) are on the
+        marginal's own taxonomy."""
         marginals = getattr(self, "marginals_", None)
         if not cells or not marginals:
             return []
-        return [a for a, c in cells.items() if a in marginals
+        return [a for a, c in cells.items() if a in marginals and self._full_marginal(a) is not None
                 and (isinstance(c, IntervalCells) or self._marginal_taxonomies[a] is self.schema_[a].taxonomy)]
+
+    def _full_marginal(self, a: str) -> np.ndarray | None:
+        """The noisy one-way marginal of ``a`` over every record. A rule column's paid marginal
+        counts its free records only: a mapped label then gets the source's noisy count of the
+        values mapped to it (post-processing of released marginals); None when the source has
+        no paid marginal."""
+        source = self.schema_.rules.get(a)
+        if source is None:
+            return self.marginals_[a]
+        if source not in self.marginals_:
+            return None
+        full = np.array(self.marginals_[a], dtype=float)
+        own = list(self._marginal_taxonomies[a].leaves)
+        source_leaves = list(self._marginal_taxonomies[source].leaves)
+        for value, label in self.schema_[a].rule["mapping"].items():
+            full[own.index(label)] += self.marginals_[source][source_leaves.index(value)]
+        return full
 
     def _copies(self, noisy: np.ndarray, size: int, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
@@ -507,7 +525,7 @@ class CompleteSynthetic:
             return noisy
         margins = []
         for a in self._shaped(cells):
-            tax, marginal = self._marginal_taxonomies[a], self.marginals_[a]
+            tax, marginal = self._marginal_taxonomies[a], self._full_marginal(a)
             groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
             margins.append((groups, prob, consistent_counts(marginal)))
         target = self.schema_.target
@@ -548,6 +566,6 @@ class CompleteSynthetic:
                         rng: np.random.Generator) -> np.ndarray:
         """The values of modelled column ``a`` redrawn inside each row's released cell from its
         noisy marginal (rows whose cell holds no declared value keep theirs)."""
-        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self.marginals_[a],
+        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self._full_marginal(a),
                                             cells, rng)
         return np.where(drawn, drawn_values, values)
