@@ -331,3 +331,27 @@ def test_draft_schema_suggests_the_rules_and_check_table_shows_the_rows_that_bre
     report = tables.check_table(bad, schema, errors="report")
     assert list(report["column"]) == ["OnlineSecurity"] and "DSL → No internet service" in report["examples"][0]
     assert tables.check_table(X.assign(Churn=y), schema, errors="report").empty
+
+
+@pytest.mark.parametrize("name", PUBLISHERS)
+def test_declaring_the_rules_brings_the_synthetic_table_closer_to_the_real_one(name):
+    """The rows a rule moves or that structural zeros drop must not cost the table its shape
+    (a free-rows marginal raked against, impossible cells zeroed after the raking, the removed
+    mass spread over impossible cells: each cost 0.02–0.03 of 2-way TVD when it was so)."""
+    from dpexplore.evaluate.fidelity import fidelity_summary
+    from dpexplore.tables import default_marginal_share
+    X, y, schema = customers(5000, seed=2)
+    spec, real = get_method(name), X.assign(Churn=y)
+    tvd = {}
+    for label, declared in (("undeclared", _undeclared(schema)), ("declared", schema)):
+        runs = []
+        for epsilon in (0.1, 1.0):
+            for seed in range(2):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    model = spec.build(declared, epsilon=epsilon, marginal_share=default_marginal_share(name),
+                                       random_state=np.random.default_rng(seed)).fit(X, y)
+                syn = model.synthetic(random_state=np.random.default_rng(seed), **spec.synthetic_kwargs)
+                runs.append(fidelity_summary(real, syn, _undeclared(schema))["tvd_2way"])
+        tvd[label] = float(np.mean(runs))
+    assert tvd["declared"] <= tvd["undeclared"] + 0.005, tvd

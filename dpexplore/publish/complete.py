@@ -483,8 +483,9 @@ class CompleteSynthetic:
     def _copies(self, noisy: np.ndarray, size: int, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
         noisy counts (the papers' rule), or, when the release keeps the data's shape, the
-        cumulative :func:`apportion` of :meth:`_copy_weights`."""
-        weights = self._without_impossible_cells(self._copy_weights(noisy, cells, classes), cells)
+        cumulative :func:`apportion` of :meth:`_copy_weights`; cells that break a declared rule
+        first get 0 (:meth:`_without_impossible_cells`)."""
+        weights = self._copy_weights(self._without_impossible_cells(noisy, cells), cells, classes)
         return apportion(weights, size, cumulative=bool(getattr(self, "marginals_", None)))
 
     def _without_impossible_cells(self, weights: np.ndarray, cells: dict | None) -> np.ndarray:
