@@ -650,13 +650,18 @@ class Attribute:
         """A partial rule's ``otherwise`` labels: the values the column may take where it is free."""
         return tuple(self.rule.get("otherwise", ()))
 
-    def rule_text(self) -> str:
-        """The declared rule in words (public: names and declared labels only)."""
+    @property
+    def fixing_values(self) -> dict[str, list[str]]:
+        """A mapping rule by label: {mapped label: the source values that fix the column to it}."""
         by_label: dict[str, list[str]] = {}
         for key, label in self.rule.get("mapping", {}).items():
             by_label.setdefault(label, []).append(key)
+        return by_label
+
+    def rule_text(self) -> str:
+        """The declared rule in words (public: names and declared labels only)."""
         fixed = "; ".join(f"{self.name!r} is {label!r} exactly when {self.source!r} is "
-                          + (repr(keys[0]) if len(keys) == 1 else f"one of {keys}") for label, keys in by_label.items())
+                          + (repr(keys[0]) if len(keys) == 1 else f"one of {keys}") for label, keys in self.fixing_values.items())
         if self.partial:
             return f"{fixed}; otherwise it is one of {list(self.free_labels)}"
         return fixed or f"{self.name!r} is the band of {self.source!r}"
@@ -675,7 +680,7 @@ class Attribute:
         source = pd.Series(np.asarray(source_values, dtype=object).ravel()).astype(str)
         fixed = source.map(self.rule["mapping"]).to_numpy(dtype=object)
         is_fixed = ~pd.isna(fixed)
-        mapped = np.isin(column, list(set(self.rule["mapping"].values())))
+        mapped = np.isin(column, list(self.fixing_values))
         return np.where(is_fixed, column != fixed, mapped)
 
     def declaration(self) -> str:

@@ -193,7 +193,7 @@ class MarginalFiller:
                 source_leaves = np.asarray(self.taxonomies[source].leaves, dtype=object)
                 fixed = np.isin(source_leaves[self._codes[source]], list(mapping))
                 out[name] = fixed, np.isin(np.asarray(self.taxonomies[name].leaves, dtype=object),
-                                           list(set(mapping.values())))
+                                           list(schema[name].fixing_values))
         return out
 
     def _free_weights(self, a: str) -> np.ndarray | None:
@@ -436,7 +436,7 @@ class CompleteSynthetic:
             is_fixed = ~pd.isna(fixed)
             values[is_fixed] = fixed[is_fixed]
             free_source = ~is_fixed & source_text.isin(self.schema_[source].categories).to_numpy()
-            redraw = np.flatnonzero(free_source & np.isin(values.astype(str), list(set(attr.rule["mapping"].values()))))
+            redraw = np.flatnonzero(free_source & np.isin(values.astype(str), list(attr.fixing_values)))
             if redraw.size:
                 free = list(attr.free_labels)
                 values[redraw] = np.asarray(free, dtype=object)[draw_leaves(self._free_label_weights(name, free), redraw.size, rng)]

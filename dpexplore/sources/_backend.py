@@ -227,6 +227,7 @@ class ExpressionSource(Source):
         return self.when(self.is_missing(target), self.literal(MISSING), code) if checked else code
 
     def _and(self, a: Expr, b: Expr) -> Expr:
+        """a and b (from the primitives: not (not a or not b))."""
         return self.not_(self.or_(self.not_(a), self.not_(b)))
 
     def rule_broken(self, name: str) -> Expr:
@@ -235,12 +236,9 @@ class ExpressionSource(Source):
         the column holds a mapped label."""
         attr = self.schema[name]
         source, column = self.text(attr.source), self.text(name)
-        by_label: dict[str, list[str]] = {}
-        for key, label in attr.rule["mapping"].items():
-            by_label.setdefault(label, []).append(key)
         broken = self._and(self.not_(self.is_in(source, list(attr.rule["mapping"]))),
-                           self.is_in(column, list(by_label)))
-        for label, keys in by_label.items():
+                           self.is_in(column, list(attr.fixing_values)))
+        for label, keys in attr.fixing_values.items():
             broken = self.or_(broken, self._and(self.is_in(source, keys), self.not_(self.is_in(column, [label]))))
         return broken
 
