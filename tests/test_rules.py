@@ -25,7 +25,7 @@ from dpexplore.publish import DiffGen
 from dpexplore.publish.complete import MarginalFiller
 from dpexplore.publish.shape import grid_cells
 from dpexplore.registry import all_methods, get_method
-from privacy_audit import assert_flagged, assert_private
+from privacy_audit import assert_flagged, assert_private, long_audit
 
 PUBLISHERS = [spec.name for spec in all_methods("publisher", private=True)]
 NO_INTERNET = {"No": "No internet service"}
@@ -283,6 +283,14 @@ def test_rule_marginals_are_private_and_a_filler_that_releases_the_fixed_rows_is
                                 n_samples=400, seed=1)
     print(f"\n| rule column marginal | claimed ε {EPS} | lower bound free {free.epsilon_lower:.3f}, "
           f"fixed {fixed.epsilon_lower:.3f} | releasing the fixed rows: {broken.epsilon_lower:.3f} |")
+
+
+@long_audit
+def test_rule_marginals_are_private_long():
+    with threadpool_limits(1):
+        assert_private(_cell("Yes"), A_D, _plus("DSL", "Yes"), EPS, n_samples=3000, seed=2)
+        assert_private(_cell("No internet service"), A_D, _plus("No", "No internet service"), EPS,
+                       n_samples=3000, seed=2)
 
 
 # ----------------------------------------------------------------------------- rules found in the data
