@@ -37,7 +37,7 @@ def format_number(x: Any) -> str:
 
 
 def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any = None,
-                 classes: Any = None, engine: str = "the engine", table: str = "X") -> str:
+                 classes: Any = None, engine: str = "the engine", table: str = "X", statement: str = "") -> str:
     """The one wording of each rule a private value can break: the column and the rule, never
     the value. ``column`` is a column name (a list of names for ``"missing"`` on ``table``).
 
@@ -46,6 +46,8 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
     ``"missing_label"`` (NaN in the target),
     ``"category"`` (outside the declared categories), ``"non_numeric"``, ``"infinite"``,
     ``"range"`` (outside [lower, upper]), ``"class"`` (a label not among ``classes``),
+    ``"rule"`` (a row breaks the declared rule of ``column``, ``statement``, in words: names and declared
+    labels only),
     ``"unreadable"`` (the ``engine`` cannot read a value as the type its column was given: a
     DataFrame's or a file's own types; a CSV that :func:`dpexplore.sources.csv` reads gets the
     schema's types, and a non-number in a numeric column then meets ``"non_numeric"``).
@@ -76,6 +78,9 @@ def rule_message(rule: str, column: Any = None, *, lower: Any = None, upper: Any
         who = f"the target {column!r}" if column not in (None, "y") else "y"
         return (f"{who} has label(s) that are not among the declared classes {list(classes)}; "
                 "declare every class the target can take")
+    if rule == "rule":
+        return (f"column {column!r} has row(s) that break its declared rule ({statement}): fix those rows, or "
+                "declare the rule the data follows; " + CHECK_TABLE_HINT)
     if rule == "unreadable":
         where = f"column {column!r}" if column is not None else "a column of the table"
         return (f"{where} holds a value that {engine} cannot read as the type the column was given (the "

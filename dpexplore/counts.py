@@ -28,7 +28,16 @@ from .domain import Schema, check_schema
 from .histogram import cell_codes, resolve_grid
 from .limits import MAX_DENSE_ENTRIES
 
-__all__ = ["CountTable", "group_counts"]
+__all__ = ["CountTable", "group_counts", "leaf_labels"]
+
+
+def leaf_labels(schema: Schema, leaf_codes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The leaf label of each code, for the columns of the schema's rules and their sources
+    (:attr:`~dpexplore.domain.Schema.rules`): what :meth:`~dpexplore.domain.Schema.rule_breaks`
+    reads. Codes must be leaf codes (≥ 0)."""
+    names = dict.fromkeys([*schema.rules, *schema.rules.values()])
+    return {n: np.asarray(schema[n].taxonomy.leaves, dtype=object)[np.asarray(leaf_codes[n], dtype=np.int64)]
+            for n in names}
 
 
 def group_counts(columns: Sequence[np.ndarray], sizes: Sequence[int],
@@ -134,6 +143,7 @@ class CountTable:
         self.leaf_codes: dict[str, np.ndarray] = {n: g.astype(np.int32) for n, g in zip(names, grouped[:-1])}
         self.class_codes: np.ndarray = grouped[-1].astype(np.int64)
         self.counts: np.ndarray = sums.astype(np.int64)
+        schema.check_rules(leaf_labels(schema, self.leaf_codes))   # a cell that breaks a declared rule
 
     # ------------------------------------------------------------------ construction
     @classmethod

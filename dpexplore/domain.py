@@ -582,21 +582,46 @@ class Attribute:
 
     @classmethod
     def derived(cls, name: str, source: str, *, edges: Sequence[float] | None = None,
-                labels: Sequence | None = None, mapping: Mapping[Any, Any] | None = None) -> "Attribute":
-        """A categorical column that is a PUBLIC function of another column ``source``: bands of a
-        numeric source (``edges`` e0 < e1 < … < ek and one label per band: a value v gets the
-        label of the band e_i ≤ v < e_(i+1), the last band closed at e_k) or a ``mapping`` of the
-        source's categories to labels. It is neither modelled nor paid for: a synthetic table
-        computes it from its source column (see :class:`Schema`)."""
+                labels: Sequence | None = None, mapping: Mapping[Any, Any] | None = None,
+                otherwise: Sequence | None = None) -> "Attribute":
+        """A categorical column fixed by a PUBLIC rule on another column ``source``.
+
+        Without ``otherwise`` the column is a function of its source: bands of a numeric source
+        (``edges`` e0 < e1 < … < ek and one label per band: a value v gets the label of the band
+        e_i ≤ v < e_(i+1), the last band closed at e_k) or a ``mapping`` of every declared
+        category of the source to a label. It is neither modelled nor paid for: a synthetic table
+        computes it from its source column (see :class:`Schema`).
+
+        With ``otherwise`` (a list of labels) the rule is partial: where ``mapping`` gives the
+        source's value a label the column holds that label, and for every other source value it
+        is free among ``otherwise`` and never holds a mapped label (structural zeros both ways,
+        e.g. "No internet service" exactly when the internet service is "No"). Its categories
+        are ``otherwise`` then the mapped labels. Such a column is a predictor: modelled, and
+        paid for only where it is free (:attr:`Schema.rules`).
+
+        >>> security = Attribute.derived("OnlineSecurity", "InternetService",
+        ...                              mapping={"No": "No internet service"}, otherwise=["No", "Yes"])
+        >>> security.categories, security.free_labels
+        (('No', 'Yes', 'No internet service'), ('No', 'Yes'))
+        >>> security.rule_breaks(["No", "DSL", "DSL", "No"], ["No internet service", "Yes", "No internet service", "No"]).tolist()
+        [False, False, True, True]
+        """
         if (edges is None) == (mapping is None) or (mapping is not None and labels is not None):
             raise ValueError(f"derived column {name!r}: give edges= and labels= (bands of a number) "
                              "or mapping= (categories to labels), not both")
+        if otherwise is not None and mapping is None:
+            raise ValueError(f"derived column {name!r}: otherwise= (the labels where the rule leaves it free) "
+                             "goes with mapping= (the source categories that fix it)")
         if mapping is not None:
             if not isinstance(mapping, Mapping) or not mapping:
                 raise TypeError(f"derived column {name!r}: mapping must be a non-empty dict "
                                 "{source category: label}")
-            rule = {"mapping": {str(k): str(v) for k, v in mapping.items()}}
+            rule: dict[str, Any] = {"mapping": {str(k): str(v) for k, v in mapping.items()}}
             categories = list(dict.fromkeys(rule["mapping"].values()))
+            if otherwise is not None:
+                free = _free_labels(name, otherwise, categories)
+                rule["otherwise"] = free
+                categories = free + categories
         else:
             try:
                 cuts = [float(e) for e in edges]
@@ -614,14 +639,78 @@ class Attribute:
         attr.source, attr.rule = str(source), rule
         return attr
 
+    @property
+    def partial(self) -> bool:
+        """True for a column fixed by its source only where the rule maps it
+        (:meth:`derived` with ``otherwise``): a predictor with a rule."""
+        return "otherwise" in self.rule
+
+    @property
+    def free_labels(self) -> tuple[str, ...]:
+        """A partial rule's ``otherwise`` labels: the values the column may take where it is free."""
+        return tuple(self.rule.get("otherwise", ()))
+
+    @property
+    def fixing_values(self) -> dict[str, list[str]]:
+        """A mapping rule by label: {mapped label: the source values that fix the column to it}."""
+        by_label: dict[str, list[str]] = {}
+        for key, label in self.rule.get("mapping", {}).items():
+            by_label.setdefault(label, []).append(key)
+        return by_label
+
+    def rule_text(self) -> str:
+        """The declared rule in words (public: names and declared labels only)."""
+        fixed = "; ".join(f"{self.name!r} is {label!r} exactly when {self.source!r} is "
+                          + (repr(keys[0]) if len(keys) == 1 else f"one of {keys}") for label, keys in self.fixing_values.items())
+        if self.partial:
+            return f"{fixed}; otherwise it is one of {list(self.free_labels)}"
+        return fixed or f"{self.name!r} is the band of {self.source!r}"
+
+    def rule_breaks(self, source_values: Any, values: Any) -> np.ndarray:
+        """True for each row (a source value and this column's value, matched by their text as
+        :meth:`validate` matches categories) that breaks the rule: for a partial rule, the source
+        maps to a label and the column holds another, or the source is free and the column holds
+        a mapped label (a row whose values are outside the declared domains is left to
+        :meth:`validate`); for a full one, the column is not :meth:`derive` of the source."""
+        if self.source is None:
+            raise TypeError(f"{self.name!r} has no rule (Attribute.derived)")
+        column = pd.Series(np.asarray(values, dtype=object).ravel()).astype(str).to_numpy(dtype=object)
+        if not self.partial:
+            return column != pd.Series(self.derive(np.asarray(source_values, dtype=object).ravel())).astype(str).to_numpy()
+        source = pd.Series(np.asarray(source_values, dtype=object).ravel()).astype(str)
+        fixed = source.map(self.rule["mapping"]).to_numpy(dtype=object)
+        is_fixed = ~pd.isna(fixed)
+        mapped = np.isin(column, list(self.fixing_values))
+        return np.where(is_fixed, column != fixed, mapped)
+
+    def declaration(self) -> str:
+        """Python that declares this rule column (ready to paste), e.g.
+        ``Attribute.derived('planned', 'kind', mapping={'a': 'yes', 'b': 'no'})``."""
+        if self.source is None:
+            raise TypeError(f"{self.name!r} has no rule (Attribute.derived)")
+        rule = ", ".join(f"{key}={value!r}" for key, value in self.rule.items())
+        return f"Attribute.derived({self.name!r}, {self.source!r}, {rule})"
+
+    def without_rule(self) -> "Attribute":
+        """The same categorical column with no rule (a schema that drops the rule's source)."""
+        return Attribute.categorical(self.name, list(self.categories), self.taxonomy)
+
     def check_source(self, source: "Attribute") -> None:
-        """Refuse a rule that does not cover the source's whole public domain (named column and
-        rule only): every value the source may hold must get a label."""
+        """Refuse a rule that does not fit the source's public domain (named column and rule
+        only): a full rule must give a label to every value the source may hold; a partial one
+        may map only declared categories of a categorical source."""
         if "mapping" in self.rule:
+            if self.partial:
+                unknown = [k for k in self.rule["mapping"] if k not in (source.categories or ())]
+                if source.kind != "categorical" or unknown:
+                    raise ValueError(f"derived column {self.name!r}: its rule maps {unknown[:5] or 'values'} that are "
+                                     f"not declared categories of {source.name!r}; map declared categories only")
+                return
             missing = [c for c in (source.categories or ()) if c not in self.rule["mapping"]]
             if source.kind != "categorical" or missing:
                 raise ValueError(f"derived column {self.name!r}: its mapping must give a label to every declared "
-                                 f"category of {source.name!r}{f' (missing {missing[:5]})' if missing else ''}")
+                                 f"category of {source.name!r}{f' (missing {missing[:5]})' if missing else ''}"
+                                 "; or give otherwise=[...], the labels it takes where the mapping leaves it free")
             return
         edges = self.rule["edges"]
         if source.kind != "numeric" or edges[0] > source.lower or edges[-1] < source.upper:
@@ -632,8 +721,8 @@ class Attribute:
     def derive(self, values: Any) -> np.ndarray:
         """The label of each source value (a derived column; see :meth:`derived`), in the labels'
         declared type (:attr:`dtype`: text, or int/bool for labels such as "0, 1")."""
-        if self.source is None:
-            raise TypeError(f"{self.name!r} is not a derived column")
+        if self.source is None or self.partial:
+            raise TypeError(f"{self.name!r} is not a function of another column")
         if "mapping" in self.rule:
             text = pd.Series(np.asarray(values, dtype=object)).map(str)
             labels = text.map(self.rule["mapping"]).to_numpy(dtype=object)
@@ -683,12 +772,27 @@ class Attribute:
     def from_dict(cls, d: Mapping[str, Any]) -> "Attribute":
         if d["kind"] == "derived":
             return cls.derived(d["name"], d["source"], edges=d.get("edges"), labels=d.get("labels"),
-                               mapping=d.get("mapping"))
+                               mapping=d.get("mapping"), otherwise=d.get("otherwise"))
         tax = Taxonomy.from_spec(d["name"], d["taxonomy"]) if d.get("taxonomy") else None
         if d["kind"] == "categorical":
             return cls.categorical(d["name"], d.get("categories"), tax)
         return cls.numeric(d["name"], d["lower"], d["upper"], tax, integer=d.get("integer", False),
                            resolution=d.get("resolution"))
+
+
+def _free_labels(name: str, otherwise: Any, mapped: list[str]) -> list[str]:
+    """A partial rule's ``otherwise`` labels, checked: a non-empty list of distinct labels, none
+    of them a mapped label (a mapped label is taken only where the rule fixes it)."""
+    if isinstance(otherwise, (str, bytes)) or not isinstance(otherwise, Iterable):
+        raise TypeError(f"derived column {name!r}: otherwise must be a list of labels, got {type(otherwise).__name__}")
+    free = [str(v) for v in otherwise]
+    if not free or len(set(free)) != len(free):
+        raise ValueError(f"derived column {name!r}: otherwise must hold at least one label, each once")
+    both = [v for v in free if v in mapped]
+    if both:
+        raise ValueError(f"derived column {name!r}: the labels {both} are both mapped and in otherwise; a mapped "
+                         "label is taken exactly where the rule fixes it, so keep it out of otherwise")
+    return free
 
 
 def _numeric_resolution(name: str, lower: float, upper: float, integer: bool, resolution: Any) -> float:
@@ -724,6 +828,11 @@ def observed_attribute(name: Any, values: pd.Series, *, categorical: bool = Fals
     return Attribute.numeric(name, lo, hi, taxonomy, bool(pd.api.types.is_integer_dtype(values)))
 
 
+def _is_predictor(a: Any) -> bool:
+    """A schema's predictor: an attribute with no rule, or one with a partial rule."""
+    return getattr(a, "source", None) is None or getattr(a, "partial", False)
+
+
 # =========================================================================== Schema
 class Schema:
     """The public schema of a classification table: predictors, target column, class labels.
@@ -732,7 +841,10 @@ class Schema:
     age band from age, a grouping of categories). It is not a predictor: no method models it or
     spends ε on it, fitting data may hold it or not (it is dropped), and a synthetic table
     computes it from its source column, so the two always agree. ``derived`` holds those
-    columns; ``columns`` lists every declared column in the order given.
+    columns; ``columns`` lists every declared column in the order given. A column fixed by its
+    source only where a partial rule maps it (:meth:`Attribute.derived` with ``otherwise``) is a
+    predictor: :attr:`rules` lists those (column → source); records that break a rule are refused
+    before anything is spent, and every synthetic table keeps the rules.
 
     >>> age = Attribute.numeric("age", 17, 90, integer=True)
     >>> band = Attribute.derived("age band", "age", edges=[17, 30, 50, 90], labels=["young", "middle", "old"])
@@ -746,7 +858,7 @@ class Schema:
     def __init__(self, attributes: Sequence[Attribute] | Mapping[str, Attribute], target: str,
                  classes: Sequence):
         attrs = list(attributes.values()) if isinstance(attributes, Mapping) else list(attributes)
-        if not [a for a in attrs if getattr(a, "source", None) is None]:
+        if not [a for a in attrs if _is_predictor(a)]:
             raise ValueError("a schema needs at least one predictor attribute")
         self.attributes: dict[str, Attribute] = {}
         self.derived: dict[str, Attribute] = {}
@@ -756,12 +868,13 @@ class Schema:
                 raise TypeError(f"attributes must be Attribute objects, got {type(a).__name__}")
             if a.name in self.columns or a.name == target:
                 raise ValueError(f"attribute name {a.name!r} is used twice (or is the target)")
-            (self.attributes if getattr(a, "source", None) is None else self.derived)[a.name] = a
+            (self.attributes if _is_predictor(a) else self.derived)[a.name] = a
             self.columns.append(a.name)
-        for a in self.derived.values():
-            if a.source not in self.attributes:
+        for a in [*self.derived.values(), *(a for a in self.attributes.values() if a.partial)]:
+            if a.source not in self.attributes or self.attributes[a.source].source is not None:
                 raise ValueError(f"derived column {a.name!r}: its source {a.source!r} is not a predictor of "
-                                 "the schema (a derived column is computed from a declared, non-derived column)")
+                                 "the schema (a derived column is computed from a declared column that has no "
+                                 "rule of its own)")
             a.check_source(self.attributes[a.source])
         self.target = str(target)
         self.classes = tuple(str(c) for c in check_class_list(classes))
@@ -788,6 +901,36 @@ class Schema:
     @property
     def predictors(self) -> list[str]:
         return list(self.attributes)
+
+    @property
+    def rules(self) -> dict[str, str]:
+        """The predictors with a partial rule (:meth:`Attribute.derived` with ``otherwise``):
+        column → the column whose value fixes it where the rule maps that value. (Columns that
+        are a function of another are :attr:`derived`.)
+
+        >>> net = Attribute.categorical("net", ["DSL", "No"])
+        >>> schema = Schema([net, Attribute.categorical("security", ["No", "Yes", "none"])], "y", ["0", "1"])
+        >>> rule = Attribute.derived("security", "net", mapping={"No": "none"}, otherwise=["No", "Yes"])
+        >>> schema.replace(rule).rules
+        {'security': 'net'}
+        >>> schema.replace(rule).validate(pd.DataFrame({"net": ["No"], "security": ["Yes"]}))
+        Traceback (most recent call last):
+        ...
+        ValueError: column 'security' has row(s) that break its declared rule ('security' is 'none' exactly when 'net' is 'No'; otherwise it is one of ['No', 'Yes']): ...
+        """
+        return {n: a.source for n, a in self.attributes.items() if a.partial}
+
+    def rule_breaks(self, X: Any) -> dict[str, np.ndarray]:
+        """Per column of :attr:`rules`, True for each row of ``X`` (a DataFrame, or a mapping of
+        column → values) that breaks its rule (:meth:`Attribute.rule_breaks`)."""
+        return {n: self.attributes[n].rule_breaks(X[src], X[n]) for n, src in self.rules.items()}
+
+    def check_rules(self, X: Any) -> None:
+        """Raise the rule's ValueError (:func:`~dpexplore._validation.rule_message`: the columns
+        and the rule, never a value) when a row of ``X`` breaks a rule of :attr:`rules`."""
+        for name, broken in self.rule_breaks(X).items():
+            if broken.any():
+                raise ValueError(rule_message("rule", name, statement=self.attributes[name].rule_text()))
 
     @property
     def numeric(self) -> list[str]:
@@ -827,6 +970,7 @@ class Schema:
             raise ValueError(f"{name} lacks the schema's column(s) {missing}")
         for col in self.attributes:
             self.attributes[col].validate(X[col])
+        self.check_rules(X)
         if y is not None:  # classes are declared: y may hold any of them, even a single one
             y = check_target(y, "y", min_classes=1)
             check_same_length(X, y, (name, "y"))
@@ -863,14 +1007,26 @@ class Schema:
     # ------------------------------------------------------------------ derived schemas
     def subset(self, names: Sequence[str]) -> "Schema":
         """The same schema restricted to the given predictors (in that order), with the derived
-        columns whose source is among them."""
+        columns whose source is among them (a partial rule whose source is left out is dropped)."""
         names = self.check_columns(names)
-        return Schema([self.attributes[n] for n in names] + [a for a in self.derived.values() if a.source in names],
-                      self.target, self.classes)
+        kept = [self.attributes[n] for n in names]
+        kept = [a.without_rule() if a.partial and a.source not in names else a for a in kept]
+        return Schema(kept + [a for a in self.derived.values() if a.source in names], self.target, self.classes)
+
+    def replace(self, *attributes: Attribute) -> "Schema":
+        """The same schema with each of ``attributes`` in place of the declared column of its name
+        (e.g. a rule found by :func:`dpexplore.evaluate.fidelity.table_rules` and checked by you)."""
+        new = {a.name: a for a in attributes}
+        unknown = [n for n in new if n not in self.columns]
+        if unknown:
+            raise ValueError(f"replace: unknown column(s) {unknown}; the schema knows {self.columns}")
+        return Schema([new.get(n, self[n]) for n in self.columns], self.target, self.classes)
 
     def with_target(self, target: str, classes: Sequence) -> "Schema":
-        """The same predictors with another target column and class list."""
-        return Schema([self[n] for n in self.columns if n != target and self[n].source != target], target, classes)
+        """The same predictors with another target column and class list (a column computed from
+        the new target is dropped; a partial rule on it is dropped)."""
+        kept = [self[n] for n in self.columns if n != target and (self[n].partial or self[n].source != target)]
+        return Schema([a.without_rule() if a.partial and a.source == target else a for a in kept], target, classes)
 
     # ------------------------------------------------------------------ from data (leaks)
     @classmethod

@@ -27,6 +27,10 @@ measure of synthetic-data evaluations such as MST's: McKenna, Miklau & Sheldon 2
 2  2-way  colour × label  0.50
 >>> fidelity_summary(real, fake, schema)
 {'tvd_1way': 0.25, 'tvd_2way': 0.5, 'max_1way': 0.25, 'max_2way': 0.5}
+
+Rules a table follows in every row (a column fixed by another: "No internet service" exactly
+when the internet service is "No") are found by :func:`table_rules` (NOT PRIVATE: for the data
+owner to confirm and declare) and counted in any table by :func:`rule_violations`.
 """
 from __future__ import annotations
 
@@ -36,9 +40,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..domain import Schema, check_schema, marginal_taxonomy
+from ..domain import Attribute, Schema, check_schema, marginal_taxonomy
 
-__all__ = ["FIDELITY_COLUMNS", "public_bins", "bin_codes", "fidelity", "fidelity_summary"]
+__all__ = ["FIDELITY_COLUMNS", "public_bins", "bin_codes", "fidelity", "fidelity_summary", "table_rules",
+           "rule_violations"]
 
 #: the columns of :func:`fidelity`'s table
 FIDELITY_COLUMNS = ["way", "columns", "tvd"]
@@ -131,4 +136,91 @@ def fidelity_summary(real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema
         for way in (1, 2):
             values = table.loc[table["way"] == f"{way}-way", "tvd"]
             out[f"{stat}_{way}way"] = float(values.agg(how)) if len(values) else float("nan")
+    return out
+
+
+# --------------------------------------------------------------------------- rules in the data
+def _fixing_labels(real: pd.DataFrame, source: str, column: str) -> dict[str, str]:
+    """{u: v}: the values u of ``source`` such that every row with source == u has column == v
+    and column == v only when the source is one of them (several u may share a v)."""
+    pair = real[[source, column]].dropna().astype(str)
+    table = pd.crosstab(pair[source], pair[column])
+    mapping: dict[str, str] = {}
+    for v in table.columns:
+        only_v = [u for u in table.index if table.loc[u, v] > 0 and table.loc[u, v] == table.loc[u].sum()]
+        if only_v and table.loc[only_v, v].sum() == table[v].sum():
+            mapping.update({str(u): str(v) for u in only_v})
+    return mapping
+
+
+def _rule(real: pd.DataFrame, schema: Schema, source: str, column: str) -> Attribute | None:
+    """The rule by which ``source`` fixes ``column`` in every row of ``real``, or None."""
+    if real[column].dropna().astype(str).nunique() < 2:
+        return None
+    mapping = {u: v for u, v in _fixing_labels(real, source, column).items() if u in schema[source].categories}
+    free = [c for c in schema[column].categories if c not in set(mapping.values())]
+    if mapping and len(mapping) == len(schema[source].categories):     # a function of the source
+        return Attribute.derived(column, source, mapping=mapping)
+    if mapping and free:
+        return Attribute.derived(column, source, mapping=mapping, otherwise=free)
+    return None
+
+
+def table_rules(real: pd.DataFrame, schema: Schema) -> list[Attribute]:
+    """NOT PRIVATE (reads ``real``): the rules that hold in every row of ``real`` between two
+    categorical predictors of ``schema`` (declared without a rule): values u of a source column
+    such that every row with that value has one label v in another column, and that label occurs
+    only with them (structural zeros both ways, e.g. "No internet service" exactly when the
+    internet service is "No"). Each is an :meth:`Attribute.derived
+    <dpexplore.domain.Attribute.derived>`, several source values merged: partial (``otherwise``:
+    the column's other declared categories), or full when it maps every declared category of its
+    source (:meth:`~dpexplore.domain.Attribute.declaration` prints it).
+
+    One rule per fixed column, and a source is never fixed itself: a column that nothing fixes
+    is a source first; of two columns that fix each other, the one with fewer categories, then
+    the earlier one. Rows with a missing value are ignored. A rule found here may be a
+    coincidence of this table: declare only those you know (:meth:`Schema.replace
+    <dpexplore.domain.Schema.replace>`).
+
+    >>> from dpexplore.domain import Attribute, Schema
+    >>> schema = Schema([Attribute.categorical("net", ["DSL", "Fibre", "No"]),
+    ...                  Attribute.categorical("security", ["No", "Yes", "No service"])], "y", ["0", "1"])
+    >>> real = pd.DataFrame({"net": ["No", "DSL", "Fibre", "No", "DSL"],
+    ...                      "security": ["No service", "Yes", "No", "No service", "No"]})
+    >>> [rule.declaration() for rule in table_rules(real, schema)]
+    ["Attribute.derived('security', 'net', mapping={'No': 'No service'}, otherwise=['No', 'Yes'])"]
+    >>> rule_violations(real.assign(security=["No", "Yes", "No", "No service", "No service"]), table_rules(real, schema))
+    {'security': 0.4}
+    """
+    check_schema(schema, taxonomies=False)
+    columns = [n for n in schema.predictors if schema[n].kind == "categorical" and schema[n].source is None]
+    missing = [c for c in columns if c not in real.columns]
+    if missing:
+        raise ValueError(f"the table lacks the schema's column(s) {missing}")
+    found = {(a, b): rule for a in columns for b in columns if a != b
+             for rule in [_rule(real, schema, a, b)] if rule is not None}
+    fixed = {b for _, b in found}
+    order = sorted(columns, key=lambda n: (n in fixed, len(schema[n].categories), schema.predictors.index(n)))
+    rules: dict[str, Attribute] = {}
+    for column in order:                         # a column's sources come before it: never fixed later
+        for source in order[:order.index(column)]:
+            if source not in rules and (source, column) in found:
+                rules[column] = found[source, column]
+                break
+    return [rules[n] for n in schema.predictors if n in rules]
+
+
+def rule_violations(table: pd.DataFrame, rules: Sequence[Attribute]) -> dict[str, float]:
+    """The share of rows of ``table`` (a real or synthetic table) that break each rule (a rule
+    column from :meth:`Attribute.derived <dpexplore.domain.Attribute.derived>`, e.g. from
+    :func:`table_rules` or :attr:`Schema.rules <dpexplore.domain.Schema.rules>`), by its column:
+    :meth:`~dpexplore.domain.Attribute.rule_breaks` (values compared as text). 0.0 for an empty
+    table."""
+    out = {}
+    for rule in rules:
+        missing = [c for c in (rule.source, rule.name) if c not in table.columns]
+        if missing:
+            raise ValueError(f"the table lacks the column(s) {missing} of the rule on {rule.name!r}")
+        broken = rule.rule_breaks(table[rule.source], table[rule.name])
+        out[rule.name] = float(broken.mean()) if broken.size else 0.0
     return out

@@ -140,6 +140,12 @@ class MarginalFiller:
     column too, for a method whose released counts misstate the class shares (the thresholded
     projected histogram). Not in the papers: an extension, documented as such in every ledger and
     docstring.
+
+    Nothing is paid for what a declared rule fixes (:attr:`~dpexplore.domain.Schema.rules`): the
+    marginal of a rule column counts only the records where it is free (its source's value is
+    not mapped), over its free labels (ledger "marginal: <column> (where free)"); its mapped labels
+    are structural zeros, released as 0 without a measurement. The records still fall in one cell each at most, so the sensitivity
+    is unchanged; as a parent of another column it keeps every label.
     """
 
     def __init__(self, schema: Schema, X: pd.DataFrame | None = None, table: Any = None,
@@ -174,6 +180,36 @@ class MarginalFiller:
             self._weights = None if weights is None else np.asarray(weights, dtype=float)
         elif table is not None:
             self._weights = np.asarray(table.counts, dtype=float)
+        self._fixed = self._rule_cells(schema)
+
+    # ------------------------------------------------------------------ declared rules
+    def _rule_cells(self, schema: Schema) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per rule column with codes: (True for each record where its rule fixes it, True for
+        each of its marginal leaves that is a mapped label): what its marginal leaves out."""
+        out = {}
+        for name, source in schema.rules.items():
+            if name in self._codes and source in self._codes:
+                mapping = schema[name].rule["mapping"]
+                source_leaves = np.asarray(self.taxonomies[source].leaves, dtype=object)
+                fixed = np.isin(source_leaves[self._codes[source]], list(mapping))
+                out[name] = fixed, np.isin(np.asarray(self.taxonomies[name].leaves, dtype=object),
+                                           list(schema[name].fixing_values))
+        return out
+
+    def _free_weights(self, a: str) -> np.ndarray | None:
+        """The records' weights in the marginal of ``a``: 0 where a declared rule fixes it."""
+        if a not in self._fixed:
+            return self._weights
+        free = (~self._fixed[a][0]).astype(float)
+        return free if self._weights is None else free * self._weights
+
+    def _without_fixed(self, a: str, noisy: np.ndarray) -> np.ndarray:
+        """``noisy`` (leaves first) with the mapped labels of ``a``'s rule at 0: the free records
+        never hold them, so these cells are structural zeros, not measurements."""
+        if a in self._fixed:
+            noisy = noisy.copy()
+            noisy[self._fixed[a][1]] = 0.0
+        return noisy
 
     def release(self, columns: Sequence[str], epsilon: float, accountant: Any, rng: np.random.Generator,
                 joint: Sequence[str] = (), neighbours: str = ADD_REMOVE) -> dict[str, np.ndarray]:
@@ -199,7 +235,7 @@ class MarginalFiller:
         columns = list(columns)
         self.parents = {}
         if not columns:
-            self._codes, self._classes = {}, None
+            self._codes, self._classes, self._fixed = {}, None, {}
             return out
         each = float(epsilon) / len(columns)
         joint = [a for a in joint if a in columns] if self._classes is not None else []
@@ -208,7 +244,7 @@ class MarginalFiller:
             if a not in self._codes:
                 raise ValueError(f"no data for the marginal of {a!r}")
             size = len(self.taxonomies[a].leaves)
-            spent = accountant.spend(each, f"marginal: {a}")
+            spent = accountant.spend(each, f"marginal: {a}" + (" (where free)" if a in self._fixed else ""))
             if a in joint:
                 candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
                               + joint[:joint.index(a)])
@@ -221,11 +257,11 @@ class MarginalFiller:
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
-                counts = np.bincount(self._codes[a], weights=self._weights, minlength=size).astype(float)
+                counts = np.bincount(self._codes[a], weights=self._free_weights(a), minlength=size).astype(float)
                 eps_counts = spent
-            out[a] = np.asarray(mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng),
-                                dtype=float)
-        self._codes, self._classes = {}, None   # the private codes are not kept
+            out[a] = self._without_fixed(a, np.asarray(
+                mechanisms.laplace(counts, epsilon=eps_counts, sensitivity=delta, random_state=rng), dtype=float))
+        self._codes, self._classes, self._fixed = {}, None, {}   # the private codes are not kept
         return out
 
     def _table(self, parent: str, a: str, size: int) -> np.ndarray:
@@ -234,7 +270,7 @@ class MarginalFiller:
             codes, width = self._classes, self.n_classes
         else:
             codes, width = self._codes[parent], len(self.taxonomies[parent].leaves)
-        return np.bincount(codes * size + self._codes[a], weights=self._weights,
+        return np.bincount(codes * size + self._codes[a], weights=self._free_weights(a),
                            minlength=width * size).astype(float).reshape(width, size)
 
 
@@ -279,8 +315,9 @@ class CompleteSynthetic:
         (``joint_marginals_``, leaves × parent leaves), and is drawn given its row's parent value;
         a modelled one (whose relation to the others is in the released cells) is paid one-way and
         shapes its values inside their released cells (:mod:`dpexplore.publish.shape`). Sets
-        ``column_sources_``, ``marginals_`` (one-way: a two-way table summed over its parent) and
-        those two."""
+        ``column_sources_`` (a rule column's entry also names the column that fixes it,
+        ``"fixed_by"``: its marginal is paid for the free rows only), ``marginals_`` (one-way: a
+        two-way table summed over its parent) and those two."""
         schema = self.schema_
         modelled = [a for a in schema.predictors if a in set(modelled)]
         rest = [a for a in schema.predictors if a not in set(modelled)]
@@ -316,6 +353,8 @@ class CompleteSynthetic:
                     sources[a]["given"] = self.marginal_parents_[a]
             else:
                 sources[a] = {"source": "uniform", "epsilon": 0.0}
+        for a, source in schema.rules.items():
+            sources[a]["fixed_by"] = source
         sources[schema.target] = {"source": "modelled", "epsilon": model_eps}
         if schema.target in self.marginals_:
             sources[schema.target]["marginal_epsilon"] = each
@@ -352,7 +391,8 @@ class CompleteSynthetic:
         entry per released cell; ``row_cells`` the cell of every row}) is drawn inside each row's
         cell from its marginal (:func:`~dpexplore.publish.shape.draw_in_cells`); derived columns
         are computed from their source column; values in the schema's types (unless
-        ``generalized``: node labels are text, derived columns their root label)."""
+        ``generalized``: node labels are text, derived columns their root label). Every declared
+        rule holds in every row (:meth:`_keep_rules`, as soon as a rule column and its source are drawn)."""
         schema = self.schema_
         n = len(frame)
         data = {}
@@ -364,32 +404,113 @@ class CompleteSynthetic:
             if not generalized and a in self._shaped(cells):
                 values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
             data[a] = values if generalized else _cast_like(values, schema[a])
+        kept: set[str] = set()
+        self._keep_rules(data, kept, rng)
         for a in schema.predictors:            # then the others, each after its parent
             if a not in modelled:
                 parent = None if generalized else self._parent_codes(a, data, frame[schema.target])
                 values = self._fill_column(a, n, rng, generalized, parent)
                 data[a] = values if generalized else _cast_like(values, schema[a])
+                self._keep_rules(data, kept, rng)
         for name, attr in schema.derived.items():
             data[name] = (np.full(n, attr.taxonomy.root_label, dtype=object) if generalized
                           else attr.derive(data[attr.source]))
         data[schema.target] = frame[schema.target].to_numpy()
         return pd.DataFrame(data, columns=schema.columns + [schema.target])
 
+    def _keep_rules(self, data: dict, kept: set, rng: np.random.Generator) -> None:
+        """Post-processing that makes the drawn rows keep every declared rule
+        (:attr:`~dpexplore.domain.Schema.rules`) whose column and source are both in ``data``
+        and not yet in ``kept``: a row whose source value is mapped gets the mapped label; a row
+        whose source value is a free category but that holds a mapped label is redrawn among the
+        free labels, from the column's noisy marginal restricted to them when paid, else
+        uniformly (systematic sampling, :func:`~dpexplore.publish.shape.draw_leaves`)."""
+        for name, source in self.schema_.rules.items():
+            if name in kept or name not in data or source not in data:
+                continue
+            kept.add(name)
+            attr = self.schema_[name]
+            values = np.asarray(data[name], dtype=object).copy()
+            source_text = pd.Series(np.asarray(data[source], dtype=object)).astype(str)
+            fixed = source_text.map(attr.rule["mapping"]).to_numpy(dtype=object)
+            is_fixed = ~pd.isna(fixed)
+            values[is_fixed] = fixed[is_fixed]
+            free_source = ~is_fixed & source_text.isin(self.schema_[source].categories).to_numpy()
+            redraw = np.flatnonzero(free_source & np.isin(values.astype(str), list(attr.fixing_values)))
+            if redraw.size:
+                free = list(attr.free_labels)
+                values[redraw] = np.asarray(free, dtype=object)[draw_leaves(self._free_label_weights(name, free), redraw.size, rng)]
+            data[name] = values if np.asarray(data[name]).dtype == object else values.astype(np.asarray(data[name]).dtype)
+
+    def _free_label_weights(self, name: str, free: list[str]) -> np.ndarray:
+        """The weights of the free labels of a rule column: its noisy marginal's nearest
+        non-negative counts when paid (on its own leaves), else equal (uniform)."""
+        marginal = getattr(self, "marginals_", {}).get(name)
+        tax = getattr(self, "_marginal_taxonomies", {}).get(name)
+        if marginal is None or tax is None or not set(free) <= set(tax.leaves):
+            return np.ones(len(free))
+        counts = consistent_counts(marginal)
+        weights = np.asarray([counts[list(tax.leaves).index(label)] for label in free])
+        return weights if weights.sum() > 0 else np.ones(len(free))
+
     def _shaped(self, cells: dict | None) -> list[str]:
         """The columns of ``cells`` drawn from their noisy marginal inside their cells: those with a
-        marginal whose node cells (if nodes) are on the marginal's own taxonomy."""
+        marginal over every record (:meth:`_full_marginal`) whose node cells (if nodes) are on the
+        marginal's own taxonomy."""
         marginals = getattr(self, "marginals_", None)
         if not cells or not marginals:
             return []
-        return [a for a, c in cells.items() if a in marginals
+        return [a for a, c in cells.items() if a in marginals and self._full_marginal(a) is not None
                 and (isinstance(c, IntervalCells) or self._marginal_taxonomies[a] is self.schema_[a].taxonomy)]
+
+    def _full_marginal(self, a: str) -> np.ndarray | None:
+        """The noisy one-way marginal of ``a`` over every record. A rule column's paid marginal
+        counts its free records only: a mapped label then gets the source's noisy count of the
+        values mapped to it (post-processing of released marginals); None when the source has
+        no paid marginal."""
+        source = self.schema_.rules.get(a)
+        if source is None:
+            return self.marginals_[a]
+        if source not in self.marginals_:
+            return None
+        full = np.array(self.marginals_[a], dtype=float)
+        own = list(self._marginal_taxonomies[a].leaves)
+        source_leaves = list(self._marginal_taxonomies[source].leaves)
+        for value, label in self.schema_[a].rule["mapping"].items():
+            full[own.index(label)] += self.marginals_[source][source_leaves.index(value)]
+        return full
 
     def _copies(self, noisy: np.ndarray, size: int, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """Synthetic rows per released (cell, class), ``size`` in all, flat: :func:`apportion` of the
         noisy counts (the papers' rule), or, when the release keeps the data's shape, the
-        cumulative :func:`apportion` of :meth:`_copy_weights`."""
-        return apportion(self._copy_weights(noisy, cells, classes), size,
-                         cumulative=bool(getattr(self, "marginals_", None)))
+        cumulative :func:`apportion` of :meth:`_copy_weights`; cells that break a declared rule
+        first get 0 (:meth:`_without_impossible_cells`)."""
+        weights = self._copy_weights(self._without_impossible_cells(noisy, cells), cells, classes)
+        return apportion(weights, size, cumulative=bool(getattr(self, "marginals_", None)))
+
+    def _without_impossible_cells(self, weights: np.ndarray, cells: dict | None) -> np.ndarray:
+        """``weights`` (one row per released cell) with 0 for each cell in which no combination of
+        a rule column's and its source's values keeps the declared rule (a structural zero: e.g.
+        "internet: No" × "security: Yes"), so its noise gets no rows. Post-processing of public
+        cells; unchanged without rules or cells."""
+        rules = [(n, s) for n, s in self.schema_.rules.items()
+                 if cells and isinstance(cells.get(n), NodeCells) and isinstance(cells.get(s), NodeCells)]
+        if not rules:
+            return weights
+        weights = np.array(weights, dtype=float)
+        flat = weights.reshape(weights.shape[0], -1)
+        for name, source in rules:
+            attr, src = self.schema_[name], self.schema_[source]
+            inside = []
+            for a in (src, attr):
+                groups, share, _ = cells[a.name].overlap(a, a.taxonomy)
+                inside.append(share[groups] > 0)                 # cells × leaves
+            leaves = np.asarray(src.taxonomy.leaves, dtype=object), np.asarray(attr.taxonomy.leaves, dtype=object)
+            pairs = np.meshgrid(*leaves, indexing="ij")
+            allowed = ~attr.rule_breaks(pairs[0].ravel(), pairs[1].ravel()).reshape(pairs[0].shape)
+            possible = ((inside[0].astype(float) @ allowed.astype(float)) * inside[1]).sum(axis=1) > 0
+            flat[~possible] = 0.0
+        return weights
 
     def _copy_weights(self, noisy: np.ndarray, cells: dict | None = None, classes: Any = None) -> np.ndarray:
         """What the rows of each released (cell, class) are apportioned by: the noisy counts (the
@@ -405,7 +526,7 @@ class CompleteSynthetic:
             return noisy
         margins = []
         for a in self._shaped(cells):
-            tax, marginal = self._marginal_taxonomies[a], self.marginals_[a]
+            tax, marginal = self._marginal_taxonomies[a], self._full_marginal(a)
             groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
             margins.append((groups, prob, consistent_counts(marginal)))
         target = self.schema_.target
@@ -446,6 +567,6 @@ class CompleteSynthetic:
                         rng: np.random.Generator) -> np.ndarray:
         """The values of modelled column ``a`` redrawn inside each row's released cell from its
         noisy marginal (rows whose cell holds no declared value keep theirs)."""
-        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self.marginals_[a],
+        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self._full_marginal(a),
                                             cells, rng)
         return np.where(drawn, drawn_values, values)

@@ -513,7 +513,7 @@ class RegionRelease(HistogramRelease, Publisher):
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
         cells = None
-        if getattr(self, "marginals_", None):   # each region's interval or node, per attribute
+        if getattr(self, "marginals_", None) or self.schema_.rules:   # each region's interval or node, per attribute
             cells = {a: (IntervalCells if self.schema_[a].kind == "numeric" else NodeCells)(*self._regions[a])
                      for a in self.schema_.predictors}
         flat = self._copies(self.noisy_counts_, size, cells)

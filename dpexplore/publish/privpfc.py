@@ -343,7 +343,7 @@ class PrivPfC(HistogramRelease, Publisher):
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
         noisy one-way marginals, and values inside each cell drawn from the column's marginal.
         """
-        cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) else None
+        cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) or self.schema_.rules else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)
         frame = synthetic_from_counts(reps, self.grid_, self.schema_, values=values,
                                       rounding="round", random_state=rng, max_rows=size)

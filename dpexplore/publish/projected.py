@@ -748,11 +748,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         cells = None
         if getattr(self, "marginals_", None):
             kept, copies = self._with_thresholded_mass(kept, copies)
-            # each cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data')
-            cells = {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
-                     else NodeCells(self.schema_[a].taxonomy.height - 1,
-                                    self.schema_[a].taxonomy.leaf_codes(np.asarray(self.schema_[a].categories)[i]))
-                     for a, i in zip(self.selected_, kept[:-1])}
+        if getattr(self, "marginals_", None) or self.schema_.rules:
+            cells = self._cells(kept)
         reps = (self._copies(copies, size, cells, classes=kept[-1]) if copies.size
                 else np.zeros(0, np.int64))
         idx = [np.repeat(i, reps) for i in kept]
@@ -770,12 +767,21 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         rows = np.repeat(np.arange(reps.size), reps)[order]       # each row's kept cell
         return frame.iloc[order].reset_index(drop=True), cells, rows
 
+    def _cells(self, index: Sequence[np.ndarray]) -> dict:
+        """Each cell's bin [t_b, t_b+1) per numeric column (§2.1, 'Numeric data') or its category's
+        leaf, from the cells' per-column indices (``index``: one array per projected column, then the
+        class)."""
+        return {a: IntervalCells(*_bin_bounds(self.schema_[a], self.n_bins_, i)) if self.schema_[a].kind == "numeric"
+                else NodeCells(self.schema_[a].taxonomy.height - 1,
+                               self.schema_[a].taxonomy.leaf_codes(np.asarray(self.schema_[a].categories)[i]))
+                for a, i in zip(self.selected_, index[:-1])}
+
     def _with_thresholded_mass(self, kept: tuple[np.ndarray, ...], copies: np.ndarray
                                ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """Every cell of the projection (at most :data:`dpexplore.limits.MAX_FILLED_CELLS`) with
         weights: the kept cells' copies, and the mass the threshold removed, n̂ − Σ copies, spread
         evenly over the cells it removed (each ≤ τ: a removed cell's noisy count was at most τ,
-        §2.1). The raking
+        §2.1) in which a declared rule can hold (a structural zero gets none). The raking
         that follows (:meth:`_copy_weights`) then shapes that mass by the paid marginals, so a
         category none of whose cells passed τ is not lost from the synthetic table. Post-processing
         of released values (kept counts, n̂, τ); the kept cells alone when the projection is larger."""
@@ -786,10 +792,13 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         weights[self.counts_.codes] = np.clip(copies, 0, None)
         removed = np.ones(m, dtype=bool)
         removed[self.counts_.codes] = False
+        every = np.unravel_index(np.arange(m), self.counts_.shape)
+        if self.schema_.rules:
+            removed &= self._without_impossible_cells(np.ones(m), self._cells(every)) > 0
         missing = float(self.n_hat_) - float(weights.sum())
         if missing > 0 and removed.any():
             weights[removed] = min(missing / removed.sum(), max(float(self.threshold_), 0.0))
-        return np.unravel_index(np.arange(m), self.counts_.shape), weights
+        return every, weights
 
     def _design(self, index: Sequence[np.ndarray]) -> np.ndarray:
         """Features: numeric → position u ∈ [0, 1] on the public range; categorical → one-hot

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
-from ..counts import CountTable
+from ..counts import CountTable, leaf_labels
 from ._base import Problems, Source, bucket_tree, numeric_edges, raise_first_problem
 
 __all__ = ["ExpressionSource"]
@@ -63,6 +63,12 @@ def cell_problems(schema: Any, codes: np.ndarray, counts: np.ndarray) -> Problem
         else:
             problems.infinite[name] = total(c == INFINITE)
             problems.out_of_range[name] = total((c == INFINITE) | (c == OUT_OF_RANGE))
+    columns = dict(zip(names, codes.T))
+    involved = [*schema.rules, *schema.rules.values()]
+    readable = np.all([columns[n] >= 0 for n in involved], axis=0) if involved else np.ones(len(counts), bool)
+    labels = leaf_labels(schema, {n: columns[n][readable] for n in involved})
+    for name, broken in schema.rule_breaks(labels).items():
+        problems.rules[name] = int(counts[readable][broken].sum())
     return problems
 
 
@@ -220,6 +226,22 @@ class ExpressionSource(Source):
         code = self.position(self.text(target), list(self.schema.classes))
         return self.when(self.is_missing(target), self.literal(MISSING), code) if checked else code
 
+    def _and(self, a: Expr, b: Expr) -> Expr:
+        """a and b (from the primitives: not (not a or not b))."""
+        return self.not_(self.or_(self.not_(a), self.not_(b)))
+
+    def rule_broken(self, name: str) -> Expr:
+        """True where the row breaks the partial rule of ``name`` (:meth:`~dpexplore.domain.Attribute.rule_breaks`):
+        its source has a mapped value and the column another label, or its source is free and
+        the column holds a mapped label."""
+        attr = self.schema[name]
+        source, column = self.text(attr.source), self.text(name)
+        broken = self._and(self.not_(self.is_in(source, list(attr.rule["mapping"]))),
+                           self.is_in(column, list(attr.fixing_values)))
+        for label, keys in attr.fixing_values.items():
+            broken = self.or_(broken, self._and(self.is_in(source, keys), self.not_(self.is_in(column, [label]))))
+        return broken
+
     def _validate(self) -> None:
         """One aggregate: how many values break each rule of the schema; then the pandas path's
         first error, word for word (:func:`~._base.raise_first_problem`)."""
@@ -238,6 +260,8 @@ class ExpressionSource(Source):
             elif name not in non_numeric:
                 add("infinite", name, self.is_infinite(self.as_double(self.col(name))))
                 add("out_of_range", name, self._out_of_range(name))
+        for name in schema.rules:
+            add("rules", name, self.rule_broken(name))
         add("missing", schema.target, self.is_missing(schema.target))
         add("unknown", schema.target, self.not_(self.is_in(self.text(schema.target), schema.classes)))
         values = self.run(lambda: self.aggregate(aggs))

@@ -45,6 +45,7 @@ class Problems:
     infinite: dict[str, int] = field(default_factory=dict)
     out_of_range: dict[str, int] = field(default_factory=dict)
     unknown: dict[str, int] = field(default_factory=dict)       # categories; the target: classes
+    rules: dict[str, int] = field(default_factory=dict)         # rows breaking a column's rule (Schema.rules)
 
 
 def raise_first_problem(problems: Problems, schema: Schema) -> None:
@@ -66,6 +67,9 @@ def raise_first_problem(problems: Problems, schema: Schema) -> None:
             raise ValueError(rule_message("infinite", name))
         if problems.out_of_range.get(name, 0):
             raise ValueError(rule_message("range", name, lower=attr.lower, upper=attr.upper))
+    for name in schema.rules:
+        if problems.rules.get(name, 0):
+            raise ValueError(rule_message("rule", name, statement=schema[name].rule_text()))
     if problems.missing.get(schema.target, 0):
         raise ValueError(rule_message("missing_label", "y"))
     if problems.unknown.get(schema.target, 0):

@@ -27,6 +27,7 @@ import pandas as pd
 from ..domain import (Attribute, PrivacyLeakWarning, Schema, Taxonomy, cut_taxonomy, equal_cuts,
                       long_tail_cuts, match_labels, observed_attribute, typed_labels)
 from .._validation import CHECK_TABLE_HINT, format_number, rule_message
+from ..evaluate.fidelity import table_rules
 from ._common import HIGH_CARDINALITY, HighCardinalityWarning, InputError, show, show_list
 from .read import read_table, repeated_names
 
@@ -114,7 +115,7 @@ def check_table(frame_or_path: Any, schema: Any, *, errors: str = "raise") -> pd
     frame = frame_or_path if isinstance(frame_or_path, pd.DataFrame) else read_table(frame_or_path)
     _check_unique_columns(frame)
     if isinstance(schema, Schema):
-        report = _check_rules(frame, _schema_rules(schema))
+        report = _check_rules(frame, _schema_rules(schema)) + _check_declared_rules(frame, schema)
     elif isinstance(schema, pd.DataFrame):
         report = _check_rules(frame, _draft_rules(schema))
     elif isinstance(schema, str):
@@ -138,6 +139,21 @@ def _schema_rules(schema: Schema) -> list[tuple[str, str, dict]]:
                       else {"categories": list(a.categories)}))
     rules.append((schema.target, "target", {"classes": list(schema.classes)}))
     return rules
+
+
+def _check_declared_rules(frame: pd.DataFrame, schema: Schema) -> list[dict]:
+    """One problem per rule column of the schema (:attr:`~dpexplore.domain.Schema.rules`) with
+    rows that break it: the rows, and the offending (source → column) value pairs."""
+    out = []
+    for name, source in schema.rules.items():
+        if name not in frame.columns or source not in frame.columns:
+            continue
+        broken = schema[name].rule_breaks(frame[source], frame[name])
+        if broken.any():
+            pairs = (frame[source].astype(str) + " → " + frame[name].astype(str))[broken]
+            out.append({"column": name, "rule": rule_message("rule", name, statement=schema[name].rule_text()),
+                        "rows": show_list(list(frame.index[broken]), 8), "examples": show_list(sorted(set(pairs)), 8)})
+    return out
 
 
 def _draft_rules(draft: pd.DataFrame) -> list[tuple[str, str, dict]]:
@@ -269,7 +285,9 @@ def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | 
     "unknown") is drafted numeric and a note names the text values; columns with missing values,
     with more than :data:`HIGH_CARDINALITY` values or with no value get a note saying what to do.
     Default ``cuts``: "long-tail" for integer columns starting at 0 (counts), "equal" otherwise.
-    The notes start with the leak warning's text.
+    A rule that holds in every row between two categorical columns (one fixed by the other:
+    :func:`~dpexplore.evaluate.fidelity.table_rules`) gets a note with its ready-to-paste
+    declaration. The notes start with the leak warning's text.
     """
     _check_target(frame, target)
     categorical = set(categorical or [])
@@ -303,12 +321,27 @@ def draft_schema(frame: pd.DataFrame, target: str, categorical: Sequence[str] | 
             notes.append(f"{name!r} has missing values in {n_missing} row(s): drop the column, or drop "
                          "those rows with missing='drop-rows' (a per-record rule, no ε)")
     classes = sorted(map(str, frame[target].astype(str).unique()))
+    notes += _rule_notes(frame, rows, target, classes)
     rows.append([target, "target", np.nan, np.nan, False, ", ".join(classes), "", "", True])
     leak = ("the draft read the domain from the private data (bounds, category lists and the target's "
             "classes): no ε pays for them. Type the values you would know without the data (from a public "
             "source, not copied from the draft) to declare each row")
     warnings.warn(leak, PrivacyLeakWarning, stacklevel=2)
     return pd.DataFrame(rows, columns=_ALL_COLUMNS), [leak] + notes
+
+
+def _rule_notes(frame: pd.DataFrame, rows: list, target: str, classes: list[str]) -> list[str]:
+    """One note per rule the drafted categorical columns (at most :data:`HIGH_CARDINALITY`
+    values each) follow in every row (NOT PRIVATE: read from the data, like the draft), with its
+    declaration ready to paste."""
+    observed = {r[0]: sorted(map(str, frame[r[0]].dropna().astype(str).unique())) for r in rows if r[1] == "categorical"}
+    categorical = [Attribute.categorical(name, cats) for name, cats in observed.items() if len(cats) <= HIGH_CARDINALITY]
+    if len(categorical) < 2:
+        return []
+    return [f"{rule.rule_text()}, in every row (read from the data). If you know this rule (not a coincidence "
+            f"of this table), declare it after build_schema: schema = schema.replace({rule.declaration()}); "
+            "every synthetic table then keeps it, and no ε is spent on the rows it fixes"
+            for rule in table_rules(frame, Schema(categorical, target, classes))]
 
 
 def _high_cardinality_text(name: str, k: int, categories: Sequence[str]) -> str:

@@ -132,6 +132,8 @@ def ledger_csv_table(ledger: pd.DataFrame) -> pd.DataFrame:
 
 
 def _domain(a) -> str:
+    if a.source is not None and a.partial:   # a rule column: fixed by its source where the rule maps it
+        return f"fixed by {a.source} where {_rule(a.rule)}; else one of {', '.join(a.free_labels)} (no ε for the fixed rows)"
     if a.source is not None:        # a derived column: its public rule (Attribute.derived)
         return f"public function of {a.source}: {_rule(a.rule)}"
     if a.kind == "categorical":
