@@ -224,7 +224,8 @@ def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, def
             notebook_name = self._pooled_notebook(kernel_id)
             if notebook_name is None or not self._pool_size(notebook_name).surplus:
                 return await super().cull_kernel_if_idle(kernel_id)
-            idle = (utcnow() - self._kernels[kernel_id].last_activity).total_seconds()
+            last_activity = getattr(self._kernels[kernel_id], "last_activity", None)   # set once it is watched
+            idle = 0.0 if last_activity is None else (utcnow() - last_activity).total_seconds()
             if self.cull_idle_timeout <= 0 or idle <= self.cull_idle_timeout:
                 return None
             size = self._pool_size(notebook_name)
