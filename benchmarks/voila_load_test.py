@@ -5,7 +5,7 @@
     python benchmarks/voila_load_test.py 07 --visitors 10 --code /tmp/old-checkout --label before
 
 For each N a fresh server is started through ``python -m dpexplore.apps`` (the checkout's own
-``voila.json`` and template; ``--pool N`` if given) on a temporary folder holding the page and the
+``voila.json`` and template; ``--pool N`` and ``--pool-max M`` if given) on a temporary folder holding the page and the
 stored results it reads, on 127.0.0.1 only. When the server keeps a pool of pre-heated kernels the
 visitors come once it is full, as in the recipe (start the server before the lab); the time it
 took and the kernels' memory then are printed. Then N visitors arrive ``--stagger`` seconds apart
@@ -389,6 +389,7 @@ def run(code: Path, prefix: str, n: int, args: argparse.Namespace) -> dict:
         folder.mkdir()
         page = served_notebook(code, prefix, folder)
         extra = ["--pool", str(args.pool)] if args.pool is not None else []
+        extra += ["--pool-max", str(args.pool_max)] if args.pool_max is not None else []
         # every visitor comes from 127.0.0.1: one address, as behind a NAT (the class server's
         # per-client bound would refuse all but the first few)
         extra.append(f"--ClassroomVoila.max_kernels_per_client={n + 1}")
@@ -408,7 +409,9 @@ def run(code: Path, prefix: str, n: int, args: argparse.Namespace) -> dict:
     med = lambda v: round(statistics.median(v), 2) if v else None  # noqa: E731
     errors = sorted({r["error"] for r in results if r["error"]})
     return {"label": args.label, "page": page, "visitors": n, "stagger_s": args.stagger,
-            "pool": args.pool if args.pool is not None else "voila.json", "warm_s": round(warm, 1) if pooled else None,
+            "pool": (args.pool if args.pool is not None else "voila.json")
+                    if args.pool_max is None else f"{args.pool if args.pool is not None else 'voila.json'} (max {args.pool_max})",
+            "warm_s": round(warm, 1) if pooled else None,
             "warm_memory_gb": round(warm_memory, 2), "complete_median_s": med(complete),
             "complete_max_s": round(max(complete), 2) if complete else None,
             "never_finished": len(plain) - len(complete), "redraw_median_s": med(redraw),
@@ -426,6 +429,7 @@ def main() -> None:
     p.add_argument("--visitors", type=int, nargs="+", default=[30], help="one cold server per count (≤ 60)")
     p.add_argument("--stagger", type=float, default=0.5, help="seconds between arrivals")
     p.add_argument("--pool", type=int, default=None, help="the launcher's --pool (default: voila.json's)")
+    p.add_argument("--pool-max", type=int, default=None, help="the launcher's --pool-max (default: no growth)")
     p.add_argument("--deadline", type=float, default=120.0, help="seconds after which a visitor gives up")
     p.add_argument("--browser", action="store_true", help="one visitor is Chromium (the timing a student sees)")
     p.add_argument("--code", type=Path, default=ROOT, help="checkout to serve from (default: this one)")

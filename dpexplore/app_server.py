@@ -21,6 +21,9 @@ keeps Voilà's pages and kernels under these rules:
   after a page was sent, its kernel is shut down unless the page opened its connection (a plain
   fetch of the page, or a browser that left before the page loaded).
 * ``/voila/templates/…`` that is not a template's static file is a 404 (Voilà answers 500).
+* **A pool that grows ahead of demand** (:class:`PoolSize`, used by the launcher's kernel manager,
+  ``--pool-max``): while a class takes pages faster than the refills replace them, each page
+  taken starts a second refill, up to a maximum; surplus pages the culler finds idle are freed.
 
 Every route Voilà declares is either kept as it is (static files, themes, JupyterLab extensions,
 log-in), replaced by one of the handlers here, or dropped; a route this module does not know stops
@@ -52,7 +55,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-__all__ = ["ClassroomVoila", "Visitors"]
+__all__ = ["ClassroomVoila", "PoolSize", "Visitors"]
 
 _VISITORS = "dpexplore_visitors"   # the tornado setting that holds the Visitors
 
@@ -127,6 +130,55 @@ class Visitors:
             self._log.info("dpexplore.apps: shutting down kernel %s: its page did not connect within %g s",
                            kernel_id, self.connect_timeout)
         asyncio.ensure_future(ensure_async(self._kernels.shutdown_kernel(kernel_id)))
+
+
+class PoolSize:
+    """How many pages of one app its pool keeps: ``base`` (``--pool``), grown ahead of demand up
+    to ``maximum`` (``--pool-max``), and back to ``base`` as the culler frees unused pages.
+
+    Voilà replaces each page taken from the pool by one refill, and refills run one at a time
+    (about 2 s of a core each for 07): a class that takes pages faster than that empties the pool,
+    and each student past it waits for the refills of all those before. Here each page taken while
+    fewer than ``low_water`` pre-rendered pages are left behind it adds one page to the pool (two
+    refills start instead of one), so the pool keeps growing while the class keeps arriving, and a
+    later wave (a second group, the students who reload) finds more pages ready. A page beyond
+    ``base`` that nobody took within the culler's idle timeout is freed (:meth:`free_surplus`),
+    one at a time: an idle server holds ``base`` pages again. The growth only counts pages that
+    were handed out, i.e. within the per-client cap (:class:`ClassroomVoila`).
+
+    >>> pool = PoolSize(base=4, maximum=6, low_water=2)
+    >>> [pool.taken(ready_left) for ready_left in (3, 2, 1, 0, 0)]   # pre-rendered pages left
+    [4, 4, 5, 6, 6]
+    >>> [pool.free_surplus() for _ in range(3)], pool.target
+    ([True, True, False], 4)
+    """
+
+    def __init__(self, base: int, maximum: int, low_water: int):
+        for name, value in (("base", base), ("maximum", maximum), ("low_water", low_water)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"PoolSize: {name} must be a whole number >= 0, got {value!r}")
+        self.base = base
+        self.maximum = max(base, maximum)   # a maximum below the base: no growth
+        self.low_water = low_water
+        self.target = base
+
+    def taken(self, ready_left: int) -> int:
+        """A page was taken, leaving ``ready_left`` pre-rendered pages: the pool's new target."""
+        if ready_left < self.low_water and self.target < self.maximum:
+            self.target += 1
+        return self.target
+
+    @property
+    def surplus(self) -> bool:
+        """Does the pool keep more pages than ``base``?"""
+        return self.target > self.base
+
+    def free_surplus(self) -> bool:
+        """One surplus page is freed (the culler found it unused): True, or False if none is."""
+        if not self.surplus:
+            return False
+        self.target -= 1
+        return True
 
 
 class _VisitorMixin:
@@ -295,6 +347,16 @@ _DROPPED = (VoilaContentsHandler, AllowListFileHandler, RequestInfoSocketHandler
 
 class ClassroomVoila(Voila):
     """Voilà with the class server's rules (module docstring). The launcher sets :attr:`pages`."""
+
+    description = Unicode(
+        "python -m dpexplore.apps NOTEBOOK_OR_FOLDER [--pool N] [--pool-max M] [OPTIONS]\n\n"
+        "The class server of the dpexplore apps (docs/teaching_a_class.md): Voilà serving only the "
+        "app pages, each kernel to its own visitor.\n\n"
+        "--pool N: keep N pre-rendered pages of each app (voila.json keeps 1).\n\n"
+        "--pool-max M: let each app's pool grow ahead of demand, up to M pages: once fewer than half "
+        "the pool is pre-rendered (--ClassroomKernelManager.pool_low_water), each page taken starts a "
+        "second refill; a page beyond N left unused for the culler's idle timeout is shut down. "
+        "Default: N (no growth).")
 
     max_kernels_per_client = Integer(4, config=True, help=(
         "The most app kernels one client address may hold at once (a student's pages, reloads "

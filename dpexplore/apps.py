@@ -1,6 +1,6 @@
 """Serve the Voilà apps (notebooks 01 and 07) reliably and offline.
 
-    python -m dpexplore.apps notebooks/07_showdown.ipynb [--pool N] [voila options]
+    python -m dpexplore.apps notebooks/07_showdown.ipynb [--pool N] [--pool-max M] [voila options]
 
 This launcher runs Voilà with two fixes that a plain ``voila`` command lacks:
 
@@ -28,6 +28,10 @@ For a class (``docs/teaching_a_class.md``) the launcher also
   pool kernel as soon as one is taken; thirty refills running together would hold both cores
   while the students move their first sliders. ``prerender_concurrency`` (default: all cores
   but one) bounds how many notebooks pre-render at once;
+* **grows the pool ahead of demand** with ``--pool-max M``: once fewer than ``pool_low_water``
+  pre-rendered pages are left (default: half the pool), each page taken starts a second refill,
+  until the pool keeps M pages; a page beyond ``--pool N`` that stays unused for the culler's idle
+  timeout is shut down (:class:`dpexplore.app_server.PoolSize`);
 * **lets idle kernels be culled** without culling a page being opened: Jupyter's culler
   (``cull_idle_timeout``/``cull_interval``/``cull_connected`` in ``voila.json``) shuts down a
   kernel with no open page after the timeout; a pool kernel handed to a visitor counts as active
@@ -135,9 +139,12 @@ def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, def
     Same signature as ``voila.voila_kernel_manager.voila_kernel_manager_factory``, which
     :func:`main` replaces with it in ``voila.app``.
     """
+    from jupyter_core.utils import ensure_async
     from jupyter_server._tz import utcnow
     from traitlets import Integer, default
     from voila.voila_kernel_manager import voila_kernel_manager_factory
+
+    from .app_server import PoolSize
 
     pooled = voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size, page_config_hook)
     if not preheat_kernel:
@@ -145,14 +152,53 @@ def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, def
 
     class ClassroomKernelManager(pooled):
         """Voilà's pooling kernel manager that pre-renders at most ``prerender_concurrency``
-        notebooks at a time and counts the hand-over of a pool kernel as activity."""
+        notebooks at a time, counts the hand-over of a pool kernel as activity, and grows each
+        app's pool ahead of demand up to ``pool_max`` pages."""
 
         prerender_concurrency = Integer(config=True, help="How many pool kernels may run their notebook "
                                         "at the same time (the others wait their turn).")
+        pool_max = Integer(0, config=True, help=(
+            "The most pages each app's pool may grow to ahead of demand (--pool-max); 0 or a number "
+            "at most the pool's size: the pool keeps its size."))
+        pool_low_water = Integer(None, allow_none=True, config=True, help=(
+            "Each page taken while fewer pre-rendered pages than this are left grows the pool by one "
+            "page, up to pool_max (default: half the pool's size, rounded up)."))
 
         @default("prerender_concurrency")
         def _all_cores_but_one(self) -> int:
             return max(1, (os.cpu_count() or 2) - 1)
+
+        def __init__(self, **kwargs: Any):
+            self._pool_sizes: dict[str, PoolSize] = {}
+            super().__init__(**kwargs)
+
+        def _pool_size(self, notebook_name: str) -> PoolSize:
+            """The size rule of ``notebook_name``'s pool, made from its configured size on first use."""
+            sizes = self._pool_sizes
+            if notebook_name not in sizes:
+                default = self.kernel_pools_config.get("default", {})
+                base = self.kernel_pools_config.get(notebook_name, default).get("pool_size",
+                                                                                default.get("pool_size", 1))
+                low_water = (base + 1) // 2 if self.pool_low_water is None else self.pool_low_water
+                sizes[notebook_name] = PoolSize(max(0, base), max(0, self.pool_max), max(0, low_water))
+            return sizes[notebook_name]
+
+        def _resize_pool(self, notebook_name: str, target: int) -> None:
+            """Voilà's refills (``fill_if_needed``) fill the pool to its configured size: set it."""
+            pools = dict(self.kernel_pools_config)
+            pools[notebook_name] = {**pools.get(notebook_name, pools.get("default", {})), "pool_size": target}
+            self.kernel_pools_config = pools
+
+        def _take(self, notebook_name: str) -> None:
+            """A page of ``notebook_name`` is about to be taken from its pool (the first entry)."""
+            pool = self._pools.get(notebook_name, [])
+            size = self._pool_size(notebook_name)
+            before = size.target
+            ready_left = sum(entry.done() for entry in pool[1:])
+            if size.taken(ready_left) != before:
+                self._resize_pool(notebook_name, size.target)
+            self.log.info("dpexplore.apps: a page of %s taken with %d pre-rendered left: pool size %d",
+                          notebook_name, ready_left, size.target)
 
         async def _initialize(self, notebook_path: str, kernel_id: str | None = None, **kwargs: Any) -> dict:
             if getattr(self, "_prerender_gate", None) is None:
@@ -165,11 +211,39 @@ def classroom_kernel_manager_factory(base_class: type, preheat_kernel: bool, def
 
         async def get_rendered_notebook(self, notebook_name: str, extra_kernel_env_variables: dict | None = None,
                                         **kwargs: Any):
+            self._take(notebook_name)   # before Voilà's refill, which fills the pool to its size
             task, rendered, kernel_id = await super().get_rendered_notebook(
                 notebook_name, extra_kernel_env_variables or {}, **kwargs)
             if kernel_id in self._kernels:   # its last message may be older than the cull timeout
                 self._kernels[kernel_id].last_activity = utcnow()
             return task, rendered, kernel_id
+
+        async def cull_kernel_if_idle(self, kernel_id: str) -> None:
+            """Voilà never culls a pool kernel; a surplus one (beyond ``--pool``) idle for the cull
+            timeout is shut down, and its pool shrinks by one page."""
+            notebook_name = self._pooled_notebook(kernel_id)
+            if notebook_name is None or not self._pool_size(notebook_name).surplus:
+                return await super().cull_kernel_if_idle(kernel_id)
+            last_activity = getattr(self._kernels[kernel_id], "last_activity", None)   # set once it is watched
+            idle = 0.0 if last_activity is None else (utcnow() - last_activity).total_seconds()
+            if self.cull_idle_timeout <= 0 or idle <= self.cull_idle_timeout:
+                return None
+            size = self._pool_size(notebook_name)
+            size.free_surplus()
+            self._resize_pool(notebook_name, size.target)
+            self.log.info("dpexplore.apps: pool kernel %s of %s unused for %d s: shut down, pool size %d",
+                          kernel_id, notebook_name, idle, size.target)
+            await ensure_async(self.shutdown_kernel(kernel_id))   # Voilà's: takes it out of its pool
+            return None
+
+        def _pooled_notebook(self, kernel_id: str) -> str | None:
+            """The notebook whose pool holds ``kernel_id`` pre-rendered, or None."""
+            for notebook_name, pool in self._pools.items():
+                for entry in pool:
+                    if (entry.done() and not entry.cancelled() and entry.exception() is None
+                            and entry.result().get("kernel_id") == kernel_id):
+                        return notebook_name
+            return None
 
     return ClassroomKernelManager
 
@@ -214,26 +288,31 @@ def size_pools(app: Any, size: int) -> dict:
     return pools
 
 
-def _pop_pool(argv: list[str]) -> tuple[int | None, list[str]]:
-    """``--pool N`` / ``--pool=N`` taken out of Voilà's arguments."""
+def _pop_pool(argv: list[str], option: str = "--pool") -> tuple[int | None, list[str]]:
+    """``--pool N`` / ``--pool=N`` (or another ``option`` of the launcher, e.g. ``--pool-max``)
+    taken out of Voilà's arguments."""
     rest, pool = [], None
     args = iter(argv)
     for arg in args:
-        if arg == "--pool" or arg.startswith("--pool="):
+        if arg == option or arg.startswith(f"{option}="):
             value = arg.partition("=")[2] if "=" in arg else next(args, "")
             try:
                 pool = int(value)
             except ValueError:
-                raise SystemExit(f"--pool needs a whole number of kernels, got {value!r}") from None
+                raise SystemExit(f"{option} needs a whole number of kernels, got {value!r}") from None
         else:
             rest.append(arg)
     return pool, rest
 
 
 def main(argv: Sequence[str] | None = None) -> Any:
-    """Run the class server (same arguments as the ``voila`` command, plus ``--pool N``): Voilà
-    with the fixes above and the rules of :class:`dpexplore.app_server.ClassroomVoila`."""
+    """Run the class server (same arguments as the ``voila`` command, plus ``--pool N`` and
+    ``--pool-max M``): Voilà with the fixes above and the rules of
+    :class:`dpexplore.app_server.ClassroomVoila`."""
     pool, args = _pop_pool(list(sys.argv[1:] if argv is None else argv))
+    pool_max, args = _pop_pool(args, "--pool-max")
+    if pool_max is not None and (pool_max < 0 or (pool is not None and pool_max < pool)):
+        raise SystemExit(f"--pool-max must be at least --pool ({pool if pool is not None else 0}), got {pool_max}")
     _use_checkout_templates()
     for variable in _THREAD_VARIABLES:            # inherited by every kernel
         os.environ.setdefault(variable, "1")
@@ -254,6 +333,9 @@ def main(argv: Sequence[str] | None = None) -> Any:
     if pool is not None:
         pools = size_pools(app, pool)
         app.log.info("dpexplore.apps: kernel pools %s", pools)
+    if pool_max is not None:
+        app.config.ClassroomKernelManager.pool_max = pool_max
+        app.log.info("dpexplore.apps: each app's pool may grow to %d pages", pool_max)
     return app.start()
 
 

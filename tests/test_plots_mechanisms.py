@@ -262,7 +262,7 @@ def test_vegalite_bundle_is_offline_vegalite5_and_renderer_uses_it():
     acc.spend(0.4, "a")
     chart = budget_chart(acc.summary(), acc.total)
     bundle = vegalite_bundle(chart)
-    assert set(bundle) == {"application/vnd.vegalite.v5+json", "text/plain"}
+    assert set(bundle) == {"application/vnd.vegalite.v5+json", "text/plain", "image/png"}
     spec = bundle["application/vnd.vegalite.v5+json"]
     assert spec["$schema"].endswith("vega-lite/v5.json")
     assert "<script" not in str(spec)  # no HTML/JS: JupyterLab draws it offline, trusted or not
@@ -292,13 +292,20 @@ def test_importing_dpexplore_plots_enables_the_offline_renderer():
     assert "application/vnd.vegalite.v5+json" in out and "text/html" not in out
 
 
-def test_voila_bundle_gets_a_placeholder_png(monkeypatch):
-    from dpexplore.plots._render import vegalite_bundle
+def test_placeholder_png_on_every_redraw_and_on_every_chart_in_voila(monkeypatch):
+    """JupyterLab rasterises and redraws a chart whose bundle has no "image/png": an explorer's
+    redraw skips that everywhere; a displayed chart keeps JupyterLab's copy, except in Voilà."""
+    from dpexplore.plots._render import _PLACEHOLDER_PNG, enable, vegalite_bundle
 
+    enable()
     chart = alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q")
-    assert "image/png" not in vegalite_bundle(chart)
+    displayed = lambda: chart._repr_mimebundle_()[0]  # noqa: E731  (what display(chart) sends)
+    monkeypatch.delenv("VOILA_BASE_URL", raising=False)
+    assert vegalite_bundle(chart)["image/png"] == _PLACEHOLDER_PNG
+    assert "image/png" not in displayed()
     monkeypatch.setenv("VOILA_BASE_URL", "/")
-    assert "image/png" in vegalite_bundle(chart)
+    assert vegalite_bundle(chart)["image/png"] == _PLACEHOLDER_PNG
+    assert displayed()["image/png"] == _PLACEHOLDER_PNG
 
 
 def test_chart_data_is_rounded_but_faithful():

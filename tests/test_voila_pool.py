@@ -14,7 +14,7 @@ import pytest
 from traitlets.config import Config
 
 from _voila_classroom import ROOT, VoilaServer, tiny_notebook
-from dpexplore.apps import APPS, _pop_pool, size_pools
+from dpexplore.apps import APPS, _pop_pool, main, size_pools
 
 
 def _app(root: Path, notebook: str | None = None) -> SimpleNamespace:
@@ -29,6 +29,13 @@ def test_pop_pool_takes_its_option_and_leaves_voilas():
     assert _pop_pool(["nb.ipynb", "--pool_size=3"]) == (None, ["nb.ipynb", "--pool_size=3"])   # Voilà's own
     with pytest.raises(SystemExit, match="--pool needs a whole number"):
         _pop_pool(["--pool", "many"])
+    assert _pop_pool(["--pool-max=60", "nb.ipynb"]) == (None, ["--pool-max=60", "nb.ipynb"])   # not --pool
+    assert _pop_pool(["--pool", "30", "--pool-max", "60"], "--pool-max") == (60, ["--pool", "30"])
+
+
+def test_a_pool_max_below_the_pool_is_refused_before_the_server_starts():
+    with pytest.raises(SystemExit, match=r"--pool-max must be at least --pool \(30\), got 20"):
+        main(["nb.ipynb", "--pool", "30", "--pool-max", "20"])
 
 
 def test_size_pools_one_served_notebook(tmp_path):

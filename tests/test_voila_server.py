@@ -1,6 +1,6 @@
 """The class server's rules (``dpexplore.app_server``): only the app pages, no answers in a page,
 each kernel for its own visitor, query options that cannot skip the pool, bounded kernels per
-client, and a page that never connects frees its kernel.
+client, a page that never connects frees its kernel, and a pool that grows ahead of demand.
 
 Real servers (``python -m dpexplore.apps`` on a folder of tiny notebooks named like the apps, as
 the docs' folder mode serves ``notebooks/``), real HTTP and websocket requests; each test is a
@@ -10,9 +10,12 @@ No timing is asserted: waits are bounded polls.
 from __future__ import annotations
 
 
+import re
+
 import pytest
 
 from _voila_classroom import VoilaServer, tiny_notebook, wait_until
+from dpexplore.app_server import PoolSize
 
 ANSWER = "THE-ANSWER-42"
 APP = [("import ipywidgets as w\nslider = w.IntSlider(description='ε')\nslider", ()),
@@ -169,3 +172,54 @@ def test_one_client_holds_a_bounded_number_of_kernels(strict_server):
     for kernel in (again, held[0][0]):
         visitor.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"")
     held[0][1].close()
+
+
+# ----------------------------------------------------------------------------- a pool that grows
+TAKEN = re.compile(r"a page of 07_showdown\.ipynb taken with (\d+) pre-rendered left: pool size (\d+)")
+
+
+def test_pool_size_grows_below_its_low_water_mark_up_to_its_maximum_and_shrinks_back():
+    pool = PoolSize(base=3, maximum=5, low_water=2)
+    assert [pool.taken(ready_left) for ready_left in (2, 2, 1, 1, 0, 0)] == [3, 3, 4, 5, 5, 5]
+    assert [pool.free_surplus() for _ in range(3)] == [True, True, False] and pool.target == 3
+    assert PoolSize(base=3, maximum=2, low_water=3).taken(0) == 3    # a maximum under the base: no growth
+    assert PoolSize(base=3, maximum=9, low_water=0).taken(0) == 3    # low-water mark 0: no growth
+    with pytest.raises(ValueError, match="low_water must be a whole number"):
+        PoolSize(base=1, maximum=2, low_water=-1)
+
+
+def test_the_pool_grows_while_visitors_take_pages_up_to_its_maximum(folder, tmp_path):
+    """Voilà keeps the pool at --pool: each page taken is replaced by one refill. With --pool-max,
+    each page taken while fewer pre-rendered pages than the low-water mark are left adds a page.
+    Each visitor comes once the pool is full, so the pages left are known: 1, 2, 3."""
+    server = VoilaServer(folder, tmp_path, ["--pool", "2", "--pool-max", "4", "--ClassroomKernelManager.pool_low_water=3",
+                                            "--ClassroomVoila.max_kernels_per_client=20"])
+    try:
+        server.wait_log(r"Kernel pool of 07_showdown\.ipynb is filled with 2 kernel", timeout=120)
+        for _ in range(3):
+            visitor = server.stranger()
+            _, kernel = visitor.page("07_showdown.ipynb")
+            assert visitor.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"") == 204
+            size = TAKEN.findall(server.log_text())[-1][1]
+            server.wait_log(rf"(?s)Using pre-heated kernel: {kernel}.*is filled with {size} kernel", timeout=120)
+        assert [(int(left), int(size)) for left, size in TAKEN.findall(server.log_text())] == [(1, 3), (2, 4), (3, 4)]
+        assert wait_until(lambda: len(server.kernel_processes()) == 4, 60), "the pool does not hold 4 kernels"
+    finally:
+        server.stop()
+
+
+def test_the_culler_shrinks_a_grown_pool_back_to_its_size(folder, tmp_path):
+    """Voilà never culls a pool kernel: a grown pool would keep its surplus kernels for ever."""
+    server = VoilaServer(folder, tmp_path, ["--pool", "1", "--pool-max", "2", "--MappingKernelManager.cull_idle_timeout=2",
+                                            "--MappingKernelManager.cull_interval=1"])
+    try:
+        server.wait_log(r"Kernel pool of 07_showdown\.ipynb is filled with 1 kernel", timeout=120)
+        visitor = server.stranger()
+        _, kernel = visitor.page("07_showdown.ipynb")
+        assert TAKEN.findall(server.log_text()) == [("0", "2")]
+        assert visitor.request(f"/voila/api/shutdown/{kernel}", "POST", data=b"") == 204
+        server.wait_log(r"pool kernel \S+ of 07_showdown\.ipynb unused for \d+ s: shut down, pool size 1", timeout=120)
+        assert wait_until(lambda: len(server.kernel_processes()) == 1, 60), "the pool did not shrink to 1 kernel"
+        assert len(re.findall(r"unused for \d+ s: shut down", server.log_text())) == 1   # never below --pool
+    finally:
+        server.stop()

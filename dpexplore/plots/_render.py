@@ -67,10 +67,15 @@ _VEGALITE_V5_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 RENDERER_NAME = "dpexplore"
 
 # A 1×1 transparent PNG. JupyterLab's Vega renderer, once a chart is drawn, stores a PNG copy
-# of it with ``model.setData``; the output models of Voilà 0.5 have no ``setData``, so each chart
-# there shows "Javascript Error: e.setData is not a function" under it. The renderer skips that
-# step when the bundle already holds an "image/png", so inside Voilà we add this placeholder
-# (Vega-Lite still wins the MIME ranking: the placeholder is never what is shown).
+# of it with ``model.setData``, and the output area then draws the changed output again: a chart
+# is drawn twice and rasterised once. The renderer skips that step when the bundle already holds
+# an "image/png", so we add this placeholder (Vega-Lite still wins the MIME ranking: the
+# placeholder is never what is shown) where the copy is of no use:
+# - to every explorer redraw (:func:`vegalite_bundle`): an ``Output`` widget's copy is never
+#   saved (the build stores its own pictures), and the second drawing was most of a redraw's
+#   time in the browser;
+# - to every chart inside Voilà, whose output models have no ``setData`` (each chart would show
+#   "Javascript Error: e.setData is not a function" under it).
 _PLACEHOLDER_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA"
                     "60e6kgAAAABJRU5ErkJggg==")
 
@@ -157,23 +162,26 @@ def _renderer(spec: dict, **metadata) -> tuple[dict, dict]:
     return _bundle(spec), vegalite_metadata()
 
 
-def _bundle(spec: dict) -> dict:
+def _bundle(spec: dict, redraw: bool = False) -> dict:
+    """The bundle of ``spec``; with the placeholder PNG for a ``redraw`` or inside Voilà (above)."""
     spec = described_spec(dict(spec))
     spec["$schema"] = _VEGALITE_V5_SCHEMA
     bundle = {VEGALITE_V5_MIME: spec, "text/plain": "<altair chart>"}
-    if _in_voila():
+    if redraw or _in_voila():
         bundle["image/png"] = _PLACEHOLDER_PNG
     return bundle
 
 
 def vegalite_bundle(chart: alt.TopLevelMixin, *, validate: bool = False) -> dict:
-    """A display bundle JupyterLab draws with its built-in, offline Vega-Lite 5 renderer.
+    """A display bundle JupyterLab draws with its built-in, offline Vega-Lite 5 renderer, once.
 
-    For an ``Output`` widget's ``outputs`` or ``display(bundle, raw=True)``. Schema validation
-    is off by default (it doubles the time of a widget redraw; the tests validate every chart).
-    Display it with the metadata of :func:`vegalite_metadata`.
+    For an ``Output`` widget's ``outputs`` (an explorer's redraw) or ``display(bundle, raw=True)``.
+    It holds a placeholder "image/png", so that JupyterLab neither rasterises the chart nor
+    draws it a second time. Schema validation is off by default (it doubles the time of a widget
+    redraw; the tests validate every chart). Display it with the metadata of
+    :func:`vegalite_metadata`.
     """
-    return _bundle(chart.to_dict(validate=validate))
+    return _bundle(chart.to_dict(validate=validate), redraw=True)
 
 
 class StoredChart:

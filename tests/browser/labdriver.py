@@ -347,10 +347,14 @@ _LOCATE_JS = """
 
 ARM_JS = "(a) => {" + _LOCATE_JS + """
   if (window.__lat && window.__lat.obs) window.__lat.obs.disconnect();
-  const lat = window.__lat = {muts: [], t0: null, status: [], readout};
+  const lat = window.__lat = {muts: [], t0: null, status: [], draws: 0, readout};
+  // a chart drawn by Vega: its canvas or svg of class "marks" enters the page
+  lat.charts = () => [...area.querySelectorAll('.marks')].filter(e => !ctl.contains(e)).length;
   lat.obs = new MutationObserver(recs => {
     const t = performance.now();
     if (recs.some(r => !ctl.contains(r.target))) lat.muts.push(t);
+    for (const r of recs) for (const n of r.addedNodes)
+      if (n.nodeType === 1) lat.draws += n.classList.contains('marks') + n.querySelectorAll('.marks').length;
   });
   lat.obs.observe(area, {subtree: true, childList: true, attributes: true, characterData: true});
   if (!window.__latKey) {
@@ -368,7 +372,7 @@ ARM_JS = "(a) => {" + _LOCATE_JS + """
 }
 """
 
-RESET_JS = "() => { const l = window.__lat; l.muts = []; l.t0 = null; l.status = []; return l.readout(); }"
+RESET_JS = "() => { const l = window.__lat; l.muts = []; l.t0 = null; l.status = []; l.draws = 0; return l.readout(); }"
 
 WAIT_JS = """
 async ([settle, timeout, quietNoRedraw]) => {
@@ -387,7 +391,8 @@ async ([settle, timeout, quietNoRedraw]) => {
     if (!kernelDone) continue;
     if (l.muts.length) {
       const last = l.muts[l.muts.length - 1];
-      if (now - last >= settle) return {result: 'ok', ms: last - l.t0, n: l.muts.length, readout: l.readout()};
+      if (now - last >= settle) return {result: 'ok', ms: last - l.t0, n: l.muts.length, readout: l.readout(),
+                                        draws: [l.draws, l.charts()]};
     } else if (now - l.t0 > quietNoRedraw) {
       return {result: 'no redraw', readout: l.readout()};
     }
@@ -402,11 +407,13 @@ def press_and_time(page, control: Control, presses: int = 15, settle_ms: float =
     ``presses`` times, each time waiting for the redraw (a dropdown gets its next option). The latency of a press is the time from
     its keydown to the last mutation of the explorer's output (outside the control itself) that
     is followed by ``settle_ms`` of quiet after the kernel went idle; the quiet is not counted.
-    Returns {"times": [ms...], "values": [...], "no_redraw": k, "timeouts": k}."""
+    Returns {"times": [ms...], "values": [...], "no_redraw": k, "timeouts": k, "draws": [(charts
+    drawn by the press, charts shown after it)...]}: a press that draws a chart twice (JupyterLab
+    does when a chart's bundle has no "image/png") draws more charts than it shows."""
     a = {"cell": control.cell, "kind": control.kind, "index": control.index}
     page.evaluate(ARM_JS, a)
     keys = ("ArrowRight", "ArrowLeft")
-    direction, times, values, no_redraw, timeouts, stuck = 0, [], [], 0, 0, 0
+    direction, times, values, no_redraw, timeouts, stuck, draws = 0, [], [], 0, 0, 0, []
     while len(times) + no_redraw + timeouts < presses and stuck < 4:
         page.evaluate(_FOCUS_JS, a)
         before = page.evaluate(RESET_JS)
@@ -423,11 +430,12 @@ def press_and_time(page, control: Control, presses: int = 15, settle_ms: float =
         values.append(r["readout"])
         if r["result"] == "ok":
             times.append(float(r["ms"]))
+            draws.append(tuple(r["draws"]))
         elif r["result"] == "no redraw":
             no_redraw += 1
         else:
             timeouts += 1
-    return {"times": times, "values": values, "no_redraw": no_redraw, "timeouts": timeouts}
+    return {"times": times, "values": values, "no_redraw": no_redraw, "timeouts": timeouts, "draws": draws}
 
 
 _SELECT_NEXT_JS = "(a) => {" + _LOCATE_JS + """

@@ -4,7 +4,7 @@ explorer moved with the keyboard), every stored notebook opened without running 
 Run All: no cell error; no "Error loading script" / "Error displaying widget" / "Javascript Error"
 and no raw widget repr (``VBox(children=…``) on the page; every explorer the notebook displays has
 a control, and pressing ArrowRight on it changes what the explorer draws (its markup or canvas
-pixels). Screenshots: ``test-output/browser/NN_name.png`` (the first explorer, as a student sees
+pixels), drawing each of its charts once. Screenshots: ``test-output/browser/NN_name.png`` (the first explorer, as a student sees
 it), ``NN_name_full.png`` (the whole notebook) and ``NN_name__Explorer.png`` (each explorer).
 Stored (not run, network refused): no error text, no raw repr, and every chart the file stores
 is shown. Every request that is not to the local server is aborted.
@@ -156,7 +156,7 @@ def test_lab_run_all_and_move_every_explorer(lab_server, served_root, page, scre
     assert not missing, f"{name}: explorers displayed without any slider or dropdown on the page: {missing}"
 
     full_screenshot(page, screenshot_dir / f"{stem}_full.png")   # as run, before any control moves
-    unchanged, shots = [], 0
+    unchanged, drawn_twice, shots = [], [], 0
     for control in controls:
         before = lab.chart_fingerprint(page, control.cell)
         r = lab.press_and_time(page, control, presses=1)
@@ -168,6 +168,8 @@ def test_lab_run_all_and_move_every_explorer(lab_server, served_root, page, scre
                 after = lab.chart_fingerprint(page, control.cell)
         if after == before or not r["values"]:
             unchanged.append(f"{control.explorer} ({control.label!r}: {r})")
+        if any(drawn > shown for drawn, shown in r["draws"]):
+            drawn_twice.append(f"{control.explorer} ({control.label!r}: (drawn, shown) {r['draws']})")
         if shots == 0:
             page.screenshot(path=str(screenshot_dir / f"{stem}.png"))
         cell_screenshot(page, control.cell, screenshot_dir / f"{stem}__{control.explorer}.png")
@@ -179,6 +181,7 @@ def test_lab_run_all_and_move_every_explorer(lab_server, served_root, page, scre
     problems = lab.page_problems(page)
     assert not problems, f"{name} after moving the explorers: {problems}"
     assert not unchanged, f"{name}: moving a control did not change the explorer's output: {unchanged}"
+    assert not drawn_twice, f"{name}: a redraw drew a chart more than once (a bundle without 'image/png'?): {drawn_twice}"
 
 
 def test_lab_fixture_slider_redraws(lab_server, page):
