@@ -591,22 +591,44 @@ class RegionRelease(HistogramRelease, Publisher):
         the nearest non-negative counts with the release's noisy total
         (:func:`~dpexplore.publish.shape.consistent_counts`, the counts the synthetic rows
         follow), plus a pseudo-count of q noise standard deviations (√2·Δ/ε_leaf each, a public
-        figure) spread by the release's class shares, from its unclipped noisy class totals
-        (unbiased DP estimates). So a region's counts overturn the class shares only when they
-        stand above the noise of its q counts, and a region left with nothing predicts them.
-        Clamping each count at 0 instead, on a fine partition, kept the positive half of the
-        noise of every empty (region, class), more than the records: a region of one or two
-        records, or none, was decided by that noise, below always predicting the majority class.
-        Ties go to the larger class total."""
+        figure) spread by the release's class shares (:meth:`_class_shares`). So a region's
+        counts overturn the class shares only when they stand above the noise of its q counts,
+        and a region left with nothing predicts them. Clamping each count at 0 instead, on a fine
+        partition, kept the positive half of the noise of every empty (region, class), more than
+        the records: a region of one or two records, or none, was decided by that noise, below
+        always predicting the majority class. Ties go to the larger class share."""
         noisy = np.asarray(self.noisy_counts_, dtype=float)
         q = noisy.shape[1]
-        totals = np.clip(noisy.sum(axis=0), 0, None)
-        shares = totals / totals.sum() if totals.sum() > 0 else np.full(q, 1.0 / q)
+        shares = self._class_shares()
         pseudo = q * count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity())
         counts = consistent_counts(noisy) + pseudo * shares[None, :]
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), shares[None, :])
-        return (proba + 1e-9 * shares[None, :]) / (1.0 + 1e-9)     # argmax: a tie goes to the larger total
+        return (proba + 1e-9 * shares[None, :]) / (1.0 + 1e-9)     # argmax: a tie goes to the larger share
+
+    def _class_shares(self) -> np.ndarray:
+        """The release's class shares: its unclipped noisy class totals (the sums of the leaf
+        counts, unbiased, of variance regions × 2(Δ/ε_leaf)²) and, when ``marginal_share`` paid
+        the class marginal (:meth:`_prepare_filler`), that marginal (variance 2(Δ/ε_m)²),
+        combined by inverse variance (public weights), clipped at 0 and normalised. On a fine
+        partition the totals add the noise of every empty region and are mostly noise at small ε
+        (the larger class is then a coin toss); the one class marginal is not."""
+        noisy = np.asarray(self.noisy_counts_, dtype=float)
+        totals, q = noisy.sum(axis=0), noisy.shape[1]
+        target = self.schema_.target
+        if target in getattr(self, "marginals_", {}):
+            var_totals = noisy.shape[0] * count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity()) ** 2
+            var_marginal = count_noise_sd(self.column_sources_[target]["marginal_epsilon"],
+                                          sensitivity=sum_sensitivity(self.neighbours)) ** 2
+            w = var_marginal / (var_marginal + var_totals)
+            totals = w * totals + (1.0 - w) * np.asarray(self.marginals_[target], dtype=float)
+        totals = np.clip(totals, 0, None)
+        return totals / totals.sum() if totals.sum() > 0 else np.full(q, 1.0 / q)
+
+    def _prepare_filler(self, schema: Schema, X: Any = None, table: Any = None, **kwargs: Any) -> Any:
+        """The marginals' codes, the class's too: its one noisy marginal gives the classifier
+        class shares that the sum of many noisy leaf counts does not (:meth:`_class_shares`)."""
+        return super()._prepare_filler(schema, X=X, table=table, class_marginal=True, **kwargs)
 
     def train_classifier(self, estimator: Any = None, random_state: Any = None) -> "ReleaseClassifier":
         """A classifier trained on the release as the paper does (§5.1): the generalized records,
