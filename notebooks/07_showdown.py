@@ -434,6 +434,7 @@ lab.check("07.4")
 breaks = rule_breaks(RESULTS)
 MEASURES = {"tvd_2way": "2-way TVD", **RULE_BREAKS}
 shown = breaks.rename(columns=MEASURES, level=1).rename(index=lambda m: m.removesuffix(" + LR"), level=0)
+shown.index.names = ["method", "ε"]
 shown.map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")   # shares of rows (0.350 = 35 %), "–": no such run
 
 # %%
