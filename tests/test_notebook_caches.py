@@ -183,3 +183,25 @@ def test_07_stored_fidelity_charts_are_what_the_script_draws_now():
     stored = json.loads((RESULTS / charts.CHARTS).read_text(encoding="utf-8"))
     drawn = {name: chart.to_dict() for name, chart in charts.draw(RESULTS).items()}
     assert json.loads(json.dumps(drawn, sort_keys=True)) == stored
+
+
+def test_07_rule_breaks_are_the_stored_runs_means_with_mst_beside():
+    """Notebook 07's rule table: each cell is the mean over the stored runs of one file (rules not
+    declared, declared) or MST's stored value; declared rules are kept in every row; MST, with the
+    plain schema, has no declared values and comes last at each ε."""
+    from dpexplore.evaluate.showdown_results import FIDELITY_FILES, RULE_BREAKS, rule_breaks
+
+    breaks = rule_breaks(RESULTS)
+    plain = pd.read_csv(RESULTS / "07_fidelity_customers.csv")
+    declared = pd.read_csv(RESULTS / FIDELITY_FILES["rules"])
+    for runs, kind in ((plain, "not declared"), (declared, "declared")):
+        at_one = runs[(runs["method"] == "DiffMulti") & (runs["epsilon"] == 1)]
+        for measure in ("tvd_2way", *RULE_BREAKS):
+            assert breaks.loc[("DiffMulti", 1.0), (kind, measure)] == pytest.approx(at_one[measure].mean())
+    assert (breaks["declared"].dropna().filter(like="rules_") == 0).all().all()
+    peers = pd.read_csv(RESULTS / "peers_customers.csv")
+    for eps, group in breaks.groupby(level="epsilon"):
+        mst = group.index.get_level_values("method")[-1]
+        assert mst.startswith("opendp MST") and group.loc[mst]["declared"].isna().all().all()
+        stored = peers[(peers["epsilon"] == eps) & (peers["metric"] == "rules_addon_max")]["value"]
+        assert group.loc[mst][("not declared", "rules_addon_max")].iloc[0] == pytest.approx(stored.iloc[0])

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["HIGHER_IS_BETTER", "which_one_when", "SHOWDOWN_FILES", "RESULT_COLUMNS", "PEER_COLUMNS",
-           "AVAILABILITY_COLUMNS", "FIDELITY_FILES", "load_showdown", "load_peers", "load_fidelity"]
+           "AVAILABILITY_COLUMNS", "FIDELITY_FILES", "RULE_BREAKS", "load_showdown", "load_peers",
+           "load_fidelity", "rule_breaks"]
 
 
 # --------------------------------------------------------------------------- verdict
@@ -130,24 +131,55 @@ def load_peers(path: str | Path) -> pd.DataFrame | None:
     return peers
 
 
-#: Files of the stored shape benchmark (``benchmarks/fidelity.py``) and, per table, of its peers
+#: Files of the stored shape benchmark (``benchmarks/fidelity.py``: ``results``, one file per run of
+#: it, and ``rules``, the customer table's runs with its rules declared) and, per table, of its peers
 #: (``benchmarks/peers.py``), in the showdown's directory.
-FIDELITY_FILES = {"results": "07_fidelity.csv", "peers": {"adult": "peers.csv", "messy": "peers_messy.csv"}}
+FIDELITY_FILES = {"results": ("07_fidelity.csv", "07_fidelity_customers.csv"),
+                  "rules": "07_fidelity_customers_rules.csv",
+                  "peers": {"adult": "peers.csv", "messy": "peers_messy.csv", "customers": "peers_customers.csv"}}
+#: the rule-break shares ``benchmarks/fidelity.py`` measures on the customer table, with their names
+RULE_BREAKS = {"rules_addon_max": "add-on rule broken (worst of six)", "rules_phone": "phone rule broken"}
 
 
 def load_fidelity(directory: str | Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame | None]]:
     """The stored shape benchmark: ``(runs, mst)``. ``runs`` has one row per (table, method, ε,
-    run), each method under its display name (:mod:`dpexplore.registry`); ``mst`` holds, per
-    table, OpenDP MST's rows of that table's peers file (:func:`load_peers`; None when the file is
-    absent)."""
-    from ..registry import all_methods
-
+    run), each method under its display name (:mod:`dpexplore.registry`), the rule-break columns
+    empty on the tables that do not measure them; ``mst`` holds, per table, OpenDP MST's rows of
+    that table's peers file (:func:`load_peers`; None when the file is absent)."""
     directory = Path(directory)
-    runs = pd.read_csv(directory / FIDELITY_FILES["results"])
-    display_name = {spec.name: spec.display for spec in all_methods()}
-    runs["method"] = runs["method"].map(lambda m: display_name.get(m, m))
+    runs = _display_names(pd.concat([pd.read_csv(directory / name) for name in FIDELITY_FILES["results"]],
+                                    ignore_index=True))
     mst = {}
     for table, name in FIDELITY_FILES["peers"].items():
         peers = load_peers(directory / name)
         mst[table] = None if peers is None else peers[peers["method"].str.startswith("MST")]
     return runs, mst
+
+
+def rule_breaks(directory: str | Path) -> pd.DataFrame:
+    """The share of synthetic rows breaking the customer table's rules (:data:`RULE_BREAKS`), and
+    the 2-way TVD beside them, mean over the runs: one row per (method, ε), one column per (rules
+    "not declared" / "declared", measure); MST (its peers file) keeps the plain schema, so it has
+    no "declared" values. Rows: ε, then the methods in the order of the stored runs, MST last.
+    """
+    runs, mst = load_fidelity(directory)
+    undeclared = runs[runs["dataset"] == "customers"]
+    declared = _display_names(pd.read_csv(Path(directory) / FIDELITY_FILES["rules"]))
+    measures = ["tvd_2way", *RULE_BREAKS]
+    peers = mst["customers"][mst["customers"]["metric"].isin(measures)]
+    peers = peers.pivot_table(index=["label", "epsilon"], columns="metric", values="value").reset_index()
+    means = {"not declared": pd.concat([undeclared, peers.rename(columns={"label": "method"})]),
+             "declared": declared}
+    table = pd.concat({k: v.groupby(["method", "epsilon"], sort=False)[measures].mean()
+                       for k, v in means.items()}, axis=1)
+    order = {m: i for i, m in enumerate(means["not declared"]["method"].unique())}   # ours, then MST
+    return table.sort_index(key=lambda level: level.map(order) if level.name == "method" else level,
+                            level=["epsilon", "method"])
+
+
+def _display_names(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` with each method under its display name (:mod:`dpexplore.registry`)."""
+    from ..registry import all_methods
+
+    display_name = {spec.name: spec.display for spec in all_methods()}
+    return runs.assign(method=runs["method"].map(lambda m: display_name.get(m, m)))
