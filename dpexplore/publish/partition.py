@@ -23,7 +23,7 @@ from ..inputs import check_release_features
 from .base import Publisher
 from .complete import count_noise_sd
 from .histogram_release import HistogramRelease
-from .shape import IntervalCells, NodeCells, consistent_counts
+from .shape import IntervalCells, NodeCells
 
 if TYPE_CHECKING:
     from ..counts import CountTable
@@ -587,21 +587,23 @@ class RegionRelease(HistogramRelease, Publisher):
         released counts, no ε.
 
         The papers train C4.5 on the generalized records (§5.1, :meth:`train_classifier`); this
-        direct read of the counts is a dpexplore extension. Each region's evidence is its row of
-        the nearest non-negative counts with the release's noisy total
-        (:func:`~dpexplore.publish.shape.consistent_counts`, the counts the synthetic rows
-        follow), plus a pseudo-count of q noise standard deviations (√2·Δ/ε_leaf each, a public
-        figure) spread by the release's class shares (:meth:`_class_shares`). So a region's
-        counts overturn the class shares only when they stand above the noise of its q counts,
-        and a region left with nothing predicts them. Clamping each count at 0 instead, on a fine
-        partition, kept the positive half of the noise of every empty (region, class), more than
-        the records: a region of one or two records, or none, was decided by that noise, below
-        always predicting the majority class. Ties go to the larger class share."""
+        direct read of the counts is a dpexplore extension. Each region's evidence is its noisy
+        counts clamped at 0 (the released counts, §4.4), plus a pseudo-count of q noise standard
+        deviations (√2·Δ/ε_leaf each, a public figure) spread by the release's class shares
+        (:meth:`_class_shares`). So a region's counts overturn the class shares only when they
+        stand above the noise of its q counts, and a region left with nothing predicts them.
+        Without the pseudo-count, on a fine partition the clamped noise of the empty (region,
+        class) pairs decided a region of one or two records, or none, and pulled it towards even
+        shares: below always predicting the majority class. Reading the nearest non-negative
+        counts with the noisy total instead (:func:`~dpexplore.publish.shape.consistent_counts`,
+        what the synthetic rows follow) lost the evidence of small regions where the classes are
+        well separated (DiffGen on Adult-Multiclass at ε = 0.1: 0.80 against 0.83). Ties go to the
+        larger class share."""
         noisy = np.asarray(self.noisy_counts_, dtype=float)
         q = noisy.shape[1]
         shares = self._class_shares()
         pseudo = q * count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity())
-        counts = consistent_counts(noisy) + pseudo * shares[None, :]
+        counts = np.clip(noisy, 0, None) + pseudo * shares[None, :]
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), shares[None, :])
         return (proba + 1e-9 * shares[None, :]) / (1.0 + 1e-9)     # argmax: a tie goes to the larger share
