@@ -339,14 +339,17 @@ def _marginal_run(cls, params):
         X, y = data
         model = cls(epsilon=EPS, random_state=rng, marginal_share=0.9, **params, schema=AUDIT_SCHEMA).fit(X, y)
         assert model.column_sources_["age"]["source"] == "marginal"
-        return int(np.clip(np.floor(model.marginals_["age"][1]), -1, 1))   # leaf (5, 10]: 0 vs 1 record
+        assert model.marginal_parents_["age"] == "y"          # the only candidate parent
+        # age's two-way table with the class: leaf (5, 10] × class "no", 0 vs 1 record
+        return int(np.clip(np.floor(model.joint_marginals_["age"][1, 0]), -1, 1))
     return run
 
 
-# (publisher, parameters, how much the broken variant weakens the noise: age's marginal then runs at
-# 2.7 times the claim; DiffGen pays the class's marginal too, so age's holds half of 0.9·ε)
-AUDIT_PATHS = {"PrivPfC": (PrivPfC, {"theta": 1, "shares": (0.3, 0.3, 0.4)}, 3),
-               "DiffGen": (DiffGen, {"steps": 0}, 6)}
+# (publisher, parameters, how much the broken variant weakens the noise: age's two-way table then
+# runs at 2.7 times the claim; it holds 0.7 of age's share (the rest chooses its parent), and DiffGen
+# pays the class's marginal too, so age's share is half of 0.9·ε)
+AUDIT_PATHS = {"PrivPfC": (PrivPfC, {"theta": 1, "shares": (0.3, 0.3, 0.4)}, 4.3),
+               "DiffGen": (DiffGen, {"steps": 0}, 8.6)}
 
 
 @pytest.mark.parametrize("name", list(AUDIT_PATHS))

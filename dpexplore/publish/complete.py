@@ -114,14 +114,24 @@ def _sample_leaves(attr: Any, tax: Any, codes: np.ndarray, rng: np.random.Genera
     return sample_within(attr, tax, depth, codes, rng)
 
 
-PARENT_SELECTION_SHARE = 0.1
+PARENT_SELECTION_SHARE = 0.3
 """Share of a column's marginal ε that chooses its parent (:meth:`MarginalFiller.release`); the
 rest measures the two-way table. A public constant."""
 
-PARENT_NOISE_PENALTY = 2.0
+PARENT_MIN_EPSILON = 0.004
+"""The least ε a parent's choice may get (:data:`PARENT_SELECTION_SHARE` of a column's share):
+below it every column is measured one-way (:meth:`MarginalFiller.release`). The exponential
+mechanism picks a parent that explains a fifth of 5,000 records (a score gap of ~1,000, sensitivity
+1) from twenty candidates with probability > 1/2 only when ε·1,000/2 > ln 20, i.e. ε > ~0.006;
+below that the choice is mostly chance, and a two-way table with a chance parent blurs the column's
+own counts with more noise than it adds relations (at ε = 0.1 the generated tables' 2-way TVD fell
+by a third, `benchmarks/fidelity.py`). A public constant, compared with public figures (ε, the
+share, the number of columns) only."""
+
+PARENT_NOISE_PENALTY = 1.0
 """How many times the expected L1 noise of a candidate parent's two-way table (cells · Δ / ε) its
 score loses (:meth:`MarginalFiller.release`): a public penalty on parents with many leaves, whose
-table the noise blurs. 2 chose well on Adult and the generated messy table (benchmarks/fidelity.py)."""
+table the noise blurs. 1 chose well on Adult and the generated tables (benchmarks/fidelity.py)."""
 
 
 class MarginalFiller:
@@ -228,7 +238,8 @@ class MarginalFiller:
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
           :func:`~dpexplore.sensitivity.utility_sensitivity`), less :data:`PARENT_NOISE_PENALTY`
           times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
-          says which;
+          says which. Only when that ε is at least :data:`PARENT_MIN_EPSILON` (public: ε and
+          the number of columns decide it); below, the column is measured one-way;
         * another column: one-way over its leaves; the class column over the classes.
         """
         out: dict[str, np.ndarray] = {}
@@ -245,7 +256,7 @@ class MarginalFiller:
                 raise ValueError(f"no data for the marginal of {a!r}")
             size = len(self.taxonomies[a].leaves)
             spent = accountant.spend(each, f"marginal: {a}" + (" (where free)" if a in self._fixed else ""))
-            if a in joint:
+            if a in joint and spent * PARENT_SELECTION_SHARE >= PARENT_MIN_EPSILON:
                 candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
                               + joint[:joint.index(a)])
                 eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
@@ -310,11 +321,13 @@ class CompleteSynthetic:
         """After the model is chosen: pay the marginals (when ``marginal_share`` > 0, split evenly)
         of every predictor except the modelled ones in ``exact`` (released cells that are already
         single leaves of the marginal: a marginal adds nothing there), and of the class when the
-        filler holds it. An unmodelled column gets a privately chosen parent (the class, a modelled
-        column or an earlier unmodelled one: ``marginal_parents_``) and its two-way table with it
-        (``joint_marginals_``, leaves × parent leaves), and is drawn given its row's parent value;
-        a modelled one (whose relation to the others is in the released cells) is paid one-way and
-        shapes its values inside their released cells (:mod:`dpexplore.publish.shape`). Sets
+        filler holds it. Each paid predictor gets a privately chosen parent (the class, a column
+        drawn before it: ``marginal_parents_``) and its two-way table with it
+        (``joint_marginals_``, leaves × parent leaves) when the ε allows a choice
+        (:data:`PARENT_MIN_EPSILON`), else a one-way marginal. An unmodelled column is drawn given
+        its row's parent value; a modelled one (whose coarse relation to the others is in the
+        released cells) shapes its values inside their released cells, given its parent's value
+        (:mod:`dpexplore.publish.shape`); modelled columns are drawn first. Sets
         ``column_sources_`` (a rule column's entry also names the column that fixes it,
         ``"fixed_by"``: its marginal is paid for the free rows only), ``marginals_`` (one-way: a
         two-way table summed over its parent) and those two."""
@@ -328,7 +341,9 @@ class CompleteSynthetic:
         self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
         self._marginal_taxonomies = {}
         if filler is not None and paid:
-            noisy_marginals = filler.release(paid, share, accountant, rng, joint=rest, neighbours=self.neighbours)
+            shaped = [a for a in modelled if a in set(paid)]   # drawn inside their cells, before the rest
+            noisy_marginals = filler.release(paid, share, accountant, rng, joint=shaped + rest,
+                                             neighbours=self.neighbours)
             for a, noisy in noisy_marginals.items():
                 if noisy.ndim == 2:                      # a two-way table: the one-way marginal is its sum
                     self.joint_marginals_[a] = noisy
@@ -346,6 +361,8 @@ class CompleteSynthetic:
         for a in modelled:
             if a in self.marginals_:
                 sources[a]["marginal_epsilon"] = each
+                if a in self.marginal_parents_:
+                    sources[a]["given"] = self.marginal_parents_[a]
         for a in rest:
             if a in self.marginals_:
                 sources[a] = {"source": "marginal", "epsilon": each}
@@ -401,9 +418,11 @@ class CompleteSynthetic:
                     if sources.get(a, {}).get("source", "modelled") == "modelled" and a in frame.columns]
         for a in modelled:
             values = frame[a].to_numpy()
-            if not generalized and a in self._shaped(cells):
-                values = self._reshape_column(a, values, cells[a].take(row_cells), rng)
             data[a] = values if generalized else _cast_like(values, schema[a])
+        shaped = [] if generalized else self._shaped(cells)
+        for a in [a for a in modelled if a in shaped]:    # in schema order, each after its parent
+            parent = self._parent_codes(a, data, frame[schema.target])
+            data[a] = _cast_like(self._reshape_column(a, data[a], cells[a].take(row_cells), rng, parent), schema[a])
         kept: set[str] = set()
         self._keep_rules(data, kept, rng)
         for a in schema.predictors:            # then the others, each after its parent
@@ -564,9 +583,20 @@ class CompleteSynthetic:
         return (n_v * own + lam * overall) / (n_v + lam)
 
     def _reshape_column(self, a: str, values: np.ndarray, cells: "NodeCells | IntervalCells",
-                        rng: np.random.Generator) -> np.ndarray:
+                        rng: np.random.Generator, parent: np.ndarray | None = None) -> np.ndarray:
         """The values of modelled column ``a`` redrawn inside each row's released cell from its
-        noisy marginal (rows whose cell holds no declared value keep theirs)."""
-        drawn_values, drawn = draw_in_cells(self.schema_[a], self._marginal_taxonomies[a], self._full_marginal(a),
-                                            cells, rng)
-        return np.where(drawn, drawn_values, values)
+        noisy marginal, or, with a two-way table and each row's parent leaf (``parent``), from
+        its distribution given that leaf (:meth:`_conditional`), the rows of each parent leaf
+        together (rows whose cell holds no declared value keep theirs)."""
+        attr, tax = self.schema_[a], self._marginal_taxonomies[a]
+        out = np.array(values, dtype=object)
+        if parent is None or a not in getattr(self, "joint_marginals_", {}):
+            groups, weights = np.zeros(len(out), dtype=np.int64), {0: self._full_marginal(a)}
+        else:
+            groups = np.asarray(parent, dtype=np.int64)
+            weights = {int(v): self._conditional(a, int(v)) for v in np.unique(groups)}
+        for v, w in weights.items():
+            rows = np.flatnonzero(groups == v)
+            drawn_values, drawn = draw_in_cells(attr, tax, w, cells.take(rows), rng)
+            out[rows[drawn]] = drawn_values[drawn]
+        return out

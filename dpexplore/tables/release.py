@@ -27,10 +27,12 @@ __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseRe
 
 #: share of ε the workflow gives the marginals that shape a synthetic table (a documented
 #: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
-#: method has its own (:func:`default_marginal_share`). A quarter: on Adult and the generated
-#: messy table at ε = 1 it brings every publisher's mean 1-way / 2-way TVD under 0.05 / 0.12 at
-#: about the accuracy of 0.1 (benchmarks/fidelity.py, README "Synthetic tables")
-DEFAULT_MARGINAL_SHARE = 0.25
+#: method has its own (:func:`default_marginal_share`). A half: with the parents it pays for
+#: (:data:`~dpexplore.publish.complete.PARENT_MIN_EPSILON`), it brought every publisher's 2-way TVD
+#: at ε = 0.1 on Adult, the generated messy table and the customer table down by a third or more
+#: against a quarter, and at ε = 1 within 1.4× of MST's, at a cost of at most 0.03 accuracy
+#: (benchmarks/fidelity.py, README "Synthetic tables")
+DEFAULT_MARGINAL_SHARE = 0.5
 
 #: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
 #: method the registry tags "tables". A method of your own (e.g. a deliberately broken variant in
@@ -54,7 +56,7 @@ def default_marginal_share(method: str) -> float:
     grid choice keeps its accuracy with half of ε), else :data:`DEFAULT_MARGINAL_SHARE`.
 
     >>> default_marginal_share("PrivPfC"), default_marginal_share("DiffMulti")
-    (0.5, 0.25)
+    (0.5, 0.5)
     """
     spec = METHODS[method_name(method)]
     own = spec.marginal_share if isinstance(spec, MethodSpec) else None
@@ -232,7 +234,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     record changes the training part by at most itself; ``method`` runs on the training part at
     ``epsilon`` (in :data:`EPSILON_RANGE`, else an error: nothing is clamped), spent from
     ``accountant`` or a fresh one; every spend is in ``result.ledger``. ``marginal_share`` (a
-    fraction of ε; None: :func:`default_marginal_share`, 0.5 for PrivPfC, 0.25 for the others)
+    fraction of ε; None: :func:`default_marginal_share`, 0.5 for every publisher)
     pays the DP marginals that shape the synthetic table, when the publisher supports it (an
     extension beyond the papers, in the ledger);
     ``max_rows`` caps the synthetic table (public). ``progress`` shows a tqdm.auto bar (split,
