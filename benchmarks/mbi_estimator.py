@@ -1,5 +1,5 @@
-"""Two estimators on the same noisy measurements: Private-PGM (the ``mbi`` package; McKenna,
-Sheldon & Miklau 2019) against a plain tree sampler of our own, on the customer table.
+"""Estimators on the same noisy measurements: Private-PGM (the ``mbi`` package; McKenna,
+Sheldon & Miklau 2019) against two tree samplers of our own, on the customer table.
 
 Needs the optional extra: JAX and ``mbi``, which dpexplore does not depend on. Run it in its own
 virtual environment, outside the repository::
@@ -35,7 +35,7 @@ spent and the ε above is the measurements' alone. Not a release: an evaluation.
   and the margins of its two-way tables, each two-way table raked to those (:func:`consistent`),
   then drawn down the tree as ``tree``.
 
-Both draw the same number of rows (the root's noisy total, clamped); a bin becomes a value inside
+All three draw the same number of rows (the root's noisy total, clamped); a bin becomes a value inside
 it (:func:`dpexplore.histogram.sample_within`). Written: ``benchmarks/results/mbi_estimator.csv``
 (one row per estimator × ε × seed: ``tvd_1way``, ``tvd_2way`` of
 :func:`~dpexplore.evaluate.fidelity.fidelity_summary` against the training part; ``fit_seconds``
