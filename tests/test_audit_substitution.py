@@ -38,8 +38,10 @@ SCHEMA = Schema([Attribute.numeric("age", 0, 10, Taxonomy.equal_width("age", 0, 
 D = (pd.DataFrame({"age": [1, 2, 3, 4, 1, 2]}), pd.Series(["no", "yes"] * 3, name="y"))
 # the first record (age 1, "no") replaced by (age 10, "yes"): age leaves (6, 0) → (5, 1), classes (3, 3) → (2, 4)
 D_SUB = (D[0].assign(age=[10, 2, 3, 4, 1, 2]), D[1].where(D[1].index != 0, "yes"))
-# D's true marginal counts, and the direction each moves under the substitution
-AGE, CLASS = np.array([6.0, 0.0]), np.array([3.0, 3.0])
+# D's true counts of age's two-way table with the class (its parent: the only candidate; age leaves ×
+# classes) and of the class marginal; the substitution moves the first down and the second up:
+# (3, 3 / 0, 0) → (2, 3 / 0, 1), classes (3, 3) → (2, 4)
+AGE, CLASS = np.array([[3.0, 3.0], [0.0, 0.0]]), np.array([3.0, 3.0])
 SHORT_EPS, SHORT_N = 2.0, 1500
 LONG_EPS, LONG_N = 1.0, 6000
 
@@ -51,8 +53,9 @@ def _run(epsilon: float):
             warnings.simplefilter("ignore", EmptySyntheticWarning)     # the threshold keeps no cell: by design
             model = ProjectedHistogram(k=1, n_bins=2, A=5.0, epsilon=epsilon, neighbours="substitution",
                                        marginal_share=0.99, random_state=rng, schema=SCHEMA).fit(X, y)
-        age, label = model.marginals_["age"], model.marginals_["y"]
-        u = np.concatenate([[AGE[0] - age[0], age[1] - AGE[1]], [CLASS[0] - label[0], label[1] - CLASS[1]]])
+        assert model.marginal_parents_["age"] == "y"
+        age, label = model.joint_marginals_["age"], model.marginals_["y"]
+        u = np.array([AGE[0, 0] - age[0, 0], age[1, 1] - AGE[1, 1], CLASS[0] - label[0], label[1] - CLASS[1]])
         return int(np.floor(2 * np.clip(u, 0.0, 1.0).sum()))
     return run
 

@@ -231,8 +231,8 @@ class MarginalFiller:
 
         * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
           class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
-          exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε, then its table
-          leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
+          exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε (none when the class
+          is the only candidate), then its table leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
           in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
           of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
@@ -259,12 +259,15 @@ class MarginalFiller:
             if a in joint and spent * PARENT_SELECTION_SHARE >= PARENT_MIN_EPSILON:
                 candidates = ([self.target] + [p for p in self._codes if p not in joint and p != self.target]
                               + joint[:joint.index(a)])
-                eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
                 tables = [self._table(p, a, size) for p in candidates]
-                scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
-                          for t in tables]
-                pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
-                                              sensitivity=score_delta, random_state=rng)
+                if len(candidates) == 1:                   # nothing to choose: all of it measures the table
+                    pick, eps_table = 0, spent
+                else:
+                    eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
+                    scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
+                              for t in tables]
+                    pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
+                                                  sensitivity=score_delta, random_state=rng)
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
