@@ -439,10 +439,11 @@ class ProjectedHistogram(HistogramRelease, Publisher):
     noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
     ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``,
     ``classes_`` (the schema's classes in the type of y) and the fitted ``model_``
-    (post-processing; None with ``fallback_`` True when too few cells stand clearly above the noise
-    to fit it, then ``prior_`` is predicted: an extension, see :meth:`_fit_model`). Nothing read from the private data without noise is stored: the
-    non-private teaching view (each selection step's true gains and probabilities, which kept
-    cells were truly empty) is :meth:`diagnostics`, recomputed from data you pass in.
+    (post-processing; None with ``fallback_`` True when too few cells stand clearly above the
+    noise to fit it, then ``prior_`` is predicted: an extension, see :meth:`_fit_model`).
+    Nothing read from the private data without noise is stored: the non-private teaching view
+    (each selection step's true gains and probabilities, which kept cells were truly empty) is
+    :meth:`diagnostics`, recomputed from data you pass in.
     """
 
     method = "ProjectedHistogram"
@@ -839,7 +840,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             else:
                 index.append(np.asarray(i)[pos])
         labels, weights = idx[-1][pos], reps[pos].astype(float)
-        clear = self.counts_.values[pos] > max(float(self.threshold_), noise_ceiling(self.noise_scale_, self.n_cells_))
+        level = max(float(self.threshold_), noise_ceiling(self.noise_scale_, self.n_cells_))
+        clear = self.counts_.values[pos] > level         # cells clearly above the noise
         self.synthetic_size_ = int(weights.sum())
         # one class's coefficients the clear cells can determine: a numeric column's one, one per
         # level of a categorical column that they hold, and the intercept
