@@ -105,8 +105,12 @@ def check_predict_values(X: pd.DataFrame, schema: Schema, columns: list[str]) ->
     declared bounds is clipped to them, as the own-table workflow clips before a release; a
     category outside the declared list is refused (``ValueError`` naming the column and the
     rule, never the value), as ``fit`` refuses it: no declared category stands nearest to it.
-    Missing values are left to the callers' own checks. ``X`` is not modified (a clipped copy
-    is returned)."""
+    So is a row that breaks a declared rule (:attr:`~dpexplore.domain.Schema.rules`) between
+    two of ``columns``, with the message of ``fit`` (:meth:`~dpexplore.domain.Schema.check_rules`):
+    the schema says no such record exists. Missing values are left to the callers' own checks
+    (and a row holding one, or a taxonomy node label, in a rule's columns to them and to the
+    rule's generalized reading). ``X`` is not modified (a clipped copy is returned)."""
+    _check_declared_rules(X, schema, columns)
     out = X
     for name in columns:
         attr = schema.attributes.get(name)
@@ -126,6 +130,18 @@ def check_predict_values(X: pd.DataFrame, schema: Schema, columns: list[str]) ->
                 out = X.copy() if out is X else out
                 out[name] = col.clip(attr.lower, attr.upper)
     return out
+
+
+def _check_declared_rules(X: pd.DataFrame, schema: Schema, columns: list[str]) -> None:
+    """The rules of ``schema`` between two of ``columns`` on the rows of ``X`` whose values in
+    the rule's columns are declared categories."""
+    rules = {name: source for name, source in schema.rules.items() if name in columns and source in columns}
+    if not rules:
+        return
+    involved = {name for pair in rules.items() for name in pair}
+    declared = np.logical_and.reduce([X[name].astype(str).isin(schema[name].categories).to_numpy()
+                                      for name in involved])
+    schema.subset(sorted(involved)).check_rules(X.loc[declared])
 
 
 def check_release_input(X: Any, y: Any, schema: Schema | None, estimator: Any = None

@@ -92,6 +92,20 @@ def test_steps_zero_and_exhausted_candidates():
     assert m.ledger_["charged"].sum() < 1.0
 
 
+@pytest.mark.parametrize("reuse_budget, counts_epsilon", [(True, 1.0), (False, 0.5)])
+def test_steps_zero_without_numeric_attributes_spends_what_it_reports(reuse_budget, counts_epsilon):
+    """No numeric attribute and no step: phase 1 has no operation (ε' = ε/(2·0) divided by zero);
+    its ε/2 goes to the counts with reuse_budget, like the ε' of steps that could not run."""
+    X, y, schema = toy_data(300)
+    acc = BudgetAccountant(5.0)
+    m = DiffGen(1.0, steps=0, reuse_budget=reuse_budget, accountant=acc, random_state=0,
+                schema=schema.subset(["colour"])).fit(X[["colour"]], y)
+    assert m.epsilon_prime_ == 0.0 and m.n_regions_ == 1 and m.partitioning_epsilon_ == 0.0
+    assert list(m.ledger_["label"]) == ["DiffGen cell × class counts"]
+    assert m.ledger_["charged"].sum() == pytest.approx(counts_epsilon) == m.leaf_epsilon_
+    assert acc.spent == pytest.approx(counts_epsilon)
+
+
 def test_max_cells_caps_the_grid_without_reading_the_data():
     X, y, schema = toy_data(500)
     m = DiffGen(1.0, steps=12, max_cells=40, random_state=0, schema=schema).fit(X, y)

@@ -384,6 +384,30 @@ def test_fallback_predicts_the_paid_class_marginal_not_a_fixed_class(seed):
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
 
 
+def test_noise_ceiling_is_crossed_by_one_empty_cell_of_m():
+    for eps, delta, m in ((0.1, 1.0, 18_368), (1.0, 2.0, 96), (0.01, 1.0, 2)):
+        level = sh.noise_ceiling(delta / eps, m)
+        assert m * mechanisms.laplace_tail(level, epsilon=eps, sensitivity=delta) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_noise_only_release_predicts_the_paid_majority_not_a_regression_on_noise(seed):
+    """The class is independent of 4 predictors with 8 levels each, at ε = 0.1: no real cell of
+    the 8³·2 passes τ, the kept cells are empty cells that crossed it, with random classes. The
+    regression fitted on them predicted the minority class "b" for 34–93 % of the rows (below the
+    majority class); none of them stands above the noise ceiling, so the classifier is the paid
+    class marginal's majority "a" (80 % of the rows)."""
+    rng = np.random.default_rng(seed)
+    levels = list("abcdefgh")
+    schema = Schema([Attribute.categorical(c, levels) for c in ("u", "v", "w", "x")], "label", ["b", "a"])
+    X = pd.DataFrame({c: rng.choice(levels, 3000) for c in ("u", "v", "w", "x")})
+    y = pd.Series(np.where(rng.random(3000) < 0.8, "a", "b"), name="label")
+    with pytest.warns(EmptySyntheticWarning, match="clearly above the noise"):
+        model = ProjectedHistogram(0.1, k=3, marginal_share=0.3, random_state=seed, schema=schema).fit(X, y)
+    assert len(model.histogram_) > 0 and model.fallback_ and model.model_ is None
+    assert (model.predict(X) == "a").all()
+
+
 def test_does_not_mutate_and_is_reproducible(iris):
     X, y, schema = iris
     X0, y0 = X.copy(), y.copy()

@@ -99,7 +99,11 @@ class DiffGen(RegionRelease):
         self._partitions_cache = None
         num, cat = schema.numeric, schema.categorical
         sens = score_sensitivity(self.utility, self.n_max)
-        e1 = eps / (2.0 * (len(num) + 2 * self.steps))                 # DiffGen Alg. 1, line 3
+        # DiffGen Alg. 1, line 3: ε/2 over the |A_num| + 2h operations of phase 1; with neither a
+        # numeric attribute nor a step there is none (ε' = 0), and phase 1's ε/2 is unused like
+        # that of steps that could not run: the counts get it with ``reuse_budget``
+        operations = len(num) + 2 * self.steps
+        e1 = eps / (2.0 * operations) if operations else 0.0
         self.epsilon_prime_ = e1
         self._nav = {a: TaxonomyNavigator(schema[a].taxonomy) for a in cat}
         width = {a: schema[a].upper - schema[a].lower for a in num}

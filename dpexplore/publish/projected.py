@@ -49,7 +49,7 @@ from ..inputs import check_release_features
 from .base import Modelled, Publisher
 from .complete import MarginalFiller, count_noise_sd
 from .histogram_release import HistogramRelease
-from .sparse_histogram import SparseHistogram, perturb_sparse, threshold
+from .sparse_histogram import SparseHistogram, noise_ceiling, perturb_sparse, threshold
 from .shape import IntervalCells, NodeCells, consistent_counts
 
 __all__ = ["ProjectedHistogram", "NEIGHBOURS", "bandwidth", "bin_count", "discretise", "bin_midpoints",
@@ -439,9 +439,11 @@ class ProjectedHistogram(HistogramRelease, Publisher):
     noisy count, copies), ``counts_`` (:class:`SparseHistogram`), ``threshold_``, ``k_``,
     ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``,
     ``classes_`` (the schema's classes in the type of y) and the fitted ``model_``
-    (post-processing). Nothing read from the private data without noise is stored: the
-    non-private teaching view (each selection step's true gains and probabilities, which kept
-    cells were truly empty) is :meth:`diagnostics`, recomputed from data you pass in.
+    (post-processing; None with ``fallback_`` True when too few cells stand clearly above the
+    noise to fit it, then ``prior_`` is predicted: an extension, see :meth:`_fit_model`).
+    Nothing read from the private data without noise is stored: the non-private teaching view
+    (each selection step's true gains and probabilities, which kept cells were truly empty) is
+    :meth:`diagnostics`, recomputed from data you pass in.
     """
 
     method = "ProjectedHistogram"
@@ -813,7 +815,21 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         return np.hstack(blocks) if blocks else np.zeros((len(index[0]) if index else 0, 0))
 
     def _fit_model(self) -> None:
-        """Logistic regression on D̃ as weighted unique rows (the same objective as the repeated rows)."""
+        """Logistic regression on D̃ as weighted unique rows (the same objective as the repeated
+        rows, Vinterbo 2012, §3), or the class prior when D̃ cannot carry it.
+
+        The fallback (an extension: the paper is silent on it, §2.3) predicts the class prior
+        (:meth:`_class_shares`, AUC 0.5) when D̃ is empty or of one class, and also when its cells
+        that stand clearly above the noise (noisy count above max(τ, :func:`noise_ceiling`), which
+        one cell is expected to exceed were all m cells empty) are of one class or fewer than the
+        coefficients they can determine for one class (the intercept, one per numeric column and
+        one per level of a categorical column that they hold: the regression is then
+        underdetermined by them, and the rest of D̃ is what the noise put there). At small
+        ε_h the kept cells are mostly empty cells that crossed τ (each does with probability
+        ½·n̂^(−A/Δ), eq. 5), whose classes are noise: the regression fitted on them fell below the
+        majority class. Post-processing of the released counts with public constants (b = Δ/ε_h,
+        m, τ).
+        """
         reps = np.clip(self.counts_.rounded(), 0, None)
         idx = self.counts_.decode()
         pos = reps > 0
@@ -824,14 +840,23 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             else:
                 index.append(np.asarray(i)[pos])
         labels, weights = idx[-1][pos], reps[pos].astype(float)
-        present = np.unique(labels)
+        level = max(float(self.threshold_), noise_ceiling(self.noise_scale_, self.n_cells_))
+        clear = self.counts_.values[pos] > level         # cells clearly above the noise
         self.synthetic_size_ = int(weights.sum())
-        q = len(self.classes_)
-        if present.size < 2:
-            self.prior_ = self._class_shares(labels, weights)
+        # one class's coefficients the clear cells can determine: a numeric column's one, one per
+        # level of a categorical column that they hold, and the intercept
+        n_params = 1 + sum(1 if self.schema_[a].kind == "numeric" else np.unique(i[clear]).size
+                           for a, i in zip(self.selected_, index))
+        present, clear_classes = np.unique(labels).size, np.unique(labels[clear]).size
+        if present < 2 or clear_classes < 2 or clear.sum() < n_params:
+            self.prior_ = (self._class_shares(labels[clear], weights[clear]) if clear.any()
+                           else self._class_shares(labels, weights))
             self.model_ = None
             self.fallback_ = True
-            warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {present.size} class(es): "
+            reason = (f"{present} class(es)" if present < 2 else
+                      f"{int(clear.sum())} cell(s) of {clear_classes} class(es) clearly above the noise, "
+                      f"for {n_params} coefficients")
+            warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {reason}: "
                           "predicting the class shares of the release (AUC 0.5)", EmptySyntheticWarning,
                           stacklevel=FIT_CALLER_STACKLEVEL + 2)
             return
@@ -840,12 +865,11 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         self.model_.fit(self._design(index), labels, sample_weight=weights)
 
     def _class_shares(self, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The class prior of the fallback (D̃ empty or of one class; the paper is silent there,
+        """The class prior of the fallback (:meth:`_fit_model`; the paper is silent there,
         §2.3): the paid class marginal's shares when ``marginal_share`` > 0 bought one
-        (:func:`~dpexplore.publish.shape.consistent_counts`), else D̃'s class shares, else uniform.
-        An extension beyond the paper: at small ε_h the few cells above τ are mostly empty cells
-        that crossed it (each empty cell does with probability ½·n̂^(−A/Δ), eq. 5), so D̃'s one
-        class is often a noise cell's and predicting it everywhere fell below the majority class.
+        (:func:`~dpexplore.publish.shape.consistent_counts`), else the class shares of the cells
+        given (:meth:`_fit_model`: D̃'s cells clearly above the noise when there are any, since an
+        empty cell that crossed τ has a random class; else all of D̃), else uniform.
         Post-processing of released counts."""
         q = len(self.classes_)
         marginal = getattr(self, "marginals_", {}).get(self.schema_.target)

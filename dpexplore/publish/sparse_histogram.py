@@ -18,8 +18,8 @@ import numpy as np
 from .. import mechanisms
 from .._validation import RandomState, check_epsilon, check_random_state
 
-__all__ = ["threshold", "survival_probability", "expected_support", "perturb_dense", "perturb_sparse",
-           "SparseHistogram"]
+__all__ = ["threshold", "noise_ceiling", "survival_probability", "expected_support", "perturb_dense",
+           "perturb_sparse", "SparseHistogram"]
 
 _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an explicit list
 
@@ -27,6 +27,17 @@ _DENSE_COMPLEMENT = 2_000_000     # below this, empty cells are drawn from an ex
 def threshold(n: float, epsilon: float, A: float = 0.5) -> float:
     """τ = A·ln(n)/ε_h (Lei's threshold, PH line 1; natural log, histogram share of ε)."""
     return A * math.log(n) / check_epsilon(epsilon)
+
+
+def noise_ceiling(scale: float, n_cells: int) -> float:
+    """b·ln(m/2): the level an empty cell's Laplace(b) noise exceeds with probability 1/m
+    (P(L > t) = ½e^(−t/b), eq. 2): were all m cells empty, one of them would be expected above
+    it. Public: the noise scale b = Δ/ε_h and the number of cells m.
+
+    >>> round(noise_ceiling(1.0, 2 * 148), 3)      # ln 148
+    4.997
+    """
+    return float(scale) * math.log(max(float(n_cells), 2.0) / 2.0)
 
 
 def survival_probability(z: Any, n: float, epsilon: float, A: float = 0.5, sensitivity: float = 2.0) -> Any:
