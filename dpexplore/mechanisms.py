@@ -492,31 +492,43 @@ def _check_utilities(utilities: Any, name: str = "utilities") -> np.ndarray:
     return u
 
 
-def exponential_log_weights(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
-    """Log-weights ε·u/(2Δu) of the exponential mechanism (unnormalised)."""
+def exponential_log_weights(utilities: Any, *, epsilon: float, sensitivity: float,
+                            monotone: bool = False) -> np.ndarray:
+    """Log-weights ε·u/(2Δu) of the exponential mechanism (unnormalised); ε·u/Δu for a
+    ``monotone`` utility (see :func:`exponential`)."""
     u = _check_utilities(utilities)
+    halves = 1.0 if check_flag(monotone, "monotone") else 2.0
     with np.errstate(over="ignore"):
-        logw = check_epsilon(epsilon) * u / (2.0 * check_positive(sensitivity, "sensitivity"))
+        logw = check_epsilon(epsilon) * u / (halves * check_positive(sensitivity, "sensitivity"))
     if np.any(logw == np.inf):
         raise ValueError("utilities are too large for this ε/sensitivity (ε·u/2Δ overflows): "
                          "subtract a constant from them (that does not change the probabilities)")
     return logw
 
 
-def exponential_probabilities(utilities: Any, *, epsilon: float, sensitivity: float) -> np.ndarray:
-    """Exact selection probabilities P[i] ∝ exp(ε·u_i/(2Δu)) (computed with log-sum-exp)."""
-    logw = exponential_log_weights(utilities, epsilon=epsilon, sensitivity=sensitivity)
+def exponential_probabilities(utilities: Any, *, epsilon: float, sensitivity: float,
+                              monotone: bool = False) -> np.ndarray:
+    """Exact selection probabilities P[i] ∝ exp(ε·u_i/(2Δu)), or exp(ε·u_i/Δu) for a ``monotone``
+    utility (computed with log-sum-exp)."""
+    logw = exponential_log_weights(utilities, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone)
     return np.exp(logw - logsumexp(logw))
 
 
 def exponential(utilities: Any, *, epsilon: float, sensitivity: float,
-                random_state: RandomState = None, return_probabilities: bool = False) -> Any:
+                random_state: RandomState = None, return_probabilities: bool = False,
+                monotone: bool = False) -> Any:
     """Pick one candidate index with P[i] ∝ exp(ε·u_i/(2Δu)) (McSherry–Talwar; Dwork–Roth 3.10).
 
-    Keeps the factor 2 of the general mechanism (no monotonicity is assumed). Candidates with
-    utility -inf are never selected.
+    Keeps the factor 2 of the general mechanism unless ``monotone``: a utility that a neighbouring
+    dataset moves in the same direction for every candidate (adding a record raises each by
+    between 0 and Δu: add/remove neighbours and a count-like score; a substitution moves scores
+    both ways, so it is not) is ε-DP with P[i] ∝ exp(ε·u_i/Δu) (McSherry & Talwar 2007, §2; Dwork
+    & Roth 2014, the remark after Thm 3.10). Candidates with utility -inf are never selected.
+
+    >>> exponential_probabilities([0.0, 1.0], epsilon=2.0, sensitivity=1.0, monotone=True).round(3).tolist()
+    [0.119, 0.881]
     """
-    probs = exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity)
+    probs = exponential_probabilities(utilities, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone)
     rng = check_random_state(random_state)
     index = int(rng.choice(probs.size, p=probs))
     return (index, probs) if return_probabilities else index

@@ -645,3 +645,26 @@ def test_gaussian_audit_within_epsilon_and_flags_understated_sensitivity():
     assert not privacy_loss(call, 0.0, 1.0, batched=True, n_samples=200_000, random_state=19).violates(1.0)
     broken = lambda d, rng, n: m.gaussian(np.full(n, 4.0 * d), epsilon=1.0, delta=1e-5, random_state=rng)
     assert privacy_loss(broken, 0.0, 1.0, batched=True, n_samples=200_000, random_state=20).violates(1.0)
+
+
+def test_the_monotone_exponential_mechanism_is_private_for_monotone_neighbours_only():
+    """Without its factor 2 the mechanism is ε-DP when a neighbour moves every utility the same way
+    by at most Δ (exactly: the largest log-ratio of the selection probabilities stays ≤ ε), and
+    not when utilities move both ways (a substitution), where it reaches 2ε."""
+    rng = np.random.default_rng(0)
+    eps, delta = 0.7, 1.0
+    worst_monotone = worst_mixed = 0.0
+    for _ in range(300):
+        u = rng.normal(0.0, 3.0, 6)
+        p = m.exponential_probabilities(u, epsilon=eps, sensitivity=delta, monotone=True)
+        up = u + rng.uniform(0.0, delta, 6) * (rng.random(6) < 0.5)                    # each raised by 0..Δ
+        q = m.exponential_probabilities(up, epsilon=eps, sensitivity=delta, monotone=True)
+        worst_monotone = max(worst_monotone, float(np.abs(np.log(p) - np.log(q)).max()))
+        mixed = u + delta * np.where(np.arange(6) == 0, 1.0, -1.0)                       # one up, the rest down
+        r = m.exponential_probabilities(mixed, epsilon=eps, sensitivity=delta, monotone=True)
+        worst_mixed = max(worst_mixed, float(np.abs(np.log(p) - np.log(r)).max()))
+    assert worst_monotone <= eps + 1e-12
+    assert worst_mixed > 1.5 * eps
+    general = m.exponential_probabilities([0.0, 1.0], epsilon=2.0, sensitivity=1.0)
+    monotone = m.exponential_probabilities([0.0, 1.0], epsilon=2.0, sensitivity=1.0, monotone=True)
+    assert monotone[1] / monotone[0] == pytest.approx(np.exp(2.0)) and general[1] / general[0] == pytest.approx(np.e)
