@@ -227,10 +227,12 @@ display(Markdown("\n".join(
 # ## 3. Release, with a progress bar
 #
 # PrivPfC at ε = 1. 20 % of the rows are held out, each independently, to measure the error; half
-# of ε (`marginal_share`: PrivPfC's default is 0.5, as its grid choice keeps its accuracy with the
-# other half; the other methods' is 0.25) pays small marginals of the columns: two-way with a
-# privately chosen parent for those the method does not model, so that no synthetic column is uniform
-# filler, and one-way for the others, to shape the values inside the cells it releases. The summary says, per column, how it was produced.
+# of ε (`marginal_share`, 0.5 by default for every method) pays small marginals of the columns:
+# each a two-way table with a privately chosen parent (the class or a column drawn before it), so
+# that no synthetic column is uniform filler and each keeps its strongest relation; a column the
+# method models is drawn inside the cells it releases, given its parent. At small ε (a column's
+# share for the choice below 0.004) the choice would be mostly chance, and every column gets a
+# one-way marginal instead. The summary says, per column, how it was produced.
 
 # %%
 result = tables.release(encoded, schema, "PrivPfC", 1.0, leaks=leaks, random_state=8)
