@@ -31,7 +31,8 @@ __all__ = ["UTILITY_DECIMALS", "ledger_table", "markdown_frame", "summary_markdo
 UTILITY_DECIMALS = 2
 
 _SOURCE_TEXT = {"modelled": "modelled by the method (carries the relation to the target)",
-                "marginal": "drawn from a DP two-way marginal given a privately chosen parent (the target or another column)",
+                "marginal": ("drawn from a paid DP marginal: two-way, given a privately chosen parent (the target or "
+                             "another column), when ε allows the choice, else one-way"),
                 "uniform": "uniform over the declared domain: pure filler, carries no information",
                 "computed": "computed from its source column by its declared public rule (no ε)",
                 "left out": "left out of the synthetic table"}

@@ -111,7 +111,8 @@ class ReleaseResult:
 
 def column_sources(est: Any, schema: Schema, synthetic: pd.DataFrame) -> pd.DataFrame:
     """Per declared column: how the synthetic column was produced ("modelled" by the method,
-    "marginal" from a paid DP marginal (given a chosen parent column), "uniform" over the declared domain, "computed"
+    "marginal" from a paid DP marginal (given a chosen parent column when ε allows the choice),
+    "uniform" over the declared domain, "computed"
     from its source by a derived column's public rule, with no ε, or "left out") and the ε
     behind it when the publisher reports it (``column_sources_``). Without that attribute:
     PrivPfC's columns left at the root of its grid are "uniform"; others "modelled" when
