@@ -51,8 +51,8 @@ class DiffGen(RegionRelease):
         the counts (the run length is itself a DP output), so the release spends exactly ε.
     marginal_share, max_synthetic_rows : as :class:`~dpexplore.publish.diffmulti.DiffMulti` (an
         extension beyond the paper: Laplace marginals, bought with ``marginal_share``·ε after the
-        cuts are chosen, two-way with a privately chosen parent for the attributes never
-        specialized; ``column_sources_``).
+        cuts are chosen, each two-way with a privately chosen parent when ε allows the choice,
+        else one-way; ``column_sources_``).
     schema : the public :class:`~dpexplore.domain.Schema` ``fit(X, y)`` uses (None: read from the
         data with a :class:`~dpexplore.domain.PrivacyLeakWarning`).
 

@@ -105,10 +105,10 @@ class DiffMulti(RegionRelease):
     marginal_share : fraction of ε in [0, 1), default 0 (the paper: attributes the tree never
         splits are drawn uniformly over their declared domain in :meth:`synthetic`). s > 0 runs
         the method on (1 - s)·ε and, after the tree is released, spends s·ε on Laplace marginals
-        (ledger "marginal: <column>", split evenly): two-way with a privately chosen parent for the
-        never-split attributes, which :meth:`synthetic` draws given each row's parent value
-        (``marginal_parents_``); one-way for the split ones, which shape
-        the values inside their regions. An extension beyond the paper (README "Synthetic
+        (ledger "marginal: <column>", split evenly): each two-way with a privately chosen parent
+        (``marginal_parents_``) when ε allows the choice, else one-way; :meth:`synthetic` draws
+        the never-split attributes given each row's parent value, and the split ones inside their
+        regions, given it. An extension beyond the paper (README "Synthetic
         tables"). ``column_sources_`` says how each column is produced.
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
         :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).

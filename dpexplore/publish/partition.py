@@ -510,7 +510,8 @@ class RegionRelease(HistogramRelease, Publisher):
         ``column_sources_``). Post-processing only: no ε is spent.
         With ``marginal_share`` > 0 the table keeps the data's shape
         (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
-        noisy one-way marginals, and values inside each cell drawn from the column's marginal.
+        noisy one-way marginals, and values inside each cell drawn from the column's marginal
+        (given the row's parent value, when it has one).
         """
         cells = None
         if getattr(self, "marginals_", None) or self.schema_.rules:   # each region's interval or node, per attribute

@@ -183,11 +183,10 @@ class PrivPfC(HistogramRelease, Publisher):
         0 is the paper: attributes the grid leaves at the root carry no information and
         :meth:`synthetic` draws them uniformly over their declared domain. A share s > 0 runs
         PrivPfC on (1 - s)·ε and, after the grid is chosen, spends s·ε on Laplace marginals over
-        the taxonomy leaves (split evenly; ledger rows "marginal: <column>"): two-way with a privately
-        chosen parent for those root attributes, which :meth:`synthetic` draws given each row's
-        parent value (``marginal_parents_``); one-way for the
-        attributes the grid keeps coarser than their leaves, which shape the values inside their
-        cells. An extension beyond the paper (README "Synthetic tables"). If the grid refines every
+        the taxonomy leaves (split evenly; ledger rows "marginal: <column>"): each two-way with a
+        privately chosen parent (``marginal_parents_``) when ε allows the choice, else one-way;
+        :meth:`synthetic` draws the root attributes given each row's parent value, and the
+        attributes the grid keeps coarser than their leaves inside their cells, given it. An extension beyond the paper (README "Synthetic tables"). If the grid refines every
         attribute to its leaves the share is not spent (``epsilon_spent_``).
     max_synthetic_rows : int, default :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS` (keyword only)
         Public cap on the rows :meth:`synthetic` makes (its size is N̂ clamped to [1, cap]).

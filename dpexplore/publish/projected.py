@@ -415,10 +415,10 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         predictors that were not projected uniformly over their declared domain). s > 0 runs the
         method on (1 - s)·ε and, after the projection is released, spends s·ε (split evenly) on
         Laplace marginals (over the taxonomy leaves, or 16 equal-width bins without a taxonomy;
-        from a Source over the method's s bins; ledger "marginal: <column>"): two-way with a
-        privately chosen parent for the predictors left out, which :meth:`synthetic` draws given
-        each row's parent value (``marginal_parents_``); one-way for the
-        projected ones, which shape the values inside their bins; and the class's, to which the
+        from a Source over the method's s bins; ledger "marginal: <column>"): each two-way with a
+        privately chosen parent (``marginal_parents_``) when ε allows the choice, else one-way;
+        :meth:`synthetic` draws the predictors left out given each row's parent value, and the
+        projected ones inside their bins, given it; and the class's, to which the
         synthetic class shares are raked (the threshold drops small cells). An extension beyond
         the paper (README "Synthetic tables"); the classifier still uses the projection only.
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
