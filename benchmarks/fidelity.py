@@ -8,7 +8,7 @@ For Adult (``dpexplore.datasets.load_adult``), the generated messy table as note
 declares it (``benchmarks/08_your_data_sweep.py``: ``declared_messy``) and the generated customer
 table with its declared schema (``dpexplore.datasets.make_customer_table``: 7,000 rows, columns
 fixed by others, strongly dependent pairs, a long-tailed count), every publishing method
-of ``dpexplore.tables.release`` with its documented defaults (``marginal_share``: 0.5) at each ε and seed: the rows are split per record (``bernoulli_split``, 20 %
+of ``dpexplore.tables.release`` with its documented defaults (``marginal_share``: 0.7 for PrivPfC, 0.5 for the others) at each ε and seed: the rows are split per record (``bernoulli_split``, 20 %
 held out with that public probability), the release is made from the training part
 (``test_size=0``: all of it), then
 

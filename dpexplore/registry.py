@@ -158,8 +158,9 @@ METHODS: tuple[MethodSpec, ...] = (
                "noisy record count, one exponential-mechanism grid choice, Laplace counts of every (cell, class)",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"theta": 40},
                coarsest_params={"theta": 1}, audit="tests/test_audit_publish.py::test_release_is_private",
-               # its grid choice keeps its accuracy with half of ε (benchmarks/fidelity.py, README)
-               marginal_share=0.5),
+               # its grid choice keeps its accuracy with 0.3 of ε: within 0.013 of it with half, for
+               # tables about a tenth closer, closer than MST's on Adult (benchmarks/fidelity.py, README)
+               marginal_share=0.7),
     MethodSpec("DiffMulti", "publisher", "dpexplore.publish.diffmulti:DiffMulti", "Al-Hussaeni et al. 2018, Alg. 1",
                "private splits (exponential mechanism), noisy partition sizes, Laplace leaf × class counts",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"h": 12},

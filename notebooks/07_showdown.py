@@ -474,7 +474,7 @@ display(Markdown(
 #   the practical choice for exploring ε interactively.
 # - Pick for the use: for predictions, the highest accuracy; for a table to count and cross-tabulate,
 #   the smallest distance (section 7). dpexplore's methods choose their histogram for classification
-#   (the papers' goal) and each spends half of ε on the table's shape by default; MST chooses its
+#   (the papers' goal) and each spends half of ε or more on the table's shape by default; MST chooses its
 #   marginals for the shape alone. A difference smaller than the spread of the runs is no
 #   difference.
 # - Declare the rules you know (section 7, and notebook 08): they are kept in every row for no ε.

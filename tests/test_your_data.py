@@ -599,7 +599,7 @@ def test_tiny_and_one_class_tables_are_released(case):
 def test_each_method_brings_its_default_marginal_share():
     """PrivPfC pays half of ε for the shape marginals, the others a quarter, unless told otherwise;
     the app's share field follows the method until a share is typed."""
-    assert default_marginal_share("PrivPfC") == 0.5
+    assert default_marginal_share("PrivPfC") == 0.7
     assert {default_marginal_share(m) for m in METHODS if m != "PrivPfC"} == {DEFAULT_MARGINAL_SHARE}
     t = make_table(1500)
     schema, enc, leaks = build_schema(t, declared(t))
