@@ -597,7 +597,7 @@ def test_tiny_and_one_class_tables_are_released(case):
 
 
 def test_each_method_brings_its_default_marginal_share():
-    """PrivPfC pays half of ε for the shape marginals, the others a quarter, unless told otherwise;
+    """PrivPfC pays 0.7 of ε for the shape marginals, the others half, unless told otherwise;
     the app's share field follows the method until a share is typed."""
     assert default_marginal_share("PrivPfC") == 0.7
     assert {default_marginal_share(m) for m in METHODS if m != "PrivPfC"} == {DEFAULT_MARGINAL_SHARE}
@@ -607,11 +607,11 @@ def test_each_method_brings_its_default_marginal_share():
         res = release(enc, schema, "PrivPfC", 2.0, leaks=leaks, random_state=1, progress=False, evaluate=False,
                       marginal_share=share)
         paid = res.ledger.loc[res.ledger["label"].astype(str).str.startswith("marginal: "), "charged"].sum()
-        assert paid == pytest.approx(2.0 * (0.5 if share is None else share))
+        assert paid == pytest.approx(2.0 * (0.7 if share is None else share))
     app = YourDataApp(method="DiffGen")
     assert app.marginal_share.value == DEFAULT_MARGINAL_SHARE
     app.method.value = "PrivPfC"
-    assert app.marginal_share.value == 0.5
+    assert app.marginal_share.value == 0.7
     app.marginal_share.value = 0.3                       # typed: kept whatever the method
     app.method.value = "DiffMulti"
     assert app.marginal_share.value == 0.3

@@ -29,9 +29,9 @@ __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseRe
 #: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
 #: method has its own (:func:`default_marginal_share`). A half: with the parents it pays for
 #: (:data:`~dpexplore.publish.complete.PARENT_MIN_EPSILON`), it brought every publisher's 2-way TVD
-#: at ε = 0.1 on Adult, the generated messy table and the customer table down by a third or more
-#: against a quarter, and at ε = 1 within 1.4× of MST's, at a cost of at most 0.03 accuracy
-#: (benchmarks/fidelity.py, README "Synthetic tables")
+#: at ε = 0.1 on Adult, the generated messy table and the customer table down by a sixth to a half
+#: against a quarter, at a cost of at most 0.025 accuracy (benchmarks/fidelity.py, README
+#: "Synthetic tables")
 DEFAULT_MARGINAL_SHARE = 0.5
 
 #: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
