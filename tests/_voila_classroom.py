@@ -103,10 +103,18 @@ class VoilaServer:
         raise AssertionError(f"{pattern!r} not in the server log after {timeout} s:\n{self.log_text()[-3000:]}")
 
     def kernel_processes(self) -> list:
+        """The server's live kernel processes: a kernel that exited but is not yet reaped (a
+        zombie, whose command line can no longer be read) or one gone meanwhile is not counted."""
         import psutil
 
-        return [p for p in psutil.Process(self.proc.pid).children()
-                if any("ipykernel" in part for part in p.cmdline())]
+        live = []
+        for p in psutil.Process(self.proc.pid).children():
+            try:
+                if p.status() != psutil.STATUS_ZOMBIE and any("ipykernel" in part for part in p.cmdline()):
+                    live.append(p)
+            except (psutil.ZombieProcess, psutil.NoSuchProcess):
+                continue
+        return live
 
     def stranger(self) -> "Visitor":
         """Another visitor of this server: a browser with cookies of its own."""
