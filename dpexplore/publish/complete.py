@@ -235,8 +235,8 @@ class MarginalFiller:
         * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
           class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
           exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε (none when the class
-          is the only candidate), then its table leaves × the parent's leaves is measured with the rest (a tree of two-way marginals, as
-          in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
+          is the only candidate), then its table leaves × the parent's leaves is measured with the
+          rest (a tree of two-way marginals, as in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
           of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
           :func:`~dpexplore.sensitivity.utility_sensitivity`, so under add/remove the mechanism
@@ -349,7 +349,7 @@ class CompleteSynthetic:
         self.marginals_, self.joint_marginals_, self.marginal_parents_ = {}, {}, {}
         self._marginal_taxonomies = {}
         if filler is not None and paid:
-            shaped = [a for a in modelled if a in set(paid)]   # drawn inside their cells, before the rest
+            shaped = [a for a in modelled if a in paid]   # drawn inside their cells, before the rest
             noisy_marginals = filler.release(paid, share, accountant, rng, joint=shaped + rest,
                                              neighbours=self.neighbours)
             for a, noisy in noisy_marginals.items():
