@@ -10,6 +10,9 @@ from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
 from dpexplore.publish import diffgen as diffgen_module
 from dpexplore.publish.diffgen import DiffGen
+from dpexplore.publish.complete import count_noise_sd
+from dpexplore.publish.partition import count_reliability
+from dpexplore.sensitivity import sum_sensitivity
 
 COLOUR = Taxonomy.from_spec("colour", {"type": "categorical", "tree": {"Any": {
     "warm": ["red", "orange", "yellow"], "cold": ["blue", "green"]}}})
@@ -206,6 +209,32 @@ def test_sparse_regions_do_not_follow_the_noise_below_the_majority_class(seed):
     assert m.score(X_test, y_test) >= 0.76           # the majority class alone is right for 80 %
     proba = m.predict_proba(X_test)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("epsilon", [1.0, 0.1])
+def test_regions_whose_class_mix_is_noise_all_predict_the_class_shares(seed, epsilon):
+    """With features independent of the class, the regions' class mix is binomial sampling plus
+    noise: the counts' reliability is low, the pseudo-count grows by its inverse and no region
+    follows its noise (with a fixed pseudo-count, up to 1 % of the test records got "b")."""
+    X, y, schema = noise_features(seed=seed)
+    m = DiffGen(epsilon, steps=20, random_state=seed, schema=schema, marginal_share=0.25).fit(X, y)
+    noise_sd = count_noise_sd(m.leaf_epsilon_, sensitivity=sum_sensitivity())
+    assert count_reliability(m.noisy_counts_, m._class_shares(), noise_sd) < 0.3
+    X_test, _, _ = noise_features(seed=100 + seed)
+    assert set(m.predict(X_test)) == {"a"}
+
+
+def test_regions_whose_class_mix_is_signal_follow_their_counts():
+    """When the regions' class mix is signal (the toy class is x > 60 xor warm), the reliability
+    is near 1 and the regions predict their own classes, not the shares."""
+    X, y, schema = toy_data()
+    m = DiffGen(1.0, steps=10, random_state=0, schema=schema).fit(X, y)
+    noise_sd = count_noise_sd(m.leaf_epsilon_, sensitivity=sum_sensitivity())
+    assert count_reliability(m.noisy_counts_, m._class_shares(), noise_sd) > 0.9
+    X_test, y_test, _ = toy_data(seed=5)
+    assert set(m.predict(X_test)) == {"a", "b"}
+    assert m.score(X_test, y_test) >= 0.88
 
 
 @pytest.mark.parametrize("seed", [0, 4, 6])

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCORES", "child_scores", "score_sensitivity", "splittable", "split_utilities", "piece_utilities",
            "private_split_point", "TaxonomyNavigator", "categorical_children", "numeric_children",
-           "interval_label", "WeightedRecords", "RegionRelease", "c45_tree", "ReleaseClassifier",
+           "interval_label", "WeightedRecords", "RegionRelease", "c45_tree", "count_reliability", "ReleaseClassifier",
            "category_positions", "category_order"]
 
 SCORES = ("max", "ncp", "dm")
@@ -589,21 +589,27 @@ class RegionRelease(HistogramRelease, Publisher):
 
         The papers train C4.5 on the generalized records (§5.1, :meth:`train_classifier`); this
         direct read of the counts is a dpexplore extension. Each region's evidence is its noisy
-        counts clamped at 0 (the released counts, §4.4), plus a pseudo-count of q noise standard
-        deviations (√2·Δ/ε_leaf each, a public figure) spread by the release's class shares
-        (:meth:`_class_shares`). So a region's counts overturn the class shares only when they
-        stand above the noise of its q counts, and a region left with nothing predicts them.
-        Without the pseudo-count, on a fine partition the clamped noise of the empty (region,
-        class) pairs decided a region of one or two records, or none, and pulled it towards even
-        shares: below always predicting the majority class. Reading the nearest non-negative
+        counts clamped at 0 (the released counts, §4.4), plus a pseudo-count spread by the
+        release's class shares (:meth:`_class_shares`): q noise standard deviations (√2·Δ/ε_leaf
+        each, a public figure) divided by the counts' reliability (:func:`count_reliability`, the
+        share of the regions' class mix that the noise does not explain). So a region's
+        counts overturn the class shares only when they stand above the noise, and when the noise
+        makes most of the counts' spread (a partition finer than the records, at small ε) every
+        region predicts the class shares. Without the pseudo-count, the clamped noise of the empty
+        (region, class) pairs decided a region of one or two records, or none, and pulled it towards
+        even shares: below always predicting the majority class. With a fixed one, on a partition
+        of ~19,000 regions for ~5,600 records (DiffGen at ε = 0.1), one region in ten still
+        followed its noise (0.657 against the majority's 0.688). Reading the nearest non-negative
         counts with the noisy total instead (:func:`~dpexplore.publish.shape.consistent_counts`,
         what the synthetic rows follow) lost the evidence of small regions where the classes are
-        well separated (DiffGen on Adult-Multiclass at ε = 0.1: 0.80 against 0.83). Ties go to the
+        well separated (DiffGen on Adult-Multiclass at ε = 0.1: 0.80 against 0.82). Ties go to the
         larger class share."""
         noisy = np.asarray(self.noisy_counts_, dtype=float)
         q = noisy.shape[1]
         shares = self._class_shares()
-        pseudo = q * count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity())
+        noise_sd = count_noise_sd(self.leaf_epsilon_, sensitivity=sum_sensitivity())
+        reliability = count_reliability(noisy, shares, noise_sd)
+        pseudo = q * noise_sd / max(reliability, 1e-6)
         counts = np.clip(noisy, 0, None) + pseudo * shares[None, :]
         tot = counts.sum(axis=1, keepdims=True)
         proba = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), shares[None, :])
@@ -677,6 +683,38 @@ class RegionRelease(HistogramRelease, Publisher):
                 p = pos[m2n == r[1][i]]
                 lo[i], hi[i] = p.min(), p.max() + 1
         return lo, hi
+
+
+def count_reliability(noisy: Any, shares: Any, noise_sd: float) -> float:
+    """The share of the regions' class mix, as their noisy counts show it, that is not noise.
+
+    Each region's counts are compared with its noisy total spread by the class shares: d_rc =
+    y_rc − s_c·Σ_c' y_rc'. With no class signal in the regions and noise of standard deviation
+    σ (a public figure) on every count, the mean of Σ_c d_rc² over the regions is
+    σ²·(q − 2 + q·Σ_c s_c²). The reliability is 1 − that / the observed mean, clipped to [0, 1]:
+    the classical signal-over-total variance of a noisy measurement (as in empirical-Bayes
+    shrinkage). Post-processing of released counts.
+
+    >>> rng = np.random.default_rng(0)
+    >>> sizes = rng.poisson(100, 500)
+    >>> mixed = rng.binomial(sizes, rng.choice([0.1, 0.9], 500))        # regions mostly of one class
+    >>> signal = np.column_stack([mixed, sizes - mixed]).astype(float)
+    >>> count_reliability(signal + rng.laplace(0, 1, signal.shape), [0.5, 0.5], 2 ** 0.5) > 0.9
+    True
+    >>> pure = rng.binomial(sizes, 0.8)                                   # every region 80 / 20
+    >>> noise = np.column_stack([pure, sizes - pure]) + rng.laplace(0, 20, (500, 2))
+    >>> count_reliability(noise, [0.8, 0.2], 20 * 2 ** 0.5) < 0.2
+    True
+    """
+    noisy = np.asarray(noisy, dtype=float)
+    shares = np.asarray(shares, dtype=float)
+    if noisy.size == 0:
+        return 0.0
+    deviation = noisy - noisy.sum(axis=1, keepdims=True) * shares[None, :]
+    observed = float(np.mean(np.sum(deviation ** 2, axis=1)))
+    q = noisy.shape[1]
+    expected_noise = noise_sd ** 2 * (q - 2 + q * float(np.sum(shares ** 2)))
+    return float(np.clip(1.0 - expected_noise / observed, 0.0, 1.0)) if observed > 0 else 0.0
 
 
 def c45_tree(random_state: Any = None) -> Any:
