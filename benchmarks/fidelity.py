@@ -155,8 +155,10 @@ def means(results: pd.DataFrame) -> pd.DataFrame:
 
 def peer_runs(sidecar: Path, results: pd.DataFrame) -> pd.DataFrame:
     """MST's runs as ``benchmarks/peers.py`` stored them (its JSON sidecar) in this benchmark's
-    columns: the peers ran on this benchmark's splits (``seed`` = their ``run``), so each run gets
-    the ``majority`` of its split from ``results``."""
+    columns, ``seed`` = their ``run``. On the generated tables the peers ran on this benchmark's
+    splits, so each run gets the ``majority`` of its split from ``results``; on Adult they ran on
+    the showdown's stratified splits (``peers.dataset_splits``), so the ``majority`` given is that
+    of this benchmark's split of the same seed, close to theirs but not the same rows."""
     info = json.loads(Path(sidecar).read_text())
     rows = [{**{key: run[key] for key in COLUMNS if key in run}, "method": PEER_LABELS[run["method"]],
              "seed": run["run"]}
