@@ -338,7 +338,9 @@ class CompleteSynthetic:
         (:mod:`dpexplore.publish.shape`); modelled columns are drawn first. Sets
         ``column_sources_`` (a rule column's entry also names the column that fixes it,
         ``"fixed_by"``: its marginal is paid for the free rows only), ``marginals_`` (one-way: a
-        two-way table summed over its parent) and those two."""
+        two-way table summed over its parent) and those two. Their counts follow the leaf order
+        of each column's marginal taxonomy (its declared taxonomy's leaves, which can group the
+        categories in another order than the schema's list; the class: the schema's classes)."""
         schema = self.schema_
         modelled = [a for a in schema.predictors if a in set(modelled)]
         rest = [a for a in schema.predictors if a not in set(modelled)]

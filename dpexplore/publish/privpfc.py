@@ -212,7 +212,8 @@ class PrivPfC(HistogramRelease, Publisher):
     NON-private teaching view) come from :meth:`diagnostics`, recomputed from data you pass in.
     ``expected_occupancy_`` is N̂ divided by the chosen grid's number of cells (released);
     ``column_sources_`` says how each column of :meth:`synthetic` is produced ("modelled",
-    "marginal" or "uniform", with its ε) and ``marginals_`` holds the noisy marginals.
+    "marginal" or "uniform", with its ε) and ``marginals_`` holds the noisy marginals (in the
+    leaf order of each column's taxonomy, which can differ from its list of categories).
 
     Examples
     --------
