@@ -9,8 +9,8 @@ from sklearn.base import clone
 from dpexplore.budget import BudgetAccountant, BudgetExceededError
 from dpexplore.domain import Attribute, Schema, Taxonomy
 from dpexplore.publish import diffgen as diffgen_module
-from dpexplore.publish.diffgen import DiffGen
 from dpexplore.publish.complete import count_noise_sd
+from dpexplore.publish.diffgen import DiffGen
 from dpexplore.publish.partition import count_reliability
 from dpexplore.publish.sparse_histogram import noise_ceiling
 from dpexplore.sensitivity import sum_sensitivity

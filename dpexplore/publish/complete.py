@@ -148,6 +148,7 @@ whole L1 noise (1), the customer table's worst add-on service broke its undeclar
 4.3–7.3 % (MST: 6.4 %), with a closer 2-way TVD, while Adult and the generated table moved by at
 most 0.001 (DiffMulti: 28 % either way; benchmarks/fidelity.py, 3 seeds)."""
 
+
 class MarginalFiller:
     """The paid marginals that give a synthetic table the data's shape (an extension beyond the
     papers): values of the columns a release carries no information on, and values inside the
@@ -247,8 +248,9 @@ class MarginalFiller:
           class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
           exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε (none when the class
           is the only candidate), then its table leaves × the parent's leaves is measured with the
-          rest (a tree of two-way marginals, as in PrivBayes, Zhang et al. 2017, §4, with degree 1). The score of a parent is the number
-          of records whose leaf is the most common one given the parent's leaf, Σ_v max_u T(v, u)
+          rest (a tree of two-way marginals, as in PrivBayes, Zhang et al. 2017, §4, with degree
+          1). The score of a parent is the number of records whose leaf is the most common one
+          given the parent's leaf, Σ_u max_v T(v, u) (u the parent's leaf, v the column's)
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
           :func:`~dpexplore.sensitivity.utility_sensitivity`, so under add/remove the mechanism
           drops its factor 2, :func:`~dpexplore.mechanisms.exponential`), less :data:`PARENT_NOISE_PENALTY`
