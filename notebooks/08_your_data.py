@@ -230,10 +230,10 @@ display(Markdown("\n".join(
 # of ε (`marginal_share`: PrivPfC's default, as its grid choice keeps its accuracy with the rest;
 # the other methods' is 0.5) pays small marginals of the columns:
 # each a two-way table with a privately chosen parent (the class or a column drawn before it), so
-# that no synthetic column is uniform filler and each keeps its strongest relation; a column the
-# method models is drawn inside the cells it releases, given its parent. At small ε (a column's
-# share for the choice below 0.004) the choice would be mostly chance, and every column gets a
-# one-way marginal instead. The summary says, per column, how it was produced.
+# that no synthetic column is uniform filler and each keeps its strongest relation; the columns
+# the method models are drawn together inside the cells it releases, each given its parent. At
+# small ε (a column's share for the choice below 0.004) the choice would be mostly chance, and
+# every column gets a one-way marginal instead. The summary says, per column, how it was produced.
 
 # %%
 result = tables.release(encoded, schema, "PrivPfC", 1.0, leaks=leaks, random_state=8)

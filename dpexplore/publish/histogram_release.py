@@ -29,6 +29,8 @@ class HistogramRelease:
     * ``_predict_proba(X)``: class probabilities of the rows of ``X`` (columns follow ``classes_``);
     * ``_size_total()``: the release's DP total and the public standard deviation of its noise
       (:func:`~dpexplore.publish.complete.count_noise_sd`), for the size rule;
+    * ``_count_scale()``: the public Laplace scale of each count the synthetic rows are copied
+      from, the noise band that raking keeps them in;
     * ``_synthetic_rows(size, rng, values, shuffle)``: the modelled columns and the target of
       ``size`` rows, the released cells ({column: cells}, or None) and each row's cell.
     """
@@ -52,7 +54,7 @@ class HistogramRelease:
 
     def _synthetic(self, *, n: int | None, random_state: Any, values: str) -> pd.DataFrame:
         self._check_fitted()
-        total, noise_sd = self._size_total()
+        total, noise_sd = self._record_total()      # the release's total, with the marginals' when paid
         size = synthetic_size(total, n, self.max_synthetic_rows, noise_sd=noise_sd)
         rng = check_random_state(random_state)
         frame, cells, row_cells = self._synthetic_rows(size, rng, values, shuffle=random_state is not None)

@@ -490,6 +490,9 @@ class RegionRelease(HistogramRelease, Publisher):
         return np.floor(np.clip(self.noisy_counts_, 0, 2.0 ** 62)).astype(np.int64)   # no int64 overflow
 
     # ------------------------------------------------------------------ synthetic data
+    def _count_scale(self) -> float:
+        return sum_sensitivity() / float(self.leaf_epsilon_)
+
     def _size_total(self) -> tuple[float, float]:
         return float(np.sum(self.noisy_counts_)), count_noise_sd(self.leaf_epsilon_, np.size(self.noisy_counts_))
 
@@ -498,7 +501,8 @@ class RegionRelease(HistogramRelease, Publisher):
         """Records from the release (:meth:`synthetic`).
 
         Size (a public rule): ``n`` if given, else the unclipped sum of the noisy counts (an
-        unbiased DP estimate of the record count), raised to the public floor and capped at
+        unbiased DP estimate of the record count; with marginals paid, averaged with their totals,
+        :meth:`~dpexplore.publish.complete.CompleteSynthetic._record_total`), raised to the public floor and capped at
         ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). Each
         (region, class) gets rows in proportion to its noisy count clipped at 0 (largest-remainder
         rounding; the paper's max(0, ⌊count⌋) copies, §4.4 line 21, would make ~165k rows from 6k

@@ -30,7 +30,7 @@ from ..domain import PrivacyLeakWarning, Schema
 from ..histogram import LevelCodes, noisy_counts, synthetic_from_counts
 from ..limits import MAX_GRID_CELLS, MAX_SYNTHETIC_ROWS
 from ..models.histogram import HistogramClassifier, generalize
-from ..sensitivity import count_sensitivity, utility_sensitivity
+from ..sensitivity import count_sensitivity, sum_sensitivity, utility_sensitivity
 from .privpfc_scoring import (CONSTANT_SENSITIVITY, GridScorer, cell_quality, describe_grid,
                               enumerate_grids, exact_cell_quality, grid_quality, quality_sensitivity,
                               win_probability)
@@ -323,6 +323,9 @@ class PrivPfC(HistogramRelease, Publisher):
         self._check_fitted()
         return {a: d + 1 for a, d in self.grid_.items()}
 
+    def _count_scale(self) -> float:
+        return sum_sensitivity() / float(self.epsilon_split_["histogram counts"])
+
     def _size_total(self) -> tuple[float, float]:
         return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
 
@@ -330,7 +333,8 @@ class PrivPfC(HistogramRelease, Publisher):
                         shuffle: bool) -> tuple[pd.DataFrame, dict | None, np.ndarray]:
         """Synthetic records from the noisy histogram (:meth:`synthetic`). Post-processing: no budget.
 
-        Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``), raised to
+        Size (a public rule): ``n`` if given, else the DP record count N̂ (``n_hat_``; with marginals
+        paid, averaged with their totals, :meth:`~dpexplore.publish.complete.CompleteSynthetic._record_total`), raised to
         the public floor and capped at ``max_synthetic_rows`` (:func:`~dpexplore.publish.complete.synthetic_size`). The rows of each (cell, class) are its noisy count clipped
         at 0, rescaled to that size (largest-remainder rounding; at the paper's scale this is
         round(max(0, count)) copies, Alg. 2 line 22). Refined attributes get node labels

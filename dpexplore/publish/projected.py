@@ -723,6 +723,9 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             return bin_midpoints(attr.lower, attr.upper, self.n_bins_)[index]
         return np.asarray(list(attr.categories), dtype=object)[index]
 
+    def _count_scale(self) -> float:
+        return float(self.noise_scale_)
+
     def _size_total(self) -> tuple[float, float]:
         return self.n_hat_, count_noise_sd(self.epsilon_split_["record count"])
 
@@ -735,7 +738,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         columns their generalized fill (the root label, or a marginal's leaf label).
 
         Size (a public rule): ``n`` if given, else n̂ (``n_hat_``: the noisy record count, or the
-        public n under substitution) raised to the public floor and capped at ``max_synthetic_rows``
+        public n under substitution; with marginals paid, averaged with their totals,
+        :meth:`~dpexplore.publish.complete.CompleteSynthetic._record_total`) raised to the public floor and capped at ``max_synthetic_rows``
         (:func:`~dpexplore.publish.complete.synthetic_size`); the copies are
         rescaled to it by largest-remainder rounding (at the paper's scale, the paper's copies).
         Predictors that were not projected are drawn from their noisy marginal
