@@ -164,7 +164,8 @@ overall shape; a common one keeps its own, and with it the zeros of a table's lo
 whole L1 noise (1), the customer table's worst add-on service broke its undeclared rule in
 7.4–10 % of the rows at ε = 1 (PrivPfC, DiffGen, the projected histogram); with 0.1, in
 4.3–7.3 % (MST: 6.4 %), with a closer 2-way TVD, while Adult and the generated table moved by at
-most 0.001 (DiffMulti: 28 % either way; benchmarks/fidelity.py, 3 seeds)."""
+most 0.001 (DiffMulti: 28 % either way, before its columns were drawn jointly;
+benchmarks/fidelity.py, 3 seeds)."""
 
 
 class MarginalFiller:

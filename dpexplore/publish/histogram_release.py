@@ -28,7 +28,8 @@ class HistogramRelease:
 
     * ``_predict_proba(X)``: class probabilities of the rows of ``X`` (columns follow ``classes_``);
     * ``_size_total()``: the release's DP total and the public standard deviation of its noise
-      (:func:`~dpexplore.publish.complete.count_noise_sd`), for the size rule;
+      (:func:`~dpexplore.publish.complete.count_noise_sd`), for the size rule (with marginals paid,
+      averaged with their totals: :meth:`~dpexplore.publish.complete.CompleteSynthetic._record_total`);
     * ``_count_scale()``: the public Laplace scale of each count the synthetic rows are copied
       from, the noise band that raking keeps them in;
     * ``_synthetic_rows(size, rng, values, shuffle)``: the modelled columns and the target of

@@ -514,9 +514,9 @@ class RegionRelease(HistogramRelease, Publisher):
         marginal (``marginal_share`` > 0) or uniformly over the declared domain (see
         ``column_sources_``). Post-processing only: no ε is spent.
         With ``marginal_share`` > 0 the table keeps the data's shape
-        (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
-        noisy one-way marginals, and values inside each cell drawn from the column's marginal
-        (given the row's parent value, when it has one).
+        (:mod:`dpexplore.publish.shape`): copies from one fit of the counts with the paid marginals
+        (:meth:`~dpexplore.publish.complete.CompleteSynthetic._copy_weights`), and values inside
+        each cell drawn jointly from the columns' distributions given their parents.
         """
         cells = None
         if getattr(self, "marginals_", None) or self.schema_.rules:   # each region's interval or node, per attribute

@@ -344,8 +344,9 @@ class PrivPfC(HistogramRelease, Publisher):
         domain (the paper; "generalized": the root label), see ``column_sources_``. The target
         column holds ``classes_`` (the labels in the type of the training y) and
         :meth:`weighted_table` the release with a weight column. With ``marginal_share`` > 0 the table keeps the data's shape
-        (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
-        noisy one-way marginals, and values inside each cell drawn from the column's marginal.
+        (:mod:`dpexplore.publish.shape`): copies from one fit of the counts with the paid marginals
+        (:meth:`~dpexplore.publish.complete.CompleteSynthetic._copy_weights`), and values inside
+        each cell drawn jointly from the columns' distributions given their parents.
         """
         cells = grid_cells(self.grid_, self.schema_) if getattr(self, "marginals_", None) or self.schema_.rules else None
         reps = self._copies(self.counts_, size, cells).reshape(self.counts_.shape)

@@ -746,8 +746,9 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         (``marginal_share`` > 0) or uniformly over the declared domain (``column_sources_``).
         The projected columns are deterministic; a given ``random_state`` shuffles the row order
         (``shuffle``) and draws the other columns. With ``marginal_share`` > 0 the table keeps the data's shape
-        (:mod:`dpexplore.publish.shape`): copies from the nearest non-negative counts, raked to the
-        noisy one-way marginals, and values inside each cell drawn from the column's marginal.
+        (:mod:`dpexplore.publish.shape`): copies from one fit of the counts with the paid marginals
+        (:meth:`~dpexplore.publish.complete.CompleteSynthetic._copy_weights`), and values inside
+        each cell drawn jointly from the columns' distributions given their parents.
         """
         generalized = values == "generalized"
         kept, copies = self.counts_.decode(), self.counts_.rounded()
