@@ -335,6 +335,15 @@ def _cast_like(values: np.ndarray, attr: Any) -> Any:
     return values
 
 
+def _entry_classes(shape: tuple, classes: Any = None) -> np.ndarray | None:
+    """The class of each (cell, class) entry, in C order, of a table of ``shape``: its column when
+    the classes are its columns; with one column, ``classes`` (the class of each cell, or None)."""
+    n_cells, width = int(shape[0]), int(shape[1])
+    if width > 1:
+        return np.tile(np.arange(width), n_cells)
+    return None if classes is None else np.asarray(classes, dtype=np.int64)
+
+
 class CompleteSynthetic:
     """Mixin: the bookkeeping of complete synthetic tables, shared by the four publishers.
 
@@ -633,8 +642,7 @@ class CompleteSynthetic:
         if not shaped:
             return None
         n_cells, width = int(shape[0]), int(shape[1])
-        entry_class = (np.tile(np.arange(width), n_cells) if width > 1
-                       else None if classes is None else np.asarray(classes, dtype=np.int64))
+        entry_class = _entry_classes(shape, classes)
         entry_cell = np.repeat(np.arange(n_cells), width)
         target = self.schema_.target
         tree, given = self._cell_tree(shaped, {a: cells[a].take(entry_cell) for a in shaped},
@@ -694,11 +702,8 @@ class CompleteSynthetic:
         holds no records of (e.g. "no internet" × "online security: yes") loses its weight.
         Rule columns are left to their rule. Post-processing of released counts and cells."""
         shaped = self._modelled_in_cells(cells)
-        n_cells, width = int(shape[0]), int(shape[1])
-        if width > 1:
-            entry_class = np.tile(np.arange(width), n_cells)
-        else:
-            entry_class = None if classes is None else np.asarray(classes, dtype=np.int64)
+        width = int(shape[1])
+        entry_class = _entry_classes(shape, classes)
         out = []
         for a in shaped:
             parent = self.marginal_parents_.get(a)
