@@ -1,0 +1,106 @@
+"""What each part of the synthetic tables' joint fit and of the marginals' parent choice buys.
+
+    python benchmarks/ablations.py [--variants none no-band ...] [--datasets adult messy customers] \\
+        [--out benchmarks/results/ablations.csv]
+
+Runs ``benchmarks/fidelity.py`` (the same tables, splits, seeds and ε, so each variant's runs
+pair with the stored ones) with one part of ``dpexplore.publish.complete`` changed:
+
+- ``none``: the release as shipped;
+- ``no-band``: the cells raked without each count's noise band (``noise_ceiling``);
+- ``no-prior``: no tree-model prior where the counts are mostly noise (``MODEL_PRIOR_SHARE`` 0);
+- ``no-pairs``: the cells raked to the one-way marginals only, not to the two-way tables;
+- ``class-totals-from-table``: the class totals from the release's table only;
+- ``total-from-table``: the record total (and the synthetic size) from the release's own total only;
+- ``selection-share=S``: ``PARENT_SELECTION_SHARE`` = S (0.2 shipped) for every column;
+- ``best-parent``: each column's parent chosen as the best score, not by the exponential
+  mechanism (NOT PRIVATE: a measuring stick for what a better private choice could reach).
+
+Measurements only (NOT private evaluation, and ``best-parent`` is not a private release). The
+CSV holds fidelity.py's columns and ``variant``; the printed table the means over the seeds.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import fidelity
+from dpexplore.exceptions import PrivacyLeakWarning
+from dpexplore.publish import complete
+
+OUT = fidelity.ROOT / "benchmarks" / "results" / "ablations.csv"
+VARIANTS = ("none", "no-band", "no-prior", "no-pairs", "class-totals-from-table", "total-from-table",
+            "selection-share=0.35", "selection-share=0.5", "best-parent")
+
+
+def _best_parent_mechanisms() -> types.SimpleNamespace:
+    """``complete``'s view of :mod:`dpexplore.mechanisms` with ``exponential`` replaced by the
+    argmax of the scores (drawn anyway, so the rest of the release sees the same random stream)."""
+    mechanisms = complete.mechanisms
+    view = types.SimpleNamespace(**{k: getattr(mechanisms, k) for k in dir(mechanisms) if not k.startswith("__")})
+
+    def best(scores, **kwargs):
+        mechanisms.exponential(scores, **kwargs)
+        return int(np.argmax(scores))
+    view.exponential = best
+    return view
+
+
+@contextlib.contextmanager
+def variant(name: str):
+    """``complete`` with the part ``name`` changed, restored on exit."""
+    cls = complete.CompleteSynthetic
+    changes = {
+        "none": [],
+        "no-band": [(complete, "noise_ceiling", lambda scale, m: np.inf)],
+        "no-prior": [(complete, "MODEL_PRIOR_SHARE", 0.0)],
+        "no-pairs": [(cls, "_pair_margins", lambda self, *args, **kwargs: [])],
+        "class-totals-from-table": [(cls, "_class_totals",
+                                     lambda self, table: None if table is None else table.sum(axis=0))],
+        "total-from-table": [(cls, "_record_total", lambda self: self._size_total())],
+        "best-parent": [(complete, "mechanisms", _best_parent_mechanisms())],
+    }
+    if name.startswith("selection-share="):
+        changes[name] = [(complete, "PARENT_SELECTION_SHARE", float(name.split("=", 1)[1]))]
+    if name not in changes:
+        raise ValueError(f"unknown variant {name!r}: one of {', '.join(VARIANTS)} (any selection-share=S)")
+    saved = [(owner, attr, owner.__dict__[attr]) for owner, attr, _ in changes[name]]
+    try:
+        for owner, attr, value in changes[name]:
+            setattr(owner, attr, value)
+        yield
+    finally:
+        for owner, attr, value in saved:
+            setattr(owner, attr, value)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    ap.add_argument("--datasets", nargs="+", choices=fidelity.DATASETS, default=list(fidelity.DATASETS))
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    frames = []
+    for name in args.variants:
+        with variant(name), warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)   # the messy table's draft (fidelity.py)
+            frames.append(fidelity.run(args.datasets).assign(variant=name))
+        print(f"{name}: done", flush=True)
+    results = pd.concat(frames, ignore_index=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    results.to_csv(args.out, index=False, float_format="%.6g")
+    keys = ["variant", "dataset", "method", "epsilon"]
+    measures = ["tvd_1way", "tvd_2way", "accuracy", "rules_addon_max", "rules_phone", "synthetic_rows"]
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print(results.groupby(keys, sort=False)[[m for m in measures if m in results]].mean().round(3).to_string())
+    print(f"{len(results)} rows -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
