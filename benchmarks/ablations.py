@@ -13,8 +13,8 @@ pair with the stored ones) with one part of ``dpexplore.publish.complete`` chang
 - ``class-totals-from-table``: the class totals from the release's table only;
 - ``total-from-table``: the record total (and the synthetic size) from the release's own total only;
 - ``selection-share=S``: ``PARENT_SELECTION_SHARE`` = S (0.2 shipped) for every column;
-- ``best-parent``: each column's parent chosen as the best score, not by the exponential
-  mechanism (NOT PRIVATE: a measuring stick for what a better private choice could reach).
+- ``best-parent``: each column's parent chosen as the best score, not by permute-and-flip
+  (NOT PRIVATE: a measuring stick for what a better private choice could reach).
 
 Measurements only (NOT private evaluation, and ``best-parent`` is not a private release). The
 CSV holds fidelity.py's columns and ``variant``; the printed table the means over the seeds.
@@ -40,15 +40,15 @@ VARIANTS = ("none", "no-band", "no-prior", "no-pairs", "class-totals-from-table"
 
 
 def _best_parent_mechanisms() -> types.SimpleNamespace:
-    """``complete``'s view of :mod:`dpexplore.mechanisms` with ``exponential`` replaced by the
-    argmax of the scores (drawn anyway, so the rest of the release sees the same random stream)."""
+    """``complete``'s view of :mod:`dpexplore.mechanisms` with ``permute_and_flip`` replaced by
+    the argmax of the scores (drawn anyway, so the rest of the release sees the same random stream)."""
     mechanisms = complete.mechanisms
     view = types.SimpleNamespace(**{k: getattr(mechanisms, k) for k in dir(mechanisms) if not k.startswith("__")})
 
     def best(scores, **kwargs):
-        mechanisms.exponential(scores, **kwargs)
+        mechanisms.permute_and_flip(scores, **kwargs)
         return int(np.argmax(scores))
-    view.exponential = best
+    view.permute_and_flip = best
     return view
 
 

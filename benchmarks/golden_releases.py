@@ -45,6 +45,7 @@ CASES = {"PrivPfC": ("PrivPfC", dict(theta=300, shares=(0.03, 0.37, 0.60))),
          "PrivPfC-marginals": ("PrivPfC", dict(theta=300, marginal_share=0.2)),
          "DiffMulti": ("DiffMulti", dict(h=60)), "DiffMulti-ncp": ("DiffMulti", dict(h=30, utility="ncp")),
          "DiffGen": ("DiffGen", dict(steps=5)),
+         "DiffGen-parents": ("DiffGen", dict(steps=5, marginal_share=0.9)),
          "ProjectedHistogram": ("ProjectedHistogram", dict(k=2)),
          "ProjectedHistogram-heuristic": ("ProjectedHistogram", dict()),
          "ProjectedHistogram-substitution-marginals": ("ProjectedHistogram",
@@ -81,7 +82,8 @@ def fingerprints() -> dict:
                 except ValueError as exc:     # a method that refuses Adult's public domain: that is its release
                     out[f"{key}/fit"] = f"error {type(exc).__name__}"
                     continue
-                for attr in ("counts_", "noisy_counts_", "n_hat_", "grid_", "selected_", "threshold_", "tree_"):
+                for attr in ("counts_", "noisy_counts_", "n_hat_", "grid_", "selected_", "threshold_", "tree_",
+                             "marginal_parents_"):
                     if hasattr(est, attr):
                         v = getattr(est, attr)
                         v = (v.codes, v.values) if hasattr(v, "codes") and hasattr(v, "values") else v

@@ -31,8 +31,8 @@ LONG = os.environ.get("DPEXPLORE_LONG_AUDITS") == "1"
 long_audit = pytest.mark.skipif(not LONG, reason="long audit: set DPEXPLORE_LONG_AUDITS=1")
 
 # every sampler that takes epsilon= and draws noise or a choice
-SAMPLERS = ("laplace", "geometric", "exponential", "exponential_interval", "exponential_subset", "gaussian",
-            "randomized_response")
+SAMPLERS = ("laplace", "geometric", "exponential", "permute_and_flip", "exponential_interval",
+            "exponential_subset", "gaussian", "randomized_response")
 
 
 @contextmanager

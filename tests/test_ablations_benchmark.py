@@ -51,11 +51,11 @@ def test_best_parent_takes_the_top_score_and_draws_as_the_mechanism_does(ablatio
     the random stream after it is the private release's (the rest of the release is the same)."""
     scores = [3.0, 40.0, 5.0, 39.0]
     rngs = np.random.default_rng(7), np.random.default_rng(7)
-    picks = [mechanisms.exponential(scores, epsilon=1e-6, sensitivity=1.0, random_state=rngs[0])
+    picks = [mechanisms.permute_and_flip(scores, epsilon=1e-6, sensitivity=1.0, random_state=rngs[0])
              for _ in range(200)]
     assert len(set(picks)) > 2                                  # the private choice is mostly chance
     with ablations.variant("best-parent"):
-        best = [complete.mechanisms.exponential(scores, epsilon=1e-6, sensitivity=1.0, random_state=rngs[1])
+        best = [complete.mechanisms.permute_and_flip(scores, epsilon=1e-6, sensitivity=1.0, random_state=rngs[1])
                 for _ in range(200)]
     assert set(best) == {1}
     assert rngs[0].random() == rngs[1].random()

@@ -120,15 +120,17 @@ PARENT_SELECTION_SHARE = 0.2
 rest measures the two-way table. A public constant: 0.2 kept the customer table's undeclared
 rules best at ε = 1 among 0.1–0.3 without losing 2-way TVD on Adult or the generated table
 (benchmarks/fidelity.py). More buys surer parents at the tables' expense (benchmarks/ablations.py,
-ε = 1): at 0.35 DiffMulti's phone rule broke in 1.3 % of rows instead of 10 %, but its worst
-add-on rule in 7.8 % instead of 5.4 %, and PrivPfC's 2-way TVD on Adult rose from .041 to .043."""
+ε = 1): at 0.35 every publisher's phone rule broke in under 1 % of rows instead of 1–6 %, but
+DiffGen's worst add-on rule in 8.7 % instead of 3.6 %, and PrivPfC's 2-way TVD on Adult rose from
+.041 to .043, above MST's."""
 
 PARENT_MIN_EPSILON = 0.004
 """The least ε a parent's choice may get (:data:`PARENT_SELECTION_SHARE` of a column's share):
-below it every column is measured one-way (:meth:`MarginalFiller.release`). The exponential
-mechanism (with a monotone score under add/remove: weights exp(ε·u/Δ)) picks a parent that
-explains a fifth of 5,000 records (a score gap of ~1,000, sensitivity 1) over twenty candidates
-with probability > 1/2 only when ε·1,000 > ln 20, i.e. ε > ~0.003; below that the choice is mostly
+below it every column is measured one-way (:meth:`MarginalFiller.release`). Permute-and-flip
+(with a monotone score under add/remove: each other candidate taken with probability
+exp(−ε·gap/Δ) when visited) picks a parent that explains a fifth of 5,000 records (a score gap
+of ~1,000, sensitivity 1) over twenty candidates with probability > 1/2 only when ε·1,000 > ~2.5,
+i.e. ε > ~0.0025 (the exponential mechanism: ε·1,000 > ln 20); below that the choice is mostly
 chance, and a two-way table with a chance parent blurs the column's own counts with more noise
 than it adds relations (at ε = 0.1 the generated tables' 2-way TVD fell by a third without it,
 `benchmarks/fidelity.py`). A public constant, compared with public figures (ε, the share, the
@@ -266,15 +268,18 @@ class MarginalFiller:
         where a replaced record leaves one cell and enters another):
 
         * a column of ``joint`` (in that order; the classes must be known) gets a parent: the
-          class, a column not in ``joint``, or an earlier one of ``joint``, chosen by the
-          exponential mechanism with :data:`PARENT_SELECTION_SHARE` of its ε (none when the class
+          class, a column not in ``joint``, or an earlier one of ``joint``, chosen privately
+          with :data:`PARENT_SELECTION_SHARE` of its ε (none when the class
           is the only candidate), then its table leaves × the parent's leaves is measured with the
           rest (a tree of two-way marginals, as in PrivBayes, Zhang et al. 2017, §4, with degree
           1). The score of a parent is the number of records whose leaf is the most common one
           given the parent's leaf, Σ_u max_v T(v, u) (u the parent's leaf, v the column's)
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
           :func:`~dpexplore.sensitivity.utility_sensitivity`, so under add/remove the mechanism
-          drops its factor 2, :func:`~dpexplore.mechanisms.exponential`), less :data:`PARENT_NOISE_PENALTY`
+          drops its factor 2), chosen by permute-and-flip (:func:`~dpexplore.mechanisms.permute_and_flip`:
+          the same ε as the exponential mechanism, and surer of a clear leader: phone service as
+          multiple lines' parent on the customer table at ε = 1, about 1 chance in 2 instead of 2
+          in 5), less :data:`PARENT_NOISE_PENALTY`
           times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
           says which. Only when that ε is at least :data:`PARENT_MIN_EPSILON` (public: ε and
           the number of columns decide it); below, the column is measured one-way;
@@ -304,9 +309,9 @@ class MarginalFiller:
                     eps_table = spent * (1.0 - PARENT_SELECTION_SHARE)
                     scores = [t.max(axis=1).sum() - PARENT_NOISE_PENALTY * t.size * delta / eps_table
                               for t in tables]
-                    pick = mechanisms.exponential(scores, epsilon=spent * PARENT_SELECTION_SHARE,
-                                                  sensitivity=score_delta, random_state=rng,
-                                                  monotone=neighbours == ADD_REMOVE)
+                    pick = mechanisms.permute_and_flip(scores, epsilon=spent * PARENT_SELECTION_SHARE,
+                                                       sensitivity=score_delta, random_state=rng,
+                                                       monotone=neighbours == ADD_REMOVE)
                 self.parents[a] = candidates[pick]
                 counts, eps_counts = tables[pick].T, eps_table              # leaves × parent leaves
             else:
