@@ -1,10 +1,11 @@
 """What each part of the synthetic tables' joint fit and of the marginals' parent choice buys.
 
     python benchmarks/ablations.py [--variants none no-band ...] [--datasets adult messy customers] \\
-        [--out benchmarks/results/ablations.csv]
+        [--epsilons 0.1 1] [--seeds 3] [--out benchmarks/results/ablations.csv]
 
 Runs ``benchmarks/fidelity.py`` (the same tables, splits, seeds and ε, so each variant's runs
-pair with the stored ones) with one part of ``dpexplore.publish.complete`` changed:
+pair with the stored ones; other ``--epsilons`` or ``--seeds`` give fidelity.py's runs with those
+options) with one part of ``dpexplore.publish.complete`` changed:
 
 - ``none``: the release as shipped;
 - ``no-band``: the cells raked without each count's noise band (``noise_ceiling``);
@@ -13,6 +14,8 @@ pair with the stored ones) with one part of ``dpexplore.publish.complete`` chang
 - ``class-totals-from-table``: the class totals from the release's table only;
 - ``total-from-table``: the record total (and the synthetic size) from the release's own total only;
 - ``selection-share=S``: ``PARENT_SELECTION_SHARE`` = S (0.2 shipped) for every column;
+- ``exponential-parent``: each column's parent chosen by the exponential mechanism (private, the
+  same ε) instead of permute-and-flip;
 - ``best-parent``: each column's parent chosen as the best score, not by permute-and-flip
   (NOT PRIVATE: a measuring stick for what a better private choice could reach).
 
@@ -31,25 +34,28 @@ import numpy as np
 import pandas as pd
 
 import fidelity
+from dpexplore import mechanisms
 from dpexplore.exceptions import PrivacyLeakWarning
 from dpexplore.publish import complete
 
 OUT = fidelity.ROOT / "benchmarks" / "results" / "ablations.csv"
 VARIANTS = ("none", "no-band", "no-prior", "no-pairs", "class-totals-from-table", "total-from-table",
-            "selection-share=0.35", "selection-share=0.5", "best-parent")
+            "selection-share=0.35", "selection-share=0.5", "exponential-parent", "best-parent")
 
 
-def _best_parent_mechanisms() -> types.SimpleNamespace:
-    """``complete``'s view of :mod:`dpexplore.mechanisms` with ``permute_and_flip`` replaced by
-    the argmax of the scores (drawn anyway, so the rest of the release sees the same random stream)."""
-    mechanisms = complete.mechanisms
+def _parent_choice(choose) -> types.SimpleNamespace:
+    """``complete``'s view of :mod:`dpexplore.mechanisms` with ``permute_and_flip`` (the parent
+    choice) replaced by ``choose``."""
     view = types.SimpleNamespace(**{k: getattr(mechanisms, k) for k in dir(mechanisms) if not k.startswith("__")})
-
-    def best(scores, **kwargs):
-        mechanisms.permute_and_flip(scores, **kwargs)
-        return int(np.argmax(scores))
-    view.permute_and_flip = best
+    view.permute_and_flip = choose
     return view
+
+
+def _best(scores, **kwargs) -> int:
+    """The argmax of the scores, after drawing permute-and-flip anyway (so the rest of the release
+    sees the same random stream). NOT PRIVATE."""
+    mechanisms.permute_and_flip(scores, **kwargs)
+    return int(np.argmax(scores))
 
 
 @contextlib.contextmanager
@@ -64,7 +70,8 @@ def variant(name: str):
         "class-totals-from-table": [(cls, "_class_totals",
                                      lambda self, table: None if table is None else table.sum(axis=0))],
         "total-from-table": [(cls, "_record_total", lambda self: self._size_total())],
-        "best-parent": [(complete, "mechanisms", _best_parent_mechanisms())],
+        "exponential-parent": [(complete, "mechanisms", _parent_choice(mechanisms.exponential))],
+        "best-parent": [(complete, "mechanisms", _parent_choice(_best))],
     }
     if name.startswith("selection-share="):
         changes[name] = [(complete, "PARENT_SELECTION_SHARE", float(name.split("=", 1)[1]))]
@@ -84,13 +91,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS))
     ap.add_argument("--datasets", nargs="+", choices=fidelity.DATASETS, default=list(fidelity.DATASETS))
+    ap.add_argument("--epsilons", type=float, nargs="+", default=list(fidelity.EPSILONS))
+    ap.add_argument("--seeds", type=int, default=fidelity.SEEDS)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     frames = []
     for name in args.variants:
         with variant(name), warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)   # the messy table's draft (fidelity.py)
-            frames.append(fidelity.run(args.datasets).assign(variant=name))
+            frames.append(fidelity.run(args.datasets, args.epsilons, args.seeds).assign(variant=name))
         print(f"{name}: done", flush=True)
     results = pd.concat(frames, ignore_index=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,8 @@ def _state():
 
 
 @pytest.mark.parametrize("name", ["no-band", "no-prior", "no-pairs", "class-totals-from-table",
-                                  "total-from-table", "selection-share=0.5", "best-parent"])
+                                  "total-from-table", "selection-share=0.5", "exponential-parent",
+                                  "best-parent"])
 def test_each_variant_changes_one_part_and_restores_it(ablations, name):
     before = _state()
     with pytest.raises(RuntimeError), ablations.variant(name):
@@ -59,6 +60,17 @@ def test_best_parent_takes_the_top_score_and_draws_as_the_mechanism_does(ablatio
                 for _ in range(200)]
     assert set(best) == {1}
     assert rngs[0].random() == rngs[1].random()
+
+
+def test_exponential_parent_variant_draws_the_exponential_mechanism(ablations):
+    """The variant's parent choice is the exponential mechanism's, draw for draw."""
+    scores = [3.0, 9.0, 5.0]
+    rngs = np.random.default_rng(8), np.random.default_rng(8)
+    with ablations.variant("exponential-parent"):
+        got = [complete.mechanisms.permute_and_flip(scores, epsilon=0.3, sensitivity=1.0, random_state=rngs[0])
+               for _ in range(50)]
+    want = [mechanisms.exponential(scores, epsilon=0.3, sensitivity=1.0, random_state=rngs[1]) for _ in range(50)]
+    assert got == want
 
 
 def test_unknown_variant_is_refused_naming_the_choices(ablations):
