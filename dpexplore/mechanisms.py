@@ -548,12 +548,8 @@ def permute_and_flip_probabilities(utilities: Any, *, epsilon: float, sensitivit
     a = np.exp(logw - logw.max())
     z, weights = np.polynomial.legendre.leggauss(a.size // 2 + 1)
     z = (z + 1.0) / 2.0                                      # nodes on [0, 1]
-    factors = 1.0 - np.outer(a, z)                           # (candidate, node)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        all_but = np.exp(np.log(factors).sum(axis=0)[None, :] - np.log(factors))
-    # the best candidate's own factor can be 0 at z = 1 (never a Gauss node, but kept exact):
-    for i in np.flatnonzero((factors <= 0).any(axis=1)):
-        all_but[i] = np.prod(np.delete(factors, i, axis=0), axis=0)
+    log_factors = np.log1p(-np.outer(a, z))                  # (candidate, node); z < 1, a ≤ 1
+    all_but = np.exp(log_factors.sum(axis=0)[None, :] - log_factors)
     probs = a * (all_but @ weights) / 2.0
     return probs / probs.sum()
 

@@ -276,11 +276,11 @@ class MarginalFiller:
           given the parent's leaf, Σ_u max_v T(v, u) (u the parent's leaf, v the column's)
           (sensitivity 1 under both relations: a record adds 0 or 1 to it, a monotone score,
           :func:`~dpexplore.sensitivity.utility_sensitivity`, so under add/remove the mechanism
-          drops its factor 2), chosen by permute-and-flip (:func:`~dpexplore.mechanisms.permute_and_flip`:
-          the same ε as the exponential mechanism, and surer of a clear leader: phone service as
-          multiple lines' parent on the customer table at ε = 1, about 1 chance in 2 instead of 2
-          in 5), less :data:`PARENT_NOISE_PENALTY`
-          times the expected L1 noise of its table, |cells|·Δ/ε_table (public). ``self.parents``
+          drops its factor 2), less :data:`PARENT_NOISE_PENALTY` times the expected L1 noise of
+          its table, |cells|·Δ/ε_table (public). The parent is drawn by permute-and-flip
+          (:func:`~dpexplore.mechanisms.permute_and_flip`: the same ε as the exponential
+          mechanism, and surer of a clear leader: phone service as multiple lines' parent on the
+          customer table at ε = 1, about 1 chance in 2 instead of 2 in 5). ``self.parents``
           says which. Only when that ε is at least :data:`PARENT_MIN_EPSILON` (public: ε and
           the number of columns decide it); below, the column is measured one-way;
         * another column: one-way over its leaves; the class column over the classes.
