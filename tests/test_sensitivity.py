@@ -96,7 +96,7 @@ def test_a_bound_that_is_not_positive_and_finite_is_refused(bad):
 
 
 # ----------------------------------------------------------------------------- every sampler call
-SPIED = ("laplace", "geometric", "exponential", "exponential_interval")
+SPIED = ("laplace", "geometric", "exponential", "permute_and_flip", "exponential_interval")
 
 
 @contextmanager
@@ -138,13 +138,13 @@ def test_every_measurement_of_a_projected_histogram_follows_its_relation(relatio
     model, calls = _fit(ProjectedHistogram, k=1, n_bins=4, neighbours=relation)
     assert model.neighbours == relation and model.marginal_parents_
     laplace = [s for name, s in calls if name == "laplace"]
-    choices = [s for name, s in calls if name == "exponential"]
+    choices = [(name, s) for name, s in calls if name in ("exponential", "permute_and_flip")]
     # record count (add/remove only), histogram, three marginals
     assert len(laplace) == (5 if relation == ADD_REMOVE else 4)
     assert set(laplace) == {sum_sensitivity(relation)}
-    # PRIVATEKD's one pick (Δ(F) = 2 under both, Vinterbo 2012, Thm 1), then the parent choice
-    # (a monotone score: 1 under both)
-    assert choices == [2.0, 1.0]
+    # PRIVATEKD's one pick (the exponential mechanism, Δ(F) = 2 under both, Vinterbo 2012, Thm 1),
+    # then the parent choice (permute-and-flip on a monotone score: 1 under both)
+    assert choices == [("exponential", 2.0), ("permute_and_flip", 1.0)]
 
 
 #: the registered private publishers that offer no ``neighbours`` parameter
