@@ -1,7 +1,7 @@
-"""What each part of the synthetic tables' joint fit and of the marginals' parent choice buys.
+"""What each part of the synthetic tables' joint fit, of the marginals' parent choice and of the table's classifier buys.
 
     python benchmarks/ablations.py [--variants none no-band ...] [--datasets adult messy customers] \\
-        [--epsilons 0.1 1] [--seeds 3] [--out benchmarks/results/ablations.csv]
+        [--epsilons 0.1 1] [--seeds N] [--out benchmarks/results/ablations.csv]
 
 Runs ``benchmarks/fidelity.py`` (the same tables, splits, seeds and ε, so each variant's runs
 pair with the stored ones; other ``--epsilons`` or ``--seeds`` give fidelity.py's runs with those
@@ -17,7 +17,9 @@ options) with one part of ``dpexplore.publish.complete`` changed:
 - ``exponential-parent``: each column's parent chosen by the exponential mechanism (private, the
   same ε) instead of permute-and-flip;
 - ``best-parent``: each column's parent chosen as the best score, not by permute-and-flip
-  (NOT PRIVATE: a measuring stick for what a better private choice could reach).
+  (NOT PRIVATE: a measuring stick for what a better private choice could reach);
+- ``own-classifier``: every release classifies with its own counts, never with the regression on
+  its completed table (``HistogramRelease._fit_table_classifier``; only ``accuracy`` can move).
 
 Measurements only (NOT private evaluation, and ``best-parent`` is not a private release). The
 CSV holds fidelity.py's columns and ``variant``; the printed table the means over the seeds.
@@ -37,10 +39,12 @@ import fidelity
 from dpexplore import mechanisms
 from dpexplore.exceptions import PrivacyLeakWarning
 from dpexplore.publish import complete
+from dpexplore.publish.histogram_release import HistogramRelease
 
 OUT = fidelity.ROOT / "benchmarks" / "results" / "ablations.csv"
 VARIANTS = ("none", "no-band", "no-prior", "no-pairs", "class-totals-from-table", "total-from-table",
-            "selection-share=0.35", "selection-share=0.5", "exponential-parent", "best-parent")
+            "selection-share=0.35", "selection-share=0.5", "exponential-parent", "best-parent",
+            "own-classifier")
 
 
 def _parent_choice(choose) -> types.SimpleNamespace:
@@ -72,6 +76,7 @@ def variant(name: str):
         "total-from-table": [(cls, "_record_total", lambda self: self._size_total())],
         "exponential-parent": [(complete, "mechanisms", _parent_choice(mechanisms.exponential))],
         "best-parent": [(complete, "mechanisms", _parent_choice(_best))],
+        "own-classifier": [(HistogramRelease, "_uses_table_classifier", lambda self: False)],
     }
     if name.startswith("selection-share="):
         changes[name] = [(complete, "PARENT_SELECTION_SHARE", float(name.split("=", 1)[1]))]
@@ -92,7 +97,7 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS))
     ap.add_argument("--datasets", nargs="+", choices=fidelity.DATASETS, default=list(fidelity.DATASETS))
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(fidelity.EPSILONS))
-    ap.add_argument("--seeds", type=int, default=fidelity.SEEDS)
+    ap.add_argument("--seeds", type=int, default=None, help="default: fidelity.py's per table")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     frames = []

@@ -48,6 +48,7 @@ CASES = {"PrivPfC": ("PrivPfC", dict(theta=300, shares=(0.03, 0.37, 0.60))),
          "DiffGen-parents": ("DiffGen", dict(steps=5, marginal_share=0.9)),
          "ProjectedHistogram": ("ProjectedHistogram", dict(k=2)),
          "ProjectedHistogram-heuristic": ("ProjectedHistogram", dict()),
+         "ProjectedHistogram-marginals": ("ProjectedHistogram", dict(k=1, marginal_share=0.3)),
          "ProjectedHistogram-substitution-marginals": ("ProjectedHistogram",
                                                        dict(k=2, neighbours="substitution", marginal_share=0.2))}
 
@@ -83,7 +84,7 @@ def fingerprints() -> dict:
                     out[f"{key}/fit"] = f"error {type(exc).__name__}"
                     continue
                 for attr in ("counts_", "noisy_counts_", "n_hat_", "grid_", "selected_", "threshold_", "tree_",
-                             "marginal_parents_"):
+                             "marginal_parents_", "classifier_data_"):
                     if hasattr(est, attr):
                         v = getattr(est, attr)
                         v = (v.codes, v.values) if hasattr(v, "codes") and hasattr(v, "values") else v

@@ -317,13 +317,12 @@ display(Markdown("\n".join(report)))
 # included.
 #
 # The chart puts both on one page, from a stored run of `benchmarks/fidelity.py` (every publisher with
-# its documented defaults, ε = 0.1 and 1, three runs, the real rows split 80/20 record by record; its
+# its documented defaults, ε = 0.1 and 1, three runs (ten on the customers), the real rows split 80/20 record by record; its
 # accuracies come from that run, so they differ slightly from the sweep above). **Higher** is a
 # better classifier, **further left** a closer table; the grey hollow points are OpenDP's **MST**
 # synthesizer (McKenna, Miklau & Sheldon 2021), what analysts usually pick for synthetic data, on
-# the same bins and training rows (from `benchmarks/peers.py`: one run on Adult; on the generated
-# tables three runs, under (ε, δ) and under pure ε on the hospital stays, under pure ε on the
-# customers). Like the test accuracy, the distances read the real rows: an evaluation, **not
+# the same bins and training rows (from `benchmarks/peers.py`: one run on Adult; three runs on the
+# hospital stays, under (ε, δ) and under pure ε; ten runs under pure ε on the customers). Like the test accuracy, the distances read the real rows: an evaluation, **not
 # private**. Recompute with `python benchmarks/fidelity.py --datasets adult messy --out
 # notebooks/results/07_fidelity.csv` and `--datasets customers --out
 # notebooks/results/07_fidelity_customers.csv` (a few minutes each).
@@ -420,7 +419,7 @@ lab.check("07.4")
 # internet service is "No". Open the first rows of a synthetic table and you may see a customer
 # without internet who streams films: a **rule break**. The table below gives, for each method, the
 # share of synthetic rows that break the rule of the worst of the six add-ons and the phone rule
-# (mean of three runs; in the real table: 0), with the mean 2-way TVD beside them:
+# (mean of ten runs; in the real table: 0), with the mean 2-way TVD beside them:
 #
 # - **not declared**: the releases of the chart above, with the plain schema;
 # - **declared**: the same releases with the rules declared in the schema

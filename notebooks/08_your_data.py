@@ -210,7 +210,7 @@ customer_schema = customer_schema.replace(Attribute.derived(
 print("declared rules (column: its source):", customer_schema.rules)
 
 # %% [markdown]
-# The stored runs of notebook 07 (`benchmarks/fidelity.py`, ε = 1, PrivPfC, three runs) with all
+# The stored runs of notebook 07 (`benchmarks/fidelity.py`, ε = 1, PrivPfC, ten runs) with all
 # seven rules declared and without, next to OpenDP's MST, which cannot be told a rule:
 
 # %%

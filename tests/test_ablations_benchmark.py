@@ -1,4 +1,4 @@
-"""benchmarks/ablations.py: each variant changes one part of the joint fit or the parent choice,
+"""benchmarks/ablations.py: each variant changes one part of the joint fit, the parent choice or the classifier,
 and only while it is active; its stored runs pair with the stored fidelity runs."""
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from dpexplore import mechanisms
 from dpexplore.publish import complete
+from dpexplore.publish.histogram_release import HistogramRelease
 
 from _benchmarks import BENCHMARKS, load_benchmark
 
@@ -26,12 +27,12 @@ def _state():
     cls = complete.CompleteSynthetic
     return (complete.noise_ceiling, complete.MODEL_PRIOR_SHARE, complete.PARENT_SELECTION_SHARE,
             complete.mechanisms, cls.__dict__["_pair_margins"], cls.__dict__["_class_totals"],
-            cls.__dict__["_record_total"])
+            cls.__dict__["_record_total"], HistogramRelease.__dict__["_uses_table_classifier"])
 
 
 @pytest.mark.parametrize("name", ["no-band", "no-prior", "no-pairs", "class-totals-from-table",
                                   "total-from-table", "selection-share=0.5", "exponential-parent",
-                                  "best-parent"])
+                                  "best-parent", "own-classifier"])
 def test_each_variant_changes_one_part_and_restores_it(ablations, name):
     before = _state()
     with pytest.raises(RuntimeError), ablations.variant(name):
@@ -90,3 +91,15 @@ def test_stored_runs_as_shipped_are_the_stored_fidelity_runs(ablations):
     assert len(shipped) == len(fidelity) == (stored.variant == "none").sum()
     for column in ["tvd_1way", "tvd_2way", "accuracy", "synthetic_rows"]:
         np.testing.assert_allclose(shipped[column], shipped[f"{column}_stored"], rtol=1e-5)
+
+
+def test_own_classifier_variant_keeps_each_release_classifier(ablations):
+    """Inside the variant a release with two-way marginals classifies with its own counts; after
+    it, with its completed table's regression again."""
+    from test_table_classifier import _build, _three_witnesses
+    X, y, schema = _three_witnesses(2000, seed=5)
+    with ablations.variant("own-classifier"):
+        inside = _build("DiffGen", schema, epsilon=5.0, marginal_share=0.5, random_state=0).fit(X, y)
+    after = _build("DiffGen", schema, epsilon=5.0, marginal_share=0.5, random_state=0).fit(X, y)
+    assert inside.joint_marginals_ and inside.classifier_data_ == "release"
+    assert after.classifier_data_ == "synthetic"

@@ -128,6 +128,7 @@ class Publisher(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
         self._fill_marginals(modelled.columns, accountant, rng, modelled.filler or filler, exact=modelled.exact)
         self._close_ledger()
         self._finish_fit(data)
+        self._fit_table_classifier(rng)
         return self
 
     def _check_params(self) -> None:
@@ -147,6 +148,11 @@ class Publisher(Release, CompleteSynthetic, ClassifierMixin, BaseEstimator):
 
     def _finish_fit(self, data: Any) -> None:
         """Post-processing after the ledger is closed (e.g. a classifier on the released counts)."""
+
+    def _fit_table_classifier(self, rng: np.random.Generator) -> None:
+        """Post-processing after :meth:`_finish_fit`: a classifier fitted on a synthetic table
+        drawn with ``rng``, where the method has one
+        (:meth:`~dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`)."""
 
     # ------------------------------------------------------------------ synthetic
     def synthetic(self, *, n: int | None = None, random_state: Any = None, values: str | None = None

@@ -415,11 +415,16 @@ class RegionRelease(HistogramRelease, Publisher):
     :class:`WeightedRecords` with their class codes). Subclasses implement ``_release`` on them
     and set ``_regions`` (per attribute: categorical (depth, node) arrays or numeric (lo, hi)
     arrays, one entry per leaf region), ``noisy_counts_`` (n_regions × n_classes, the Laplace
-    counts before rounding) and ``_leaf_index(data)``.
+    counts before rounding) and ``_leaf_index(data)``. The regions' counts classify
+    (:meth:`_region_probabilities`), or, when the marginals are two-way tables with chosen
+    parents, a regression fitted on the completed synthetic table (``classifier_data_``
+    "synthetic", ``table_model_``:
+    :meth:`~dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`).
     """
 
     synthetic_values = ("sampled", "generalized")
     _released = "noisy_counts_"
+    _table_classifier = True         # with two-way marginals: HistogramRelease._fit_table_classifier
 
     # ------------------------------------------------------------------ fit
     def _check_region_params(self) -> None:

@@ -420,7 +420,10 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         :meth:`synthetic` draws the predictors left out given each row's parent value, and the
         projected ones inside their bins, given it; and the class's, to which the
         synthetic class shares are raked (the threshold drops small cells). An extension beyond
-        the paper (README "Synthetic tables"); the classifier still uses the projection only.
+        the paper (README "Synthetic tables"); when the marginals are two-way tables with chosen
+        parents and D̃ carries a model, the classifier is a logistic regression fitted on the completed synthetic table
+        (``classifier_data_``,
+        :meth:`~dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`).
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
         :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).
     schema : the public :class:`~dpexplore.domain.Schema` ``fit(X, y)`` uses (keyword only).
@@ -440,11 +443,15 @@ class ProjectedHistogram(HistogramRelease, Publisher):
     ``gamma_``, ``n_bins_``, ``n_hat_``, ``noise_scale_``, ``epsilon_split_``, ``ledger_``,
     ``classes_`` (the schema's classes in the type of y) and the fitted ``model_``
     (post-processing; None with ``fallback_`` True when too few cells stand clearly above the
-    noise to fit it, then ``prior_`` is predicted: an extension, see :meth:`_fit_model`).
+    noise to fit it, then ``prior_`` is predicted: an extension, see :meth:`_fit_model`);
+    ``classifier_data_`` "synthetic" when the completed table's regression (``table_model_``)
+    classifies instead (``marginal_share`` above).
     Nothing read from the private data without noise is stored: the non-private teaching view
     (each selection step's true gains and probabilities, which kept cells were truly empty) is
     :meth:`diagnostics`, recomputed from data you pass in.
     """
+
+    _table_classifier = True         # with two-way marginals: HistogramRelease._fit_table_classifier
 
     method = "ProjectedHistogram"
     synthetic_values = ("representative", "generalized")
@@ -896,6 +903,14 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             else:
                 out.append(_category_codes(X[a], attr))
         return out
+
+    def _uses_table_classifier(self) -> bool:
+        """As every release's (:meth:`~dpexplore.publish.histogram_release.HistogramRelease._uses_table_classifier`),
+        and only when D̃ carries a model (``fallback_`` False): where too few of its cells stand
+        clearly above the noise, the completed table's cells are mostly the mass the threshold
+        removed, spread evenly (:meth:`_with_thresholded_mass`), and its regression would read that
+        spread; the class prior stays."""
+        return not self.fallback_ and super()._uses_table_classifier()
 
     def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities from the LR fitted on D̃."""
