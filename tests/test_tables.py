@@ -511,3 +511,17 @@ def test_utility_page_says_when_the_release_is_below_the_majority_class(messy):
     below = dataclasses.replace(res, utility=_utility(0.35, 0.30))
     assert "Below always predicting the majority class" in tables.utility_markdown(below)
     assert "majority" not in tables.summary_markdown(below)                # the page to share holds no error
+
+
+def test_utility_page_names_the_classifier_fitted_on_the_completed_table(messy):
+    """A release that classifies with the regression on its completed table says so on the NOT
+    PRIVATE page (its errors are that regression's); one with its own classifier does not."""
+    from dpexplore.tables.export import TABLE_CLASSIFIER_NOTE
+
+    schema, enc, leaks = built(messy)
+    table = tables.release(enc, schema, "DiffGen", 1.0, random_state=4, progress=False, leaks=leaks)
+    own = tables.release(enc, schema, "DiffGen", 1.0, random_state=4, progress=False, leaks=leaks,
+                         marginal_share=0.0)
+    assert table.estimator.classifier_data_ == "synthetic" and own.estimator.classifier_data_ == "release"
+    assert TABLE_CLASSIFIER_NOTE in tables.utility_markdown(table)
+    assert TABLE_CLASSIFIER_NOTE not in tables.utility_markdown(own)

@@ -295,6 +295,11 @@ def majority_verdict(utility: pd.DataFrame) -> str:
     return f"Above always predicting the majority class: {figures}."
 
 
+#: what the utility page says of a release that classifies with the regression on its completed table
+TABLE_CLASSIFIER_NOTE = ("The release's classifier is a logistic regression fitted on its completed synthetic "
+                         "table (its marginals are two-way tables with chosen parents): post-processing, no ε.")
+
+
 def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
     """The NOT PRIVATE page for the data owner: the test errors of the release's classifier and
     of the references on the held-out rows and, for a synthetic table, its distance to the
@@ -317,6 +322,7 @@ def utility_markdown(result: ReleaseResult, title: str = "Your data") -> str:
         "**For the data owner only: do not publish or share this file.** These errors were measured on "
         "the held-out rows of the private table, outside the release's ε.", "",
         markdown_frame(table), "", *([verdict, ""] if (verdict := majority_verdict(result.utility)) else []),
+        *([TABLE_CLASSIFIER_NOTE, ""] if getattr(result.estimator, "classifier_data_", None) == "synthetic" else []),
         f"Errors are rounded to {UTILITY_DECIMALS} decimals, so that they give back no exact count of "
         "held-out rows. The majority class and the non-private logistic regression are references: the "
         "error a release should beat, and the error no private release can beat here.", "", *shape_part])
