@@ -421,8 +421,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         projected ones inside their bins, given it; and the class's, to which the
         synthetic class shares are raked (the threshold drops small cells). An extension beyond
         the paper (README "Synthetic tables"); when the marginals are two-way tables with chosen
-        parents and D̃ carries a model, the classifier is a logistic regression fitted on the completed synthetic table
-        (``classifier_data_``,
+        parents and D̃ carries a model, the classifier is a logistic regression fitted on the
+        completed synthetic table (``classifier_data_``,
         :meth:`~dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`).
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
         :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).
@@ -905,7 +905,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         return out
 
     def _uses_table_classifier(self) -> bool:
-        """As every release's (:meth:`~dpexplore.publish.histogram_release.HistogramRelease._uses_table_classifier`),
+        """As every release's
+        (:meth:`~dpexplore.publish.histogram_release.HistogramRelease._uses_table_classifier`),
         and only when D̃ carries a model (``fallback_`` False): where too few of its cells stand
         clearly above the noise, the completed table's cells are mostly the mass the threshold
         removed, spread evenly (:meth:`_with_thresholded_mass`), and its regression would read that
