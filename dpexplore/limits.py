@@ -13,7 +13,7 @@ from __future__ import annotations
 __all__ = ["MAX_SYNTHETIC_ROWS", "OWN_TABLE_SYNTHETIC_ROWS", "MARGINAL_BINS", "MAX_TREE_DEPTH", "MAX_GRID_CELLS",
            "DEFAULT_GRID_CELLS", "MAX_DENSE_ENTRIES", "MAX_DOMAIN", "MAX_SPURIOUS", "MAX_RECORDS", "MAX_SIMULATED",
            "DIFFGEN_MAX_CELLS", "MAX_LATTICE_STEPS", "FEW_RECORDS", "EPSILON_RANGE", "DEFAULT_BATCH_ROWS",
-           "MIN_SYNTHETIC_ROWS", "MAX_FILLED_CELLS", "SIZE_ERROR_RATIO"]
+           "MIN_SYNTHETIC_ROWS", "MAX_FILLED_CELLS", "SIZE_ERROR_RATIO", "TABLE_CLASSIFIER_ROWS"]
 
 # ------------------------------------------------------------------------------ synthetic tables
 MAX_SYNTHETIC_ROWS = 1_000_000
@@ -26,6 +26,12 @@ OWN_TABLE_SYNTHETIC_ROWS = 200_000
 """Rows of the synthetic table the own-table workflow (:func:`dpexplore.tables.release`) makes;
 published there as ``dpexplore.tables.MAX_SYNTHETIC_ROWS``. Passed to the publisher as its
 ``max_synthetic_rows`` before the release spends anything."""
+
+TABLE_CLASSIFIER_ROWS = 50_000
+"""Rows of the synthetic table a release's regression is fitted on
+(:meth:`dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`): the size
+rule's, capped here (rows drawn from the released model add no information past a point, and the
+fit's time stays bounded however many records a source holds)."""
 
 MIN_SYNTHETIC_ROWS = 300
 """The public floor of a synthetic table's default size (:func:`dpexplore.publish.complete.synthetic_size`):

@@ -85,3 +85,29 @@ def test_the_table_classifier_checks_every_predictor(name):
                 model.predict(bad)
             assert "secret-7" not in str(err.value)
             pd.testing.assert_frame_equal(bad, before)
+
+
+def test_the_table_classifier_draws_at_most_its_public_number_of_rows(monkeypatch):
+    """The regression's table follows the size rule, capped at TABLE_CLASSIFIER_ROWS (here made
+    smaller than the release's 6,000 records), so a fit's time does not grow with the records."""
+    from dpexplore.publish import histogram_release
+    from dpexplore.publish.base import Publisher
+
+    X, y, schema = _three_witnesses(6000, seed=6)
+    asked = []
+    draw = Publisher.synthetic
+
+    def spy(self, **kwargs):
+        asked.append(kwargs.get("n"))
+        return draw(self, **kwargs)
+
+    monkeypatch.setattr(Publisher, "synthetic", spy)
+    for cap, expected in ((400, 400), (100_000, None)):
+        monkeypatch.setattr(histogram_release, "TABLE_CLASSIFIER_ROWS", cap)
+        asked.clear()
+        model = _build("DiffGen", schema, epsilon=5.0, marginal_share=0.5, random_state=0).fit(X, y)
+        assert model.classifier_data_ == "synthetic" and len(asked) == 1
+        if expected is None:                   # uncapped: the size rule's, about the 6,000 records
+            assert abs(asked[0] - 6000) < 300
+        else:
+            assert asked[0] == expected

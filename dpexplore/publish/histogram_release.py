@@ -22,7 +22,8 @@ from sklearn.linear_model import LogisticRegression
 
 from .._validation import check_random_state, rule_message
 from ..encode import design_matrix
-from ..exceptions import FewRecordsWarning
+from ..exceptions import FewRecordsWarning, SyntheticSizeWarning
+from ..limits import TABLE_CLASSIFIER_ROWS
 from ..inputs import check_release_features
 from .complete import synthetic_size
 
@@ -70,7 +71,8 @@ class HistogramRelease:
         """After the fit, where the method allows it (``_table_classifier``) and the marginals were
         measured as two-way tables with chosen parents: a logistic regression (scikit-learn's
         default L2, on :func:`~dpexplore.encode.design_matrix`'s public encoding) fitted on a
-        synthetic table drawn with ``rng`` (``table_model_``), which then classifies
+        synthetic table drawn with ``rng`` (the size rule's rows, at most
+        :data:`~dpexplore.limits.TABLE_CLASSIFIER_ROWS`; ``table_model_``), which then classifies
         (``classifier_data_`` "synthetic"). The table holds the release's cells, the records a
         threshold or an empty region dropped put back by the marginals, and every predictor
         given its parent. At ε = 1 (``benchmarks/ablations.py``, ``own-classifier`` against
@@ -86,9 +88,11 @@ class HistogramRelease:
         self.classifier_data_ = "release"
         if not self._uses_table_classifier():
             return
+        total, noise_sd = self._record_total()
         with warnings.catch_warnings():      # its size is said when the user draws a table
-            warnings.simplefilter("ignore", FewRecordsWarning)
-            table = self.synthetic(random_state=rng)
+            warnings.simplefilter("ignore", (FewRecordsWarning, SyntheticSizeWarning))
+            size = synthetic_size(total, None, min(self.max_synthetic_rows, TABLE_CLASSIFIER_ROWS), noise_sd=noise_sd)
+            table = self.synthetic(n=size, random_state=rng)
         labels = self.schema_.encode_target(table[self.schema_.target])
         if np.unique(labels).size < 2:
             return
