@@ -5,7 +5,8 @@
 
 Runs ``benchmarks/fidelity.py`` (the same tables, splits, seeds and ε, so each variant's runs
 pair with the stored ones; other ``--epsilons`` or ``--seeds`` give fidelity.py's runs with those
-options) with one part of ``dpexplore.publish.complete`` changed:
+options) with one part of the release changed (``dpexplore.publish.complete``, or the classifier
+in ``dpexplore.publish.histogram_release``):
 
 - ``none``: the release as shipped;
 - ``no-band``: the cells raked without each count's noise band (``noise_ceiling``);

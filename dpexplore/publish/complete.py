@@ -120,9 +120,9 @@ PARENT_SELECTION_SHARE = 0.2
 rest measures the two-way table. A public constant: 0.2 kept the customer table's undeclared
 rules best at ε = 1 among 0.1–0.3 without losing 2-way TVD on Adult or the generated table
 (benchmarks/fidelity.py). More buys surer parents at the tables' expense (benchmarks/ablations.py,
-ε = 1): at 0.35 every publisher's phone rule broke in under 1 % of rows instead of 1–6 %, but
-DiffGen's worst add-on rule in 8.7 % instead of 3.6 %, and PrivPfC's 2-way TVD on Adult rose from
-.041 to .043, above MST's."""
+ε = 1, ten runs of the customer table): at 0.35 the phone rule broke in 0.7–3.2 % of rows instead
+of 3.1–5.9 %, but DiffGen's worst add-on rule in 6.3 % instead of 4.4 %, every customer table's
+2-way TVD rose by .004–.007, and PrivPfC's on Adult from .041 to .043, above MST's."""
 
 PARENT_MIN_EPSILON = 0.004
 """The least ε a parent's choice may get (:data:`PARENT_SELECTION_SHARE` of a column's share):
