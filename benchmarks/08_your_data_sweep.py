@@ -6,7 +6,7 @@ Protocol: ``make_messy_table(rows, random_state=2026)``, the notebook's columns 
 (:func:`declared_messy`: counts on public bounds with long-tail cut points, weight 30–200 kg,
 rows with a missing or text value dropped per record), then for each ε and seed s exactly
 ``dpexplore.tables.release(encoded, schema, method, ε, random_state=s, progress=False)`` (20 %
-held out per record, each method's default ``marginal_share``: 0.7 for PrivPfC, 0.5 for the others). One row per (method, ε, seed): held-out error of the release's classifier, of the majority
+held out per record, the default ``marginal_share``, 0.7). One row per (method, ε, seed): held-out error of the release's classifier, of the majority
 class and of a non-private logistic regression, the synthetic table's rows, and for PrivPfC its
 grid's cells and expected records per cell (what ``PrivPfC(min_records_per_cell=...)`` bounds).
 The notebook reads the CSV so that Run All stays short.

@@ -8,7 +8,7 @@ For Adult (``dpexplore.datasets.load_adult``), the generated messy table as note
 declares it (``benchmarks/08_your_data_sweep.py``: ``declared_messy``) and the generated customer
 table with its declared schema (``dpexplore.datasets.make_customer_table``: 7,000 rows, columns
 fixed by others, strongly dependent pairs, a long-tailed count), every publishing method
-of ``dpexplore.tables.release`` with its documented defaults (``marginal_share``: 0.7 for PrivPfC, 0.5 for the others) at each ε and seed: the rows are split per record (``bernoulli_split``, 20 %
+of ``dpexplore.tables.release`` with its documented defaults (``marginal_share`` 0.7) at each ε and seed: the rows are split per record (``bernoulli_split``, 20 %
 held out with that public probability), the release is made from the training part
 (``test_size=0``: all of it), then
 
@@ -113,7 +113,7 @@ def run(datasets=DATASETS, epsilons=EPSILONS, seeds: int | None = None, methods=
         marginal_share: float | None = None, rules: bool = False) -> pd.DataFrame:
     """One row per (dataset, method, ε, seed) with the columns :data:`COLUMNS`; ``seeds`` None: each
     table's (:data:`SEEDS`); ``marginal_share``
-    None: each method's default (:func:`dpexplore.tables.default_marginal_share`); ``rules``: the
+    None: the default (:data:`dpexplore.tables.DEFAULT_MARGINAL_SHARE`); ``rules``: the
     customer table's schema declares its rules."""
     out = []
     for dataset in datasets:
@@ -195,7 +195,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=None, help="default: each table's (3; 10 for customers)")
     ap.add_argument("--methods", nargs="+", choices=list(tables.METHODS), default=None)
     ap.add_argument("--marginal-share", type=float, default=None,
-                    help="share of ε for the marginals (default: each method's, as in tables.release)")
+                    help="share of ε for the marginals (default: tables.release's, 0.7)")
     ap.add_argument("--out", type=Path, default=None,
                     help="default: benchmarks/results/fidelity.csv for all the tables, "
                          "else benchmarks/results/fidelity_<datasets>.csv")

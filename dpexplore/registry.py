@@ -62,8 +62,6 @@ class MethodSpec:
     the instance scikit-learn's checks run on (:meth:`check_instance`). ``requires`` names optional
     packages: without them the method is unavailable (:meth:`missing`). ``audit`` is the pytest node
     id of the method's privacy audit. ``display`` is the label charts and the showdown use.
-    ``marginal_share`` is a publisher's own default share of ε for the marginals that shape its
-    synthetic table in :func:`dpexplore.tables.release` (None: the workflow's general default).
     ``test_params`` are small, fast parameters for the tests that run every method (the publisher
     contract, label types) and for the golden releases; ``coarsest_params`` (publishers) the
     parameters under which its release models the fewest predictors, so that the tests of
@@ -84,7 +82,6 @@ class MethodSpec:
     check_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     requires: tuple[str, ...] = ()
     audit: str = ""
-    marginal_share: float | None = None
     test_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     coarsest_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
@@ -157,10 +154,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("PrivPfC", "publisher", "dpexplore.publish.privpfc:PrivPfC", "Su et al. 2018, Alg. 2",
                "noisy record count, one exponential-mechanism grid choice, Laplace counts of every (cell, class)",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"theta": 40},
-               coarsest_params={"theta": 1}, audit="tests/test_audit_publish.py::test_release_is_private",
-               # its grid choice keeps its accuracy with 0.3 of ε: within 0.013 of it with half, for
-               # tables about a tenth closer, closer than MST's on Adult (benchmarks/fidelity.py, README)
-               marginal_share=0.7),
+               coarsest_params={"theta": 1}, audit="tests/test_audit_publish.py::test_release_is_private"),
     MethodSpec("DiffMulti", "publisher", "dpexplore.publish.diffmulti:DiffMulti", "Al-Hussaeni et al. 2018, Alg. 1",
                "private splits (exponential mechanism), noisy partition sizes, Laplace leaf × class counts",
                tags=_tags("showdown", "tables", "fits_source"), synthetic_kwargs=_SAMPLED, test_params={"h": 12},

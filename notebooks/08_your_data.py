@@ -227,8 +227,8 @@ display(Markdown("\n".join(
 # ## 3. Release, with a progress bar
 #
 # PrivPfC at ε = 1. 20 % of the rows are held out, each independently, to measure the error; 0.7
-# of ε (`marginal_share`: PrivPfC's default, as its grid choice keeps its accuracy with the rest;
-# the other methods' is 0.5) pays small marginals of the columns:
+# of ε (`marginal_share`, every method's default: PrivPfC's grid choice keeps its accuracy with the
+# rest, and the other methods' classifiers learn from the table it completes) pays small marginals of the columns:
 # each a two-way table with a privately chosen parent (the class or a column drawn before it), so
 # that no synthetic column is uniform filler and each keeps its strongest relation; the columns
 # the method models are drawn together inside the cells it releases, each given its parent. At

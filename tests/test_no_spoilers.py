@@ -73,7 +73,7 @@ SPOILERS: dict[str, list[str]] = {
     "07.1": [r"(?<![\d.])25\.7\d*"],
     "07.2": [r"projected histogram[^.]{0,60}below", r"below[^.]{0,40}DiffGen"],
     "07.3": [r"halfway between the lowest run and the median"],
-    "07.4": [r"PrivPfC's table is the closest", r"under the same pure ε-DP, PrivPfC"],
+    "07.4": [r"PrivPfC's and DiffMulti's tables", r"cannot (tell|rank) PrivPfC", r"(?<![\d.])0\.005 apart"],
     "08.1": [r"(?<![\d.])0\.25(?![\d])", r"ε\s?/\s?4(?![\d])"],
     "08.2": [r"(?<![\d])8\d\s?% of the (rows|stays)"],
     "08.3": [r"(?<![\d.])(0\.\d+|1(\.\d+)?) (expected )?records? per cell"],

@@ -368,7 +368,7 @@ def test_declaring_the_rules_brings_the_synthetic_table_closer_to_the_real_one(n
     (a free-rows marginal raked against, impossible cells zeroed after the raking, the removed
     mass spread over impossible cells: each cost 0.02–0.03 of 2-way TVD when it was so)."""
     from dpexplore.evaluate.fidelity import fidelity_summary
-    from dpexplore.tables import default_marginal_share
+    from dpexplore.tables import DEFAULT_MARGINAL_SHARE
     X, y, schema = customers(5000, seed=2)
     spec, real = get_method(name), X.assign(Churn=y)
     tvd = {}
@@ -378,7 +378,7 @@ def test_declaring_the_rules_brings_the_synthetic_table_closer_to_the_real_one(n
             for seed in range(2):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    model = spec.build(declared, epsilon=epsilon, marginal_share=default_marginal_share(name),
+                    model = spec.build(declared, epsilon=epsilon, marginal_share=DEFAULT_MARGINAL_SHARE,
                                        random_state=np.random.default_rng(seed)).fit(X, y)
                 syn = model.synthetic(random_state=np.random.default_rng(seed), **spec.synthetic_kwargs)
                 runs.append(fidelity_summary(real, syn, _undeclared(schema))["tvd_2way"])

@@ -20,6 +20,7 @@ from dpexplore.domain import Attribute, Schema, Taxonomy, cut_taxonomy, long_tai
 from dpexplore.exceptions import FewRecordsWarning
 from dpexplore.limits import MIN_SYNTHETIC_ROWS
 from dpexplore.publish import DiffGen, DiffMulti, ProjectedHistogram
+from dpexplore.publish.projected import EmptySyntheticWarning
 from dpexplore.publish.shape import IntervalCells, NodeCells, consistent_counts, draw_in_cells, draw_leaves, rake
 from dpexplore.registry import all_methods, get_method
 from privacy_audit import assert_flagged, assert_private, weakened_noise
@@ -123,6 +124,19 @@ def test_rake_matches_the_target_marginal_and_keeps_the_total():
     assert out.sum() == pytest.approx(45.0)
     np.testing.assert_allclose(out.sum(axis=1) / 45.0, [0.1, 0.2, 0.7])
     np.testing.assert_allclose(out[:, 0] / out.sum(axis=1), 2 / 3)   # class split inside a cell kept
+
+
+def test_rake_meets_the_class_shares_of_a_flat_table_beyond_the_band():
+    """One count per (cell, class) entry, ``class_of`` the class of each: the class totals are met
+    last in every round, whatever the noise band, while a leaf marginal stays within it."""
+    weights = np.full((6, 1), 10.0)                                   # three leaves × two classes, even
+    class_of, leaf = np.array([0, 1, 0, 1, 0, 1]), np.array([0, 0, 1, 1, 2, 2])
+    out = rake(weights, [(leaf, np.eye(3), np.array([1.0, 1.0, 2.0]))], class_totals=np.array([8.0, 2.0]),
+               band=1.0, class_of=class_of)
+    assert out.sum() == pytest.approx(60.0)
+    np.testing.assert_allclose(np.bincount(class_of, weights=out[:, 0]) / 60.0, [0.8, 0.2])
+    banded = rake(weights, [(class_of, np.eye(2), np.array([8.0, 2.0]))], band=1.0)   # as a banded margin
+    assert np.bincount(class_of, weights=banded[:, 0])[0] / 60.0 <= 33 / 60 + 1e-9       # 3 entries, +1 each
 
 
 @pytest.mark.parametrize("name", PUBLISHERS)
@@ -242,6 +256,25 @@ def test_a_projected_histogram_pays_a_class_marginal_and_rakes_the_class_shares_
     raked = _synthetic(shaped, random_state=0)["y"].mean()
     assert real - thresholded > 0.1                   # the threshold drops most of the minority's cells
     assert abs(raked - real) < 0.03                   # raked to the noisy class marginal
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_threshold_above_every_count_still_gives_the_paid_class_shares(seed):
+    """τ above every count (A = 50): D̃ keeps no real cell and the mass it dropped is spread evenly
+    over the cells, each of which the noise band held near its even fill, so the synthetic table
+    came out 50/50 for a table of 80/20 with a precise class marginal. The class totals are met
+    last, outside the band: the shares are the paid marginal's, and the completed table's
+    regression predicts the majority class."""
+    rng = np.random.default_rng(seed)
+    schema = Schema([Attribute.categorical(c, ["p", "q", "r"]) for c in ("u", "v")], "label", ["b", "a"])
+    X = pd.DataFrame({c: rng.choice(["p", "q", "r"], 3000) for c in ("u", "v")})
+    y = pd.Series(np.where(rng.random(3000) < 0.8, "a", "b"), name="label")
+    with pytest.warns(EmptySyntheticWarning, match="the regression on the completed table classifies instead"):
+        model = ProjectedHistogram(0.5, k=1, A=50.0, marginal_share=0.3, random_state=seed, schema=schema).fit(X, y)
+    assert model.fallback_ and model.classifier_data_ == "synthetic"
+    share = (_synthetic(model, random_state=seed)["label"] == "a").mean()
+    assert abs(share - 0.8) < 0.04
+    assert (model.predict(X) == "a").all()
 
 
 def _class_marginal_run(data, rng):

@@ -12,7 +12,7 @@ import pytest
 from dpexplore import mechanisms
 from dpexplore.budget import BudgetAccountant
 from dpexplore.domain import PrivacyLeakWarning
-from dpexplore.tables import DEFAULT_MARGINAL_SHARE, default_marginal_share
+from dpexplore.tables import DEFAULT_MARGINAL_SHARE
 from dpexplore.widgets import your_data
 from dpexplore.widgets.your_data import (METHODS, InputError, YourDataApp, build_schema, check_table,
                                          draft_schema, read_table, release, summary_markdown, synthetic_csv)
@@ -173,8 +173,8 @@ def test_release_every_method(method):
     t = make_table(1500)
     schema, enc, leaks = build_schema(t, declared(t))
     res = release(enc, schema, method, 2.0, leaks=leaks, random_state=1)
-    # the method's share of ε, and up to its default marginal share (unspent when nothing needs a marginal)
-    share = default_marginal_share(method)
+    # the method's share of ε, and up to the default marginal share (unspent when nothing needs a marginal)
+    share = DEFAULT_MARGINAL_SHARE
     assert res.marginal_share == share
     assert 2.0 * (1 - share) - 1e-9 <= res.ledger["charged"].sum() <= 2.0 + 1e-9
     assert list(res.synthetic.columns) == schema.predictors + [schema.target]  # every declared column
@@ -596,22 +596,21 @@ def test_tiny_and_one_class_tables_are_released(case):
     assert 0.9 - 1e-9 <= res.ledger["charged"].sum() <= 1.0 + 1e-9   # unmodelled columns' share may go unspent
 
 
-def test_each_method_brings_its_default_marginal_share():
-    """PrivPfC pays 0.7 of ε for the shape marginals, the others half, unless told otherwise;
-    the app's share field follows the method until a share is typed."""
-    assert default_marginal_share("PrivPfC") == 0.7
-    assert {default_marginal_share(m) for m in METHODS if m != "PrivPfC"} == {DEFAULT_MARGINAL_SHARE}
+def test_every_method_pays_the_default_marginal_share_unless_told():
+    """0.7 of ε pays the shape marginals, whatever the method, unless a share is passed; the app's
+    share field starts at it and keeps a typed share whatever the method."""
+    assert DEFAULT_MARGINAL_SHARE == 0.7
     t = make_table(1500)
     schema, enc, leaks = build_schema(t, declared(t))
-    for share in (None, 0.1):
-        res = release(enc, schema, "PrivPfC", 2.0, leaks=leaks, random_state=1, progress=False, evaluate=False,
-                      marginal_share=share)
-        paid = res.ledger.loc[res.ledger["label"].astype(str).str.startswith("marginal: "), "charged"].sum()
-        assert paid == pytest.approx(2.0 * (0.7 if share is None else share))
+    for method in ("PrivPfC", "ProjectedHistogram"):
+        for share in (None, 0.1):
+            res = release(enc, schema, method, 2.0, leaks=leaks, random_state=1, progress=False, evaluate=False,
+                          marginal_share=share)
+            assert res.marginal_share == (DEFAULT_MARGINAL_SHARE if share is None else share)
+            paid = res.ledger.loc[res.ledger["label"].astype(str).str.startswith("marginal: "), "charged"].sum()
+            assert paid == pytest.approx(2.0 * res.marginal_share)
     app = YourDataApp(method="DiffGen")
     assert app.marginal_share.value == DEFAULT_MARGINAL_SHARE
-    app.method.value = "PrivPfC"
-    assert app.marginal_share.value == 0.7
     app.marginal_share.value = 0.3                       # typed: kept whatever the method
     app.method.value = "DiffMulti"
     assert app.marginal_share.value == 0.3

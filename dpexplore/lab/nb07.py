@@ -67,10 +67,8 @@ def band_edge(answer):
                  "A point wins only by a gap larger than the thin lines (the spread of three runs), and "
                  "only against a point with the same guarantee: compare MST's pure-ε point, not its "
                  "(ε, δ) one."],
-          why="under the same pure ε-DP, {winner}'s table is the closest to the generated table's pairs of "
-              "columns at ε = 1, by {gap:.3f}, more than the spread of the runs ({spread:.3f}); MST under "
-              "(ε, δ) may come as close, but with a weaker guarantee. Compare like with like: the same ε, "
-              "the same δ, several runs.")
+          why="under the same pure ε-DP at ε = 1, {verdict}; MST under (ε, δ) may come as close, but with a "
+              "weaker guarantee. Compare like with like: the same ε, the same δ, several runs.")
 def table_for_crosstabs(answer) -> bool:
     import numpy as np
 
@@ -86,7 +84,12 @@ def table_for_crosstabs(answer) -> bool:
         options["c"] = float(mst.mean())     # pure ε, like every dpexplore method (δ = 0)
     best, runner_up = sorted(options, key=options.get)[:2]
     gap = options[runner_up] - options[best]
-    if gap <= spread:
-        return right_if(choice(answer, "d"), winner="no method", gap=gap, spread=spread)
     names = {"a": "PrivPfC", "b": "DiffMulti", "c": "MST"}
-    return right_if(choice(answer, best), winner=names[best], gap=gap, spread=spread)
+    if gap <= spread:
+        verdict = (f"{names[best]}'s and {names[runner_up]}'s tables are the closest to the generated table's "
+                   f"pairs of columns, {gap:.3f} apart, less than the spread of the runs ({spread:.3f}): these "
+                   "runs cannot tell them apart")
+        return right_if(choice(answer, "d"), verdict=verdict)
+    verdict = (f"{names[best]}'s table is the closest to the generated table's pairs of columns, by {gap:.3f}, "
+               f"more than the spread of the runs ({spread:.3f})")
+    return right_if(choice(answer, best), verdict=verdict)

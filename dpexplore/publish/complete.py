@@ -121,8 +121,8 @@ rest measures the two-way table. A public constant: 0.2 kept the customer table'
 rules best at ε = 1 among 0.1–0.3 without losing 2-way TVD on Adult or the generated table
 (benchmarks/fidelity.py). More buys surer parents at the tables' expense (benchmarks/ablations.py,
 ε = 1, ten runs of the customer table): at 0.35 the phone rule broke in 0.7–3.2 % of rows instead
-of 3.1–5.9 %, but DiffGen's worst add-on rule in 6.3 % instead of 4.4 %, every customer table's
-2-way TVD rose by .004–.007, and PrivPfC's on Adult from .041 to .043, above MST's."""
+of 2.2–3.6 %, but DiffGen's worst add-on rule in 4.2 % instead of 3.3 %, every customer table's
+2-way TVD rose by .001–.005, and PrivPfC's on Adult from .041 to .043, above MST's."""
 
 PARENT_MIN_EPSILON = 0.004
 """The least ε a parent's choice may get (:data:`PARENT_SELECTION_SHARE` of a column's share):
@@ -609,12 +609,16 @@ class CompleteSynthetic:
           :data:`MODEL_PRIOR_SHARE` of it spread by the marginals' tree model
           (:meth:`_model_prior`), so a cell whose count the noise hid can still get rows;
         * raked (:func:`~dpexplore.publish.shape.rake`) to the noisy one-way marginals of the
-          columns of ``cells`` (for a flat table, one count per released cell with ``classes``
-          the class of each, also to the paid class marginal), then to their two-way tables with
-          their parents (:meth:`_pair_margins`), and to the class totals (:meth:`_class_totals`);
+          columns of ``cells``, then to their two-way tables with their parents
+          (:meth:`_pair_margins`), and to the class totals (:meth:`_class_totals`; for a flat
+          table, one count per released cell with ``classes`` the class of each, the totals of
+          the class marginal and the tables whose parent is the class, since its own counts are
+          thresholded);
         * each count staying within the noise its release could hold,
           :func:`~dpexplore.publish.sparse_histogram.noise_ceiling` of its public Laplace scale
-          (``_count_scale``), so a lone noisy cell is not inflated to carry a marginal.
+          (``_count_scale``), so a lone noisy cell is not inflated to carry a marginal; the class
+          totals, met last, are not held by it (a threshold that kept few cells leaves the mass it
+          dropped spread evenly, and the band would hold its class shares there).
 
         Post-processing of released values only."""
         if not getattr(self, "marginals_", None):
@@ -624,10 +628,6 @@ class CompleteSynthetic:
             tax, marginal = self._marginal_taxonomies[a], self._full_marginal(a)
             groups, prob, _ = leaf_probabilities(self.schema_[a], tax, marginal, cells[a])
             margins.append((groups, prob, consistent_counts(marginal)))
-        target = self.schema_.target
-        if classes is not None and target in self.marginals_:
-            margins.append((np.asarray(classes, dtype=np.int64), np.eye(self.schema_.n_classes),
-                            consistent_counts(self.marginals_[target])))
         noisy = np.asarray(noisy, dtype=float)
         table = noisy.reshape(noisy.shape[0], -1)                     # (cell, class): classes as columns
         margins += self._pair_margins(cells, table.shape, classes)
@@ -638,8 +638,12 @@ class CompleteSynthetic:
         prior = self._model_prior(cells, table.shape, classes) if sparse else None
         if prior is not None:
             start = (1.0 - MODEL_PRIOR_SHARE) * start + MODEL_PRIOR_SHARE * total * prior.reshape(start.shape)
-        return rake(start, margins, class_totals=self._class_totals(table) if table.shape[1] > 1 else None,
-                    band=noise_ceiling(self._count_scale(), table.size)).reshape(noisy.shape)
+        # the class totals: over the class columns, or over the cells of each class of a flat table
+        # (whose counts, thresholded, are left out of them)
+        flat = table.shape[1] == 1 and classes is not None
+        totals = self._class_totals(table) if table.shape[1] > 1 else self._class_totals(None) if flat else None
+        return rake(start, margins, class_totals=totals, band=noise_ceiling(self._count_scale(), table.size),
+                    class_of=np.asarray(classes, dtype=np.int64) if flat else None).reshape(noisy.shape)
 
     def _model_prior(self, cells: dict, shape: tuple, classes: Any = None) -> np.ndarray | None:
         """The share of the records that the marginals' tree model (:meth:`_cell_tree`) puts in

@@ -76,10 +76,10 @@ class HistogramRelease:
         (``classifier_data_`` "synthetic"). The table holds the release's cells, the records a
         threshold or an empty region dropped put back by the marginals, and every predictor
         given its parent. At ε = 1 (``benchmarks/ablations.py``, ``own-classifier`` against
-        ``none``), DiffMulti, DiffGen and the projected histogram reach 0.762 / 0.749 / 0.753 on
-        the customer table where their own classifiers reached 0.746 / 0.742 / 0.733 (majority
-        0.742, ten runs), DiffMulti and DiffGen 0.727 / 0.733 on the generated table against
-        0.690 / 0.687 (majority 0.687). Where ε allows no parent choice the columns are drawn
+        ``none``), DiffMulti, DiffGen and the projected histogram reach 0.762 / 0.753 / 0.753 on
+        the customer table where their own classifiers reached 0.743 / 0.742 / 0.742 (majority
+        0.742, ten runs), 0.739 / 0.737 / 0.743 on the generated table against 0.688 / 0.692 /
+        0.687 (majority 0.687). Where ε allows no parent choice the columns are drawn
         one-way, their relations to the class lost, and a regression on the table fell below the
         methods' own (0.717–0.726 against 0.742–0.744 on the customer table at ε = 0.1): the
         release's classifier stays. PrivPfC keeps its own, its grid being chosen for

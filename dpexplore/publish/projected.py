@@ -421,8 +421,8 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         projected ones inside their bins, given it; and the class's, to which the
         synthetic class shares are raked (the threshold drops small cells). An extension beyond
         the paper (README "Synthetic tables"); when the marginals are two-way tables with chosen
-        parents and D̃ carries a model, the classifier is a logistic regression fitted on the
-        completed synthetic table (``classifier_data_``,
+        parents, the classifier is a logistic regression fitted on the completed synthetic table,
+        whether D̃ carries a model or not (``classifier_data_``,
         :meth:`~dpexplore.publish.histogram_release.HistogramRelease._fit_table_classifier`).
     max_synthetic_rows : public cap on the rows :meth:`synthetic` makes (default
         :data:`dpexplore.limits.MAX_SYNTHETIC_ROWS`).
@@ -831,12 +831,14 @@ class ProjectedHistogram(HistogramRelease, Publisher):
         rows, Vinterbo 2012, §3), or the class prior when D̃ cannot carry it.
 
         The fallback (an extension: the paper is silent on it, §2.3) predicts the class prior
-        (:meth:`_class_shares`, AUC 0.5) when D̃ is empty or of one class, and also when its cells
-        that stand clearly above the noise (noisy count above max(τ, :func:`noise_ceiling`), which
-        one cell is expected to exceed were all m cells empty) are of one class or fewer than the
-        coefficients they can determine for one class (the intercept, one per numeric column and
-        one per level of a categorical column that they hold: the regression is then
-        underdetermined by them, and the rest of D̃ is what the noise put there). At small
+        (:meth:`_class_shares`, AUC 0.5; with marginals measured given chosen parents the completed
+        table's regression predicts instead, ``classifier_data_``) when D̃ is empty or of one
+        class, and also when its cells that stand clearly above the noise (noisy count above
+        max(τ, :func:`noise_ceiling`), which one cell is expected to exceed were all m cells
+        empty) are of one class or fewer than the coefficients they can determine for one class
+        (the intercept, one per numeric column and one per level of a categorical column that they
+        hold: the regression is then underdetermined by them, and the rest of D̃ is what the
+        noise put there). At small
         ε_h the kept cells are mostly empty cells that crossed τ (each does with probability
         ½·n̂^(−A/Δ), eq. 5), whose classes are noise: the regression fitted on them fell below the
         majority class. Post-processing of the released counts with public constants (b = Δ/ε_h,
@@ -868,9 +870,11 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             reason = (f"{present} class(es)" if present < 2 else
                       f"{int(clear.sum())} cell(s) of {clear_classes} class(es) clearly above the noise, "
                       f"for {n_params} coefficients")
-            warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {reason}: "
-                          "predicting the class shares of the release (AUC 0.5)", EmptySyntheticWarning,
-                          stacklevel=FIT_CALLER_STACKLEVEL + 2)
+            instead = ("the regression on the completed table classifies instead (its marginals carry the "
+                       "columns' relations)" if self._uses_table_classifier()
+                       else "predicting the class shares of the release (AUC 0.5)")
+            warnings.warn(f"the synthetic table has {self.synthetic_size_} rows and {reason}: {instead}",
+                          EmptySyntheticWarning, stacklevel=FIT_CALLER_STACKLEVEL + 2)
             return
         self.fallback_ = False
         self.model_ = LogisticRegression(C=float(self.C), max_iter=1000)
@@ -903,15 +907,6 @@ class ProjectedHistogram(HistogramRelease, Publisher):
             else:
                 out.append(_category_codes(X[a], attr))
         return out
-
-    def _uses_table_classifier(self) -> bool:
-        """As every release's
-        (:meth:`~dpexplore.publish.histogram_release.HistogramRelease._uses_table_classifier`),
-        and only when D̃ carries a model (``fallback_`` False): where too few of its cells stand
-        clearly above the noise, the completed table's cells are mostly the mass the threshold
-        removed, spread evenly (:meth:`_with_thresholded_mass`), and its regression would read that
-        spread; the class prior stays."""
-        return not self.fallback_ and super()._uses_table_classifier()
 
     def _predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities from the LR fitted on D̃."""

@@ -383,16 +383,18 @@ def draw_in_cells(attr: Attribute, tax: Taxonomy, noisy: Any, cells: NodeCells |
 
 
 def rake(weights: Any, margins: list[tuple[np.ndarray, np.ndarray, np.ndarray]], rounds: int = RAKE_ROUNDS,
-         class_totals: Any = None, band: float | None = None) -> np.ndarray:
+         class_totals: Any = None, band: float | None = None, class_of: Any = None) -> np.ndarray:
     """Cell weights adjusted so that the distributions they imply match noisy marginals (iterative
     proportional fitting, Deming & Stephan 1940). ``weights``: one row per released cell (columns:
     classes); ``margins``: per marginal (the group of each cell, whose classes are then scaled
     together, or of each (cell, class) entry in C order; each group's distribution over the
     marginal's entries, G × K, e.g. a column's leaves from :func:`leaf_probabilities` or a pair's
-    leaf pairs; the target non-negative counts, K); ``class_totals`` (optional, 2-D weights) the
-    target share of each class column. ``band`` (optional): no entry moves further than that from
-    its starting weight, up to the final rescaling to the total (a noisy count's noise band: the
-    fit stays consistent with the counts themselves, as well as with the marginals). A fixed
+    leaf pairs; the target non-negative counts, K); ``class_totals`` (optional) the target share of
+    each class: of each class column of 2-D weights, or, with ``class_of`` (the class of each row
+    of one-column weights), of the rows of each class. ``band`` (optional): no entry moves further
+    than that from its starting weight, up to the final rescaling to the total (a noisy count's
+    noise band: the fit stays consistent with the counts themselves, as well as with the
+    marginals); the class shares, met last in every round, are not held by it. A fixed
     number of ``rounds``; post-processing of released values. Cells whose entries no target
     supports drop to 0; the total is kept."""
     w = np.clip(np.asarray(weights, dtype=float), 0.0, None)
@@ -404,6 +406,7 @@ def rake(weights: Any, margins: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
     per_entry = [np.asarray(groups, dtype=np.int64) if len(groups) == flat.size
                  else np.repeat(np.asarray(groups, dtype=np.int64), shape[1]) for groups, _, _ in margins]
     classes = None if class_totals is None else np.clip(np.asarray(class_totals, dtype=float), 0.0, None)
+    class_of = None if class_of is None else np.asarray(class_of, dtype=np.int64)
     for _ in range(int(rounds)):
         for groups, (_, prob, target) in zip(per_entry, margins):
             implied = np.bincount(groups, weights=flat, minlength=prob.shape[0]) @ prob
@@ -414,9 +417,10 @@ def rake(weights: Any, margins: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
             ratio = np.divide(goal, implied, out=np.zeros_like(goal), where=implied > 0)
             flat = np.clip(flat * (prob @ ratio)[groups], low, high)
         if classes is not None and classes.sum() > 0:
-            implied = flat.reshape(shape).sum(axis=0)
+            implied = (flat.reshape(shape).sum(axis=0) if class_of is None
+                       else np.bincount(class_of, weights=flat, minlength=classes.size))
             goal = classes / classes.sum() * implied.sum()
             ratio = np.divide(goal, implied, out=np.zeros_like(goal), where=implied > 0)
-            flat = (flat.reshape(shape) * ratio[None, :]).ravel()
+            flat = (flat.reshape(shape) * ratio[None, :]).ravel() if class_of is None else flat * ratio[class_of]
     w = flat.reshape(shape)
     return w / w.sum() * total if w.sum() > 0 else np.clip(np.asarray(weights, dtype=float), 0.0, None)

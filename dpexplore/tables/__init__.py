@@ -25,11 +25,11 @@ from .draft import (CHECK_COLUMNS, DRAFT_COLUMNS, build_schema, check_table, dec
 from .export import UTILITY_DECIMALS, export_release, ledger_table, summary_markdown, synthetic_csv, utility_markdown
 from .read import read_table, select_columns
 from .release import (DEFAULT_MARGINAL_SHARE, MAX_SYNTHETIC_ROWS, METHODS, ReleaseResult, column_sources,
-                      default_marginal_share, grid_occupancy, method_name, release)
+                      grid_occupancy, method_name, release)
 
 __all__ = ["InputError", "HighCardinalityWarning", "FewRecordsWarning", "EPSILON_RANGE", "HIGH_CARDINALITY",
            "FEW_RECORDS", "check_epsilon_range", "show", "read_table", "select_columns", "DRAFT_COLUMNS",
            "CHECK_COLUMNS", "check_table", "draft_schema", "declare", "build_schema", "parse_cuts", "parse_groups",
-           "METHODS", "method_name", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "default_marginal_share",
+           "METHODS", "method_name", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE",
            "ReleaseResult", "release", "column_sources", "grid_occupancy", "ledger_table", "summary_markdown", "utility_markdown", "UTILITY_DECIMALS",
            "synthetic_csv", "export_release"]

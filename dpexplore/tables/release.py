@@ -23,16 +23,16 @@ from .draft import built_dropping_rows
 from .read import repeated_names
 
 __all__ = ["METHODS", "MAX_SYNTHETIC_ROWS", "DEFAULT_MARGINAL_SHARE", "ReleaseResult", "release",
-           "method_name", "default_marginal_share", "column_sources", "grid_occupancy"]
+           "method_name", "column_sources", "grid_occupancy"]
 
-#: share of ε the workflow gives the marginals that shape a synthetic table (a documented
-#: extension beyond the papers; 0 = the paper's budget, unmodelled columns uniform), unless the
-#: method has its own (:func:`default_marginal_share`). A half: with the parents it pays for
-#: (:data:`~dpexplore.publish.complete.PARENT_MIN_EPSILON`), it brought every publisher's 2-way TVD
-#: at ε = 0.1 on Adult, the generated messy table and the customer table down by a sixth to a half
-#: against a quarter, at a cost of at most 0.025 accuracy (benchmarks/fidelity.py, README
-#: "Synthetic tables")
-DEFAULT_MARGINAL_SHARE = 0.5
+#: share of ε the workflow gives the marginals that shape a synthetic table, for every publisher
+#: (a documented extension beyond the papers; 0 = the papers' budget, unmodelled columns uniform).
+#: 0.7: PrivPfC's grid choice keeps its accuracy with the rest, and the other publishers'
+#: classifiers are fitted on the tables these marginals complete; against 0.5, the 2-way TVD of
+#: DiffMulti, DiffGen and the projected histogram fell by up to a quarter at ε = 0.1 and up to a
+#: fifth at ε = 1 on Adult, the generated messy table and the customer table (benchmarks/fidelity.py,
+#: README "Synthetic tables")
+DEFAULT_MARGINAL_SHARE = 0.7
 
 #: Methods offered: registry name (the class name) → :class:`~dpexplore.registry.MethodSpec`, every
 #: method the registry tags "tables". A method of your own (e.g. a deliberately broken variant in
@@ -48,19 +48,6 @@ def method_name(method: str) -> str:
     if isinstance(method, str) and method in METHODS:
         return method
     raise InputError(f"unknown method {show(method)}: choose one of {', '.join(METHODS)}")
-
-
-def default_marginal_share(method: str) -> float:
-    """The share of ε :func:`release` gives ``method``'s shape marginals when none is passed: the
-    method's own (:attr:`~dpexplore.registry.MethodSpec.marginal_share`; PrivPfC's is 0.7, as its
-    grid choice keeps its accuracy with 0.3 of ε), else :data:`DEFAULT_MARGINAL_SHARE`.
-
-    >>> default_marginal_share("PrivPfC"), default_marginal_share("DiffMulti")
-    (0.7, 0.5)
-    """
-    spec = METHODS[method_name(method)]
-    own = spec.marginal_share if isinstance(spec, MethodSpec) else None
-    return DEFAULT_MARGINAL_SHARE if own is None else float(own)
 
 
 def _build(spec: MethodSpec, schema: Schema, epsilon: float, seed: int, accountant: BudgetAccountant | None,
@@ -235,7 +222,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     record changes the training part by at most itself; ``method`` runs on the training part at
     ``epsilon`` (in :data:`EPSILON_RANGE`, else an error: nothing is clamped), spent from
     ``accountant`` or a fresh one; every spend is in ``result.ledger``. ``marginal_share`` (a
-    fraction of ε; None: :func:`default_marginal_share`, 0.7 for PrivPfC, 0.5 for the others)
+    fraction of ε; None: :data:`DEFAULT_MARGINAL_SHARE`, 0.7)
     pays the DP marginals that shape the synthetic table, when the publisher supports it (an
     extension beyond the papers, in the ledger);
     ``max_rows`` caps the synthetic table (public). ``progress`` shows a tqdm.auto bar (split,
@@ -281,7 +268,7 @@ def release(frame: pd.DataFrame, schema: Schema, method: str, epsilon: float, *,
     method = method_name(method)
     epsilon = check_epsilon_range(epsilon)
     if marginal_share is None:
-        marginal_share = default_marginal_share(method)
+        marginal_share = DEFAULT_MARGINAL_SHARE
     if (isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating))
             or not 0.0 <= float(test_size) <= 0.5):
         raise InputError(f"test_size must be a fraction in [0, 0.5] (each row is held out with that "

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..budget import BudgetAccountant, BudgetExceededError
 from ..tables import (DRAFT_COLUMNS, EPSILON_RANGE, METHODS, FewRecordsWarning, HighCardinalityWarning,
-                      InputError, ReleaseResult, build_schema, check_table, declare, default_marginal_share,
+                      InputError, ReleaseResult, build_schema, check_table, declare, DEFAULT_MARGINAL_SHARE,
                       draft_schema, export_release, ledger_table, method_name, read_table, release,
                       select_columns, summary_markdown, synthetic_csv, utility_markdown)
 
@@ -57,7 +57,7 @@ class YourDataApp:
     source) or a mapping (a categorical one), press Add; it is listed as *derived*, and the
     release computes it from its source, with no ε. 4. The method, ε (typed; outside 0.01–10 is
     an error, never a clamp), the share of ε for the marginals that shape the synthetic table (the
-    method's default, :func:`~dpexplore.tables.default_marginal_share`, until you type another),
+    default :data:`~dpexplore.tables.DEFAULT_MARGINAL_SHARE` until you type another),
     Release: a progress bar, then the summary and links to the files written in ``export_dir``
     (next to the notebook by default). Below the shareable summary, the held-out utility and the
     synthetic table's shape against the training part are shown apart,
@@ -123,7 +123,7 @@ class YourDataApp:
                                  value=method_name(method), description="Method", style=style)
         self.epsilon = W.FloatText(value=epsilon, description=f"ε ({EPSILON_RANGE[0]:g}–{EPSILON_RANGE[1]:g})",
                                    style=style, layout=W.Layout(width="13em"))
-        share = default_marginal_share(self.method.value) if marginal_share is None else marginal_share
+        share = DEFAULT_MARGINAL_SHARE if marginal_share is None else marginal_share
         self.marginal_share = W.FloatText(value=share, description="share for marginals", style=style,
                                           layout=W.Layout(width="14em"))
         self.release_button = W.Button(description="Release", button_style="success", disabled=True)
@@ -135,7 +135,6 @@ class YourDataApp:
         self.load_button.on_click(self._on_load_click)
         self.apply_columns.on_click(lambda b: self._new_target())
         self.target.observe(self._on_target, names="value")
-        self.method.observe(self._on_method, names="value")
         self.release_button.on_click(lambda b: self.release())
         self.derived_source.observe(lambda change: self._refresh_derived_inputs(), names="value")
         self.derived_add.on_click(lambda b: self.add_derived())
@@ -182,11 +181,6 @@ class YourDataApp:
     def _on_load_click(self, _button: Any = None) -> None:
         path = self.path.value.strip()  # the path box, when filled, is what "Load" means
         self.load(path if path else None)
-
-    def _on_method(self, change: Mapping) -> None:
-        """A new method brings its own default share for the marginals, unless the share was typed."""
-        if self.marginal_share.value == default_marginal_share(change["old"]):
-            self.marginal_share.value = default_marginal_share(change["new"])
 
     def _on_target(self, change: Mapping) -> None:
         if self.raw is not None and change["new"] is not None:
