@@ -128,7 +128,8 @@ def test_rake_matches_the_target_marginal_and_keeps_the_total():
 
 def test_rake_meets_the_class_shares_of_a_flat_table_beyond_the_band():
     """One count per (cell, class) entry, ``class_of`` the class of each: the class totals are met
-    last in every round, whatever the noise band, while a leaf marginal stays within it."""
+    last in every round, whatever the noise band; the same totals as a banded margin move each
+    entry by the band at most, and the class shares with it."""
     weights = np.full((6, 1), 10.0)                                   # three leaves × two classes, even
     class_of, leaf = np.array([0, 1, 0, 1, 0, 1]), np.array([0, 0, 1, 1, 2, 2])
     out = rake(weights, [(leaf, np.eye(3), np.array([1.0, 1.0, 2.0]))], class_totals=np.array([8.0, 2.0]),
